@@ -1,0 +1,1 @@
+"""Search side: turn a FreeCell deal into a certificate that it can or cannot be won."""

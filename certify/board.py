@@ -1,0 +1,86 @@
+"""Freecell Solver's board text: reading it strictly, and writing it.
+
+    Foundations: H-0 C-0 D-0 S-0
+    Freecells: - - - -
+    : JD KD 2S 4C 3S 6D 6S
+    ...
+
+Eight column lines, bottom card first, each optionally starting with ':'. Ranks A23456789TJQK
+(10 accepted), suits HSDC. `Freecells:` (or `FC:`) lists the cells, '-' for an empty one.
+`Foundations:` (or `Founds:`) gives each suit's top rank, 0 for none.
+"""
+
+from .cards import RANKS, SUITS, name, parse
+
+
+class BoardError(ValueError):
+    pass
+
+
+def _card(text, where):
+    try:
+        return parse(text)
+    except ValueError:
+        raise BoardError(f"{where}: {text!r} is not a card") from None
+
+
+def read_board(text, ncells=4):
+    """(foundations, cells, columns) from board text; BoardError names the first problem."""
+    found = [0, 0, 0, 0]
+    cells = []
+    columns = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        where = f"line {number}"
+        if not line or line.startswith("#"):
+            continue
+        label, _, rest = line.partition(":")
+        label = label.strip().lower()
+        if label in ("foundations", "founds"):
+            for item in rest.split():
+                suit, dash, rank = item.upper().partition("-")
+                if not dash or suit not in SUITS:
+                    raise BoardError(f"{where}: {item!r} is not a foundation like H-5")
+                rank = "T" if rank == "10" else rank
+                if rank == "0":
+                    count = 0
+                elif len(rank) == 1 and rank in RANKS:
+                    count = RANKS.index(rank) + 1
+                else:
+                    raise BoardError(f"{where}: {item!r} has no rank 0, A..K")
+                found[SUITS.index(suit)] = count
+        elif label in ("freecells", "fc"):
+            for item in rest.split():
+                if item != "-":
+                    cells.append(_card(item, where))
+        else:
+            cards = line[1:] if line.startswith(":") else line
+            columns.append(tuple(_card(t, where) for t in cards.split()))
+    if len(columns) > 8:
+        raise BoardError(f"{len(columns)} columns; FreeCell has 8")
+    columns += [()] * (8 - len(columns))
+    if len(cells) > ncells:
+        raise BoardError(f"{len(cells)} cards in free cells, but only {ncells} cells")
+    seen = {}
+    for s in range(4):
+        for r in range(found[s]):
+            seen[r * 4 + s] = "the foundations"
+    for card, place in [(c, "the free cells") for c in cells] + \
+            [(c, f"column {i + 1}") for i, col in enumerate(columns) for c in col]:
+        if card in seen:
+            raise BoardError(f"{name(card)} appears twice: in {seen[card]} and in {place}")
+        seen[card] = place
+    missing = [name(c) for c in range(52) if c not in seen]
+    if missing:
+        raise BoardError(f"missing cards: {' '.join(missing)}")
+    return bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in columns)
+
+
+def write_board(position, ncells=4):
+    found, cells, cols = position
+    lines = ["Foundations: " + " ".join(
+        f"{SUITS[s]}-{RANKS[found[s] - 1] if found[s] else '0'}" for s in (2, 0, 1, 3))]
+    shown = [name(c) for c in cells] + ["-"] * (ncells - len(cells))
+    lines.append("Freecells: " + " ".join(shown) if shown else "Freecells:")
+    lines += [(": " + " ".join(name(c) for c in col)).rstrip() for col in cols]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,164 @@
+"""Writing and reading certificate files (docs/certificate-format.md).
+
+Writing is deterministic (everything sorted, fixed compression level, no timestamps) and atomic
+(a temporary file in the same folder, then rename), so an interrupted run never leaves a partial
+certificate and the same deal and rules give the same bytes everywhere.
+"""
+
+import os
+import struct
+import tempfile
+
+import msgpack
+import xxhash
+import zstandard
+
+FORMAT = "freecell-certificate"
+VERSION = 1
+LEVEL = 19  # zstd level: ~1 byte per position on 11982 (benchmarks/bench_certify.py)
+HOME, CELL = 9, 8
+
+
+class CertificateError(ValueError):
+    """A file that is not a readable certificate."""
+
+
+def header(claim, deal, board, rules, count, body):
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "claim": claim,
+        "deal": deal,
+        "board": board,
+        "cells": rules.ncells,
+        "foundation_moves": rules.foundation_moves,
+        "symmetry": "none" if claim == "win" or rules.fixed_columns else "columns",
+        "count": count,
+        "xxh3_64": xxhash.xxh3_64_hexdigest(body),
+    }
+
+
+def board_bytes(position, ncells):
+    """A custom start position as the header's `board` field: columns spelled out, in order."""
+    found, cells, cols = position
+    return (bytes(found) + bytes(sorted(cells)) + b"\xff" * (ncells - len(cells))
+            + b"".join(bytes(c) + b"\xff" for c in cols))
+
+
+def no_win_body(keys, columns, ncells, fixed_columns):
+    """The body of a no-win certificate from the search's keys and its interned columns.
+
+    The search numbers columns in the order it met them; the file numbers them in sorted
+    order, so every key is renumbered (and its ids re-sorted under symmetry), then the
+    records are sorted and front-coded.
+    """
+    order = sorted(range(len(columns)), key=columns.__getitem__)
+    table = [columns[i] for i in order]
+    renumber = [0] * len(columns)
+    for new, old in enumerate(order):
+        renumber[old] = new
+    width = 2 if len(table) <= 65536 else 3
+    ids_at = 4 + ncells
+    unpack = struct.Struct(">8H").unpack_from
+    records = []
+    for k in keys:
+        ids = [renumber[i] for i in unpack(k, ids_at)]
+        if not fixed_columns:
+            ids.sort()
+        records.append(k[:ids_at] + b"".join(i.to_bytes(width, "big") for i in ids))
+    records.sort()
+    return msgpack.packb([table, front_code(records)], use_bin_type=True)
+
+
+def front_code(records):
+    out = bytearray()
+    previous = b""
+    for r in records:
+        p = len(os.path.commonprefix((previous, r)))
+        out.append(p)
+        out += r[p:]
+        previous = r
+    return bytes(out)
+
+
+def front_decode(data, width):
+    """The records of a front-coded body (for readers inside certify; check/ has its own)."""
+    records = []
+    previous = b""
+    i = 0
+    while i < len(data):
+        p = data[i]
+        n = width - p
+        r = previous[:p] + data[i + 1:i + 1 + n]
+        if p >= width or len(r) != width:
+            raise CertificateError("records are not a whole number of front-coded records")
+        records.append(r)
+        previous = r
+        i += 1 + n
+    return records
+
+
+def win_body(moves):
+    return bytes(b for card, dest in moves for b in (card, dest))
+
+
+def encode_file(head, body, level=LEVEL):
+    content = msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)
+    return zstandard.ZstdCompressor(level=level, write_checksum=False,
+                                    write_content_size=True).compress(content)
+
+
+def write_atomic(path, data):
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read(path, max_size=1 << 32):
+    """(header, body) of a certificate file; raises CertificateError on anything malformed."""
+    try:
+        with open(path, "rb") as f:
+            reader = zstandard.ZstdDecompressor().stream_reader(f)
+            content = reader.read(max_size + 1)
+    except (OSError, zstandard.ZstdError) as e:
+        raise CertificateError(f"cannot read {path}: {e}") from None
+    if len(content) > max_size:
+        raise CertificateError("decompressed size over the limit")
+    try:
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(content) + 1)
+        unpacker.feed(content)
+        head = unpacker.unpack()
+        body = unpacker.unpack()
+        extra = unpacker.tell() != len(content)
+    except Exception as e:  # msgpack raises several unrelated types
+        raise CertificateError(f"not msgpack: {e}") from None
+    if extra or not isinstance(head, dict) or head.get("format") != FORMAT:
+        raise CertificateError("not a freecell certificate")
+    if head.get("version") != VERSION:
+        raise CertificateError(f"unsupported version {head.get('version')!r}")
+    if not isinstance(body, bytes) or xxhash.xxh3_64_hexdigest(body) != head.get("xxh3_64"):
+        raise CertificateError("body digest does not match the header")
+    return head, body
+
+
+def positions(head, body):
+    """The decoded positions of a no-win certificate: (foundations, cells, columns) triples."""
+    table, data = msgpack.unpackb(body, raw=False)
+    ncells = head["cells"]
+    width = 2 if len(table) <= 65536 else 3
+    out = []
+    for r in front_decode(data, 4 + ncells + 8 * width):
+        ids = [int.from_bytes(r[k:k + width], "big") for k in range(4 + ncells, len(r), width)]
+        out.append((r[:4], r[4:4 + ncells].rstrip(b"\xff"), tuple(table[i] for i in ids)))
+    return out

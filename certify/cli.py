@@ -1,0 +1,150 @@
+"""The `certify` command line.
+
+    certify DEAL                 prove deal DEAL winnable or not, write DEAL.msgpack.zst
+    certify --board FILE         the same for a layout in Freecell Solver's board format
+    certify show DEAL [--rows]   print a deal's layout
+
+Exit codes: 0 a definite verdict, 3 unknown (a budget ran out), 2 bad input.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from . import deals
+from .board import BoardError, read_board, write_board
+from .rules import start
+from .search import UNKNOWN, Rules, stderr_progress
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 2, 3
+
+
+class Usage(Exception):
+    """Bad input: one line to stderr, exit 2."""
+
+
+def deal_number(text):
+    try:
+        n = int(text, 10)
+    except (TypeError, ValueError):
+        raise Usage(f"not a deal number: {text!r} (deals are 1 to {deals.MAX_DEAL})") from None
+    if not 1 <= n <= deals.MAX_DEAL:
+        raise Usage(f"deal {n} is out of range: deals are 1 to {deals.MAX_DEAL}")
+    return n
+
+
+def cells_count(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of cells: {text!r}") from None
+    if not 0 <= n <= 8:
+        raise argparse.ArgumentTypeError("free cells must be 0..8")
+    return n
+
+
+def add_rule_options(p):
+    p.add_argument("--cells", type=cells_count, default=4, metavar="N",
+                   help="number of free cells, 0..8 (default 4)")
+    p.add_argument("--fixed-columns", action="store_true",
+                   help="keep columns in fixed places instead of taking them up to permutation")
+    p.add_argument("--foundation-moves", action="store_true",
+                   help="allow a foundation's top card to move back onto a column (a variant)")
+
+
+def certify_parser():
+    p = argparse.ArgumentParser(
+        prog="certify",
+        description="Search a FreeCell deal exhaustively and write a certificate that it can, "
+                    "or cannot, be won. Other commands: certify show DEAL; certify explain DEAL; "
+                    "certify export --coq|--lean CERT; certify import FILE --deal N.",
+        epilog="Exit codes: 0 a definite verdict (win or no-win), 3 unknown (a budget ran out; "
+               "nothing is written), 2 bad input.")
+    p.add_argument("deal", nargs="?", help="Microsoft deal number, 1 .. 2^33-1")
+    p.add_argument("--board", metavar="FILE", help="prove a layout in Freecell Solver's format")
+    add_rule_options(p)
+    p.add_argument("-o", "--output", metavar="PATH",
+                   help="where to write the certificate (default ./DEAL.msgpack.zst)")
+    p.add_argument("--max-positions", type=int, metavar="N",
+                   help="give up (verdict unknown) after N positions")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="give up (verdict unknown) after this many seconds")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return p
+
+
+def run_certify(argv):
+    args = certify_parser().parse_args(argv)
+    rules = Rules(args.cells, args.fixed_columns, args.foundation_moves)
+    if (args.deal is None) == (args.board is None):
+        raise Usage("give a deal number or --board FILE (not both)")
+    if args.board is not None:
+        try:
+            with open(args.board, encoding="utf-8") as f:
+                position = read_board(f.read(), rules.ncells)
+        except (OSError, UnicodeDecodeError) as e:
+            raise Usage(f"cannot read {args.board}: {e}") from None
+        except BoardError as e:
+            raise Usage(f"{args.board}: {e}") from None
+        deal, label = None, os.path.splitext(os.path.basename(args.board))[0]
+    else:
+        deal = deal_number(args.deal)
+        position, label = start(deals.deal(deal)), str(deal)
+    out = args.output or f"{label}.msgpack.zst"
+    progress = None if args.quiet or args.json or not sys.stderr.isatty() else stderr_progress
+    from .prove import prove
+    result = prove(position, rules, deal, out, args.max_positions, args.time_limit, progress)
+    if progress is not None:
+        print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(result.as_json(deal if deal is not None else args.board)))
+    else:
+        print(describe(result, deal, args.board, rules))
+    return EXIT_UNKNOWN if result.verdict == UNKNOWN else EXIT_OK
+
+
+def describe(result, deal, board, rules):
+    what = f"deal {deal}" if deal is not None else f"the layout in {board}"
+    setting = f"{rules.ncells} free cells" + (", foundation moves" if rules.foundation_moves else "")
+    if result.verdict == UNKNOWN:
+        return (f"UNKNOWN: {what} ({setting}): search stopped after {result.positions:,} positions, "
+                f"{result.seconds:.1f} s ({result.reason}); no certificate written")
+    if result.verdict == "win":
+        claim = f"WIN: {what} ({setting}) is won in {len(result.moves)} single-card moves"
+    else:
+        claim = (f"NO WIN: {what} ({setting}) cannot be won: {result.positions:,} positions "
+                 f"reachable, at most {result.most_home} cards ever home")
+    return (f"{claim} [{result.seconds:.2f} s]\n"
+            f"  certificate {result.path} ({result.size:,} bytes)\n  sha256 {result.sha256}")
+
+
+def run_show(argv):
+    p = argparse.ArgumentParser(prog="certify show", description="Print a deal's layout.")
+    p.add_argument("deal")
+    p.add_argument("--rows", action="store_true",
+                   help="rows of dealing (as on Rosetta Code) instead of Freecell Solver's format")
+    args = p.parse_args(argv)
+    columns = deals.deal(deal_number(args.deal))
+    if args.rows:
+        print("\n".join(deals.rows(columns)))
+    else:
+        print(write_board(start(columns)), end="")
+    return EXIT_OK
+
+
+COMMANDS = {"show": run_show}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = COMMANDS.get(argv[0]) if argv else None
+    try:
+        return command(argv[1:]) if command else run_certify(argv)
+    except Usage as e:
+        print(f"certify: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("\ncertify: interrupted; nothing written", file=sys.stderr)
+        return 130

@@ -1,0 +1,103 @@
+"""The rules of FreeCell with single-card moves, and the one canonical byte encoding of a position.
+
+A position is a triple (foundations, cells, columns):
+  foundations  bytes of 4: how many cards of each suit (C, D, H, S) are home, 0..13
+  cells        bytes: the cards in the free cells, in ascending order (the cells are a set)
+  columns      tuple of 8 bytes: each column's cards from bottom to top
+
+A move is (card, destination): destination 0..7 is a column, CELL a free cell, HOME the foundation.
+The card says where the move starts: it is the top card of a column, a card in a cell, or
+(only where foundation moves are allowed) the top card of a foundation.
+"""
+
+from .cards import RED
+
+CELL, HOME = 8, 9
+EMPTY = 0xFF  # an empty free cell, and the end of a column, in the encoding
+WON = bytes([13, 13, 13, 13])
+
+
+def start(columns):
+    """The position before the first move: every card in the columns."""
+    return bytes(4), b"", tuple(bytes(c) for c in columns)
+
+
+def is_won(position):
+    return position[0] == WON
+
+
+def stacks_on(card, onto):
+    """May `card` lie on `onto` in a column? One rank lower and the other colour."""
+    return (onto >> 2) == (card >> 2) + 1 and RED[onto & 3] != RED[card & 3]
+
+
+def goes_home(card, foundations):
+    """May `card` go to its foundation? Only when that foundation holds exactly the ranks below it."""
+    return foundations[card & 3] == card >> 2
+
+
+def moves(position, ncells, foundation_moves=False):
+    """Every legal single-card move: yields (card, destination, next position)."""
+    found, cells, cols = position
+
+    def landings(card, source):
+        # Columns a card may land on: an empty one, or one whose top it stacks on.
+        for j, col in enumerate(cols):
+            if j != source and (not col or stacks_on(card, col[-1])):
+                yield j
+
+    def placed(columns, j, card):
+        return columns[:j] + (columns[j] + bytes([card]),) + columns[j + 1:]
+
+    for i, col in enumerate(cols):  # the top card of a column ...
+        if not col:
+            continue
+        card = col[-1]
+        lifted = cols[:i] + (col[:-1],) + cols[i + 1:]
+        if goes_home(card, found):  # ... to its foundation
+            yield card, HOME, (with_home(found, card), cells, lifted)
+        for j in landings(card, i):  # ... onto another column
+            yield card, j, (found, cells, placed(lifted, j, card))
+        if len(cells) < ncells:  # ... into a free cell
+            yield card, CELL, (found, bytes(sorted(cells + bytes([card]))), lifted)
+
+    for k, card in enumerate(cells):  # a card in a free cell ...
+        left = cells[:k] + cells[k + 1:]
+        if goes_home(card, found):  # ... to its foundation
+            yield card, HOME, (with_home(found, card), left, cols)
+        for j in landings(card, None):  # ... onto a column
+            yield card, j, (found, left, placed(cols, j, card))
+
+    if foundation_moves:  # the top card of a foundation back onto a column (a variant)
+        for suit in range(4):
+            if found[suit]:
+                card = (found[suit] - 1) * 4 + suit
+                lowered = found[:suit] + bytes([found[suit] - 1]) + found[suit + 1:]
+                for j in landings(card, None):
+                    yield card, j, (lowered, cells, placed(cols, j, card))
+
+
+def with_home(found, card):
+    s = card & 3
+    return found[:s] + bytes([found[s] + 1]) + found[s + 1:]
+
+
+def encode(position, ncells, fixed_columns=False):
+    """The canonical bytes of a position (docs/certificate-format.md, 'Positions').
+
+    4 foundation counts; ncells cell bytes, cards ascending then EMPTY; then each column's
+    cards followed by EMPTY, the eight column chunks in ascending byte order unless the
+    columns are fixed in place.
+    """
+    found, cells, cols = position
+    chunks = [c + b"\xff" for c in cols]
+    if not fixed_columns:
+        chunks.sort()
+    return found + cells + b"\xff" * (ncells - len(cells)) + b"".join(chunks)
+
+
+def decode(key, ncells):
+    """The position a canonical key stands for (columns in the key's order)."""
+    cells = key[4:4 + ncells].rstrip(b"\xff")
+    cols = key[4 + ncells:].split(b"\xff")
+    return key[:4], cells, tuple(cols[:-1])
