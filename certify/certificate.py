@@ -129,10 +129,22 @@ def read(path, max_size=1 << 32):
     """(header, body) of a certificate file; raises CertificateError on anything malformed."""
     try:
         with open(path, "rb") as f:
-            reader = zstandard.ZstdDecompressor().stream_reader(f)
-            content = reader.read(max_size + 1)
+            content = zstandard.ZstdDecompressor().stream_reader(f).read(max_size + 1)
     except (OSError, zstandard.ZstdError) as e:
         raise CertificateError(f"cannot read {path}: {e}") from None
+    return _parse(content, max_size)
+
+
+def read_bytes(data, max_size=1 << 32):
+    """(header, body) of a certificate held in memory (compressed bytes)."""
+    try:
+        content = zstandard.ZstdDecompressor().stream_reader(data).read(max_size + 1)
+    except zstandard.ZstdError as e:
+        raise CertificateError(f"not zstd: {e}") from None
+    return _parse(content, max_size)
+
+
+def _parse(content, max_size):
     if len(content) > max_size:
         raise CertificateError("decompressed size over the limit")
     try:

@@ -24,6 +24,13 @@ class Usage(Exception):
     """Bad input: one line to stderr, exit 2."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit 2) like every other bad input."""
+
+    def error(self, message):
+        raise Usage(f"{message} (see {self.prog} --help)")
+
+
 def deal_number(text):
     try:
         n = int(text, 10)
@@ -54,10 +61,10 @@ def add_rule_options(p):
 
 
 def certify_parser():
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="certify",
-        description="Search a FreeCell deal exhaustively and write a certificate that it can, "
-                    "or cannot, be won. Other commands: certify show DEAL; certify explain DEAL; "
+        description="Find a win for a FreeCell deal with a fast solver, or else search it "
+                    "exhaustively, and write a certificate that it can, or cannot, be won. Other commands: certify show DEAL; certify explain DEAL; "
                     "certify export --coq|--lean CERT; certify import FILE --deal N.",
         epilog="Exit codes: 0 a definite verdict (win or no-win), 3 unknown (a budget ran out; "
                "nothing is written), 2 bad input.")
@@ -72,6 +79,12 @@ def certify_parser():
                    help="give up (verdict unknown) after this many seconds")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--no-solver", action="store_true",
+                   help="skip the fast solver (certify/solver.py) and search exhaustively only")
+    p.add_argument("--notation", action="store_true",
+                   help="after a win, print the line in standard notation (columns 1-8, free "
+                        "cells a-d, h the foundation; a supermove is one move), every foundation "
+                        "move written out (none is left to autoplay)")
     return p
 
 
@@ -95,17 +108,32 @@ def run_certify(argv):
     out = args.output or f"{label}.msgpack.zst"
     progress = None if args.quiet or args.json or not sys.stderr.isatty() else stderr_progress
     from .prove import prove
-    result = prove(position, rules, deal, out, args.max_positions, args.time_limit, progress)
+    from .solver import solve
+    solver = None if args.no_solver else (lambda p: solve(p, rules))
+    result = prove(position, rules, deal, out, args.max_positions, args.time_limit, progress,
+                   solver=solver)
     if progress is not None:
         print(file=sys.stderr)
+    written = winning_notation(position, result, rules) if args.notation else None
     if args.json:
-        print(json.dumps(result.as_json(deal if deal is not None else args.board)))
+        shown = result.as_json(deal if deal is not None else args.board)
+        print(json.dumps(shown if written is None else {**shown, "notation": " ".join(written) or None}))
     else:
-        print(describe(result, deal, args.board, rules))
+        print(describe(result, deal, args.board, rules, written))
     return EXIT_UNKNOWN if result.verdict == UNKNOWN else EXIT_OK
 
 
-def describe(result, deal, board, rules):
+def winning_notation(position, result, rules):
+    """The win in standard notation (a list of moves), or [] when there is none to show."""
+    from .notation import NotationError, to_notation
+    try:
+        return to_notation(position, result.moves, rules.ncells) if result.verdict == "win" else []
+    except NotationError as e:  # a move off a foundation (--foundation-moves --no-solver)
+        print(f"certify: no notation for this line: {e}", file=sys.stderr)
+        return []
+
+
+def describe(result, deal, board, rules, notation=None):
     what = f"deal {deal}" if deal is not None else f"the layout in {board}"
     setting = f"{rules.ncells} free cells" + (", foundation moves" if rules.foundation_moves else "")
     if result.verdict == UNKNOWN:
@@ -116,12 +144,16 @@ def describe(result, deal, board, rules):
     else:
         claim = (f"NO WIN: {what} ({setting}) cannot be won: {result.positions:,} positions "
                  f"reachable, at most {result.most_home} cards ever home")
-    return (f"{claim} [{result.seconds:.2f} s]\n"
+    text = (f"{claim} [{result.seconds:.2f} s]\n"
             f"  certificate {result.path} ({result.size:,} bytes)\n  sha256 {result.sha256}")
+    if notation:
+        from .notation import lines_of
+        text += f"\nIn standard notation, {len(notation)} moves:\n{lines_of(notation)}"
+    return text
 
 
 def run_show(argv):
-    p = argparse.ArgumentParser(prog="certify show", description="Print a deal's layout.")
+    p = Parser(prog="certify show", description="Print a deal's layout.")
     p.add_argument("deal")
     p.add_argument("--rows", action="store_true",
                    help="rows of dealing (as on Rosetta Code) instead of Freecell Solver's format")
@@ -134,11 +166,17 @@ def run_show(argv):
     return EXIT_OK
 
 
-COMMANDS = {"show": run_show}
+COMMANDS = {"show": run_show,
+            "import": lambda argv: __import__("certify.importer").importer.run_import(argv),
+            "explain": lambda argv: __import__("certify.explain").explain.run(argv),
+            "export": lambda argv: __import__("certify.export").export.run_export(argv)}
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0][:1].isdigit() and "-" in argv[0]:  # A-B: a census (certify/census.py)
+        from . import census
+        return census.main(argv)
     command = COMMANDS.get(argv[0]) if argv else None
     try:
         return command(argv[1:]) if command else run_certify(argv)

@@ -1,0 +1,94 @@
+"""Benchmark: certify deal 11982 (or another) end to end, beside a plain-BFS baseline.
+
+    python benchmarks/bench_certify.py [DEAL] [--runs 5]
+
+Prints medians over the runs: search time, positions per second, time to build and compress
+the certificate, bytes per position at the default and other zstd levels, and the peak memory
+of one run in a fresh process. Machines here are shared: read ratios, not absolute seconds.
+"""
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from certify import certificate  # noqa: E402
+from certify.deals import deal  # noqa: E402
+from certify.rules import encode, decode, moves, start  # noqa: E402
+from certify.search import Rules, search  # noqa: E402
+
+
+def plain_bfs(position, ncells=4):
+    """The baseline: breadth-first over the readable rules, canonical byte keys, no interning."""
+    first = encode(position, ncells)
+    seen = {first}
+    queue = deque([first])
+    while queue:
+        for _, _, q in moves(decode(queue.popleft(), ncells), ncells):
+            k = encode(q, ncells)
+            if k not in seen:
+                seen.add(k)
+                queue.append(k)
+    return len(seen)
+
+
+def timed(f, *args):
+    t = time.perf_counter()
+    value = f(*args)
+    return time.perf_counter() - t, value
+
+
+def peak_memory_mb(number):
+    code = ("import resource, sys; from certify.cli import main; "
+            f"main(['{number}', '-q', '-o', '/tmp/bench-peak.msgpack.zst']); "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    return int(out.stdout.split()[-1]) / 1024
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("deal", nargs="?", type=int, default=11982)
+    p.add_argument("--runs", type=int, default=5)
+    args = p.parse_args()
+    position = start(deal(args.deal))
+    rules = Rules(4)
+    searches, builds, compress, whole = [], [], [], []
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        s, outcome = timed(search, position, rules)
+        b, body = timed(certificate.no_win_body, outcome.keys, outcome.columns, 4, False)
+        head = certificate.header("no-win", args.deal, None, rules, outcome.positions, body)
+        c, data = timed(certificate.encode_file, head, body)
+        whole.append(time.perf_counter() - t0)
+        searches.append(s)
+        builds.append(b)
+        compress.append(c)
+    n = outcome.positions
+    baseline = [timed(plain_bfs, position)[0] for _ in range(max(1, args.runs // 2))]
+    med = statistics.median
+    print(f"deal {args.deal}: {outcome.verdict}, {n:,} positions (columns up to permutation)")
+    print(f"search           median {med(searches):.3f} s   {n / med(searches):,.0f} positions/s")
+    print(f"plain BFS        median {med(baseline):.3f} s   (readable rules, no interning)"
+          f"   ratio {med(baseline) / med(searches):.2f}x")
+    print(f"build records    median {med(builds):.3f} s")
+    print(f"zstd level {certificate.LEVEL}    median {med(compress):.3f} s")
+    print(f"search+write     median {med(whole):.3f} s")
+    print(f"certificate      {len(data):,} bytes = {len(data) / n:.3f} bytes/position "
+          f"(uncompressed body {len(body):,} bytes)")
+    for level in (3, 9, 15, 19, 22):
+        t, z = timed(certificate.encode_file, head, body, level)
+        print(f"  level {level:2}: {len(z) / n:.3f} bytes/position, {t:.3f} s")
+    print(f"peak memory      {peak_memory_mb(args.deal):.0f} MB (fresh process, certify {args.deal})")
+    print(f"this process     {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB max RSS")
+
+
+if __name__ == "__main__":
+    main()
