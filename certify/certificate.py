@@ -52,17 +52,19 @@ def no_win_body(keys, columns, ncells, fixed_columns):
     order, so every key is renumbered (and its ids re-sorted under symmetry), then the
     records are sorted and front-coded.
     """
-    order = sorted(range(len(columns)), key=columns.__getitem__)
+    ids_at = 4 + ncells
+    unpack = struct.Struct(">8H").unpack_from
+    old_ids = [unpack(k, ids_at) for k in keys]
+    # The search also interns columns it only looked at; the table holds just those used.
+    order = sorted(set().union(*old_ids), key=columns.__getitem__)
     table = [columns[i] for i in order]
     renumber = [0] * len(columns)
     for new, old in enumerate(order):
         renumber[old] = new
     width = 2 if len(table) <= 65536 else 3
-    ids_at = 4 + ncells
-    unpack = struct.Struct(">8H").unpack_from
     records = []
-    for k in keys:
-        ids = [renumber[i] for i in unpack(k, ids_at)]
+    for k, olds in zip(keys, old_ids):
+        ids = [renumber[i] for i in olds]
         if not fixed_columns:
             ids.sort()
         records.append(k[:ids_at] + b"".join(i.to_bytes(width, "big") for i in ids))
