@@ -113,7 +113,10 @@ def encode_file(head, body, level=LEVEL):
 def write_atomic(path, data):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for secrets; a certificate is public
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

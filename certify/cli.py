@@ -64,7 +64,8 @@ def certify_parser():
     p = Parser(
         prog="certify",
         description="Find a win for a FreeCell deal with a fast solver, or else search it "
-                    "exhaustively, and write a certificate that it can, or cannot, be won. Other commands: certify show DEAL; certify explain DEAL; "
+                    "exhaustively, and write a certificate that it can, or cannot, be won. "
+                    "Other commands: certify show DEAL; certify explain DEAL; "
                     "certify export --coq|--lean CERT; certify import FILE --deal N.",
         epilog="Exit codes: 0 a definite verdict (win or no-win), 3 unknown (a budget ran out; "
                "nothing is written), 2 bad input.")
@@ -117,7 +118,9 @@ def run_certify(argv):
     written = winning_notation(position, result, rules) if args.notation else None
     if args.json:
         shown = result.as_json(deal if deal is not None else args.board)
-        print(json.dumps(shown if written is None else {**shown, "notation": " ".join(written) or None}))
+        if written is not None:
+            shown["notation"] = " ".join(written) or None
+        print(json.dumps(shown))
     else:
         print(describe(result, deal, args.board, rules, written))
     return EXIT_UNKNOWN if result.verdict == UNKNOWN else EXIT_OK
@@ -183,6 +186,9 @@ def main(argv=None):
     except Usage as e:
         print(f"certify: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `certify ... | head`: the reader has gone, nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         print("\ncertify: interrupted; nothing written", file=sys.stderr)
         return 130

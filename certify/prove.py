@@ -6,6 +6,7 @@ evidence; anything else is UNKNOWN and writes nothing.
 
 import hashlib
 import os
+import time
 from dataclasses import dataclass
 
 from . import certificate
@@ -77,10 +78,13 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     """
     board = None if deal is not None else certificate.board_bytes(start, rules.ncells)
     if solver is not None:
+        t0 = time.monotonic()
         line = solver(start)
         if line is not None and replays_to_win(start, line, rules):
             data = win_certificate(line, deal, board, rules)
-            return _written(Result(WIN, 0, 0.0, 52, moves=line), data, out)
+            # positions: the replayed line's, the only ones this result vouches for
+            return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line),
+                            data, out)
     outcome = search(start, rules, max_positions, time_limit, progress)
     result = Result(outcome.verdict, outcome.positions, outcome.seconds, outcome.most_home,
                     reason=outcome.reason)

@@ -1,0 +1,200 @@
+"""`certify export`: a certificate as a theorem that a proof assistant's kernel checks.
+
+    certify export --coq CERT [-o FreeCell11982.v]      Coq 8.16, checked with coqc
+    certify export --lean CERT [-o FreeCell11982.lean]  Lean 4 (not compiled in CI)
+
+A no-win certificate becomes `forall s, Reachable s -> ~ Won s`. The proof assistant is given
+positions with columns in fixed places, so its proof needs no lemma that moves commute with
+permuting columns: a certificate with symmetry "none" is exported as it is; one taken up to
+column permutation ("columns", the default) is replaced by a fresh search with fixed columns
+from the same start and rules, after checking that each position found is, up to permutation,
+one of the certificate's. Foundation moves (the variant) are part of the exported rules when
+the header says so.
+
+A win certificate becomes, for Coq only, `exists s, Reachable s /\\ Won s`, from the positions
+after each of its moves (replayed here by the readable rules); the Lean export refuses it (exit 2).
+"""
+
+import hashlib
+import os
+import re
+
+from . import certificate, deals, export_coq, export_lean
+from .cli import EXIT_OK, Parser, Usage
+from .rules import decode, encode, is_won, moves, start
+from .search import NO_WIN, Rules, decode_key, search
+
+COQ_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")  # coqc names a module after its file
+
+
+def parser():
+    p = Parser(prog="certify export",
+               description="Write a certificate as one self-contained proof file: for Coq "
+                           "(checked with coqc), a no-win or a win; for Lean 4, a no-win.")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--coq", metavar="CERT", help="write a Coq 8.16 file (.v)")
+    which.add_argument("--lean", metavar="CERT", help="write a Lean 4 file (.lean)")
+    p.add_argument("-o", "--output", metavar="PATH",
+                   help="where to write (default FreeCell<DEAL>.v or .lean in this folder)")
+    return p
+
+
+def run_export(argv):
+    args = parser().parse_args(argv)
+    path = args.coq or args.lean
+    head, body = read_certificate(path)
+    label = "Board" if head["deal"] is None else str(head["deal"])
+    out = args.output or f"FreeCell{label}{'.v' if args.coq else '.lean'}"
+    filename = os.path.basename(out)
+    if args.coq and not (filename.endswith(".v") and COQ_MODULE.match(filename[:-2])):
+        raise Usage(f"{out}: coqc needs a file named like FreeCell{label}.v "
+                    "(a letter, then letters, digits or _, then .v)")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+        raise Usage(f"cannot write {out}: no such folder")
+    if head["claim"] == "win" and args.lean:
+        raise Usage(f"{path} is a win certificate; only no-win certificates are exported to "
+                    "Lean (--coq exports a win too)")
+    render = win_file if head["claim"] == "win" else coq_file if args.coq else lean_file
+    text, summary = render(head, body, path, filename)
+    try:
+        certificate.write_atomic(out, text.encode("utf-8"))
+    except OSError as e:
+        raise Usage(f"cannot write {out}: {e}") from None
+    print(f"wrote {out}: {summary}; check it with: {'coqc' if args.coq else 'lean'} {filename}")
+    return EXIT_OK
+
+
+def what(head):
+    return f"deal {head['deal']}" if head["deal"] is not None else "the layout"
+
+
+def coq_file(head, body, path, filename):
+    first, positions, note = exported_positions(head, body, path)
+    return (export_coq.coq_file(head, first, positions, note, filename),
+            f"a Coq proof that {what(head)} cannot be won, from {len(positions):,} positions "
+            "with columns in fixed places")
+
+
+def lean_file(head, body, path, filename):
+    first, positions, note = exported_positions(head, body, path)
+    return (export_lean.lean_file(head, first, positions, note, filename),
+            f"a Lean 4 proof that {what(head)} cannot be won, from {len(positions):,} positions "
+            "with columns in fixed places")
+
+
+def win_file(head, body, path, filename):
+    first = start_position(head, path)
+    line = replayed(first, head, body, path)
+    note = provenance(path) + ("A win is a line of single-card moves with columns in their "
+                               "fixed places, replayed here as the positions after each move; "
+                               "nothing about permuting columns is needed.")
+    return (export_coq.coq_win_file(head, first, line, note, filename),
+            f"a Coq proof that {what(head)} can be won, in {len(line)} moves")
+
+
+def read_certificate(path):
+    try:
+        head, body = certificate.read(path)
+    except certificate.CertificateError as e:
+        raise Usage(f"{path}: {e}") from None
+    missing = {"claim", "deal", "board", "cells", "foundation_moves", "symmetry"} - head.keys()
+    if missing:
+        raise Usage(f"{path}: the header has no {', '.join(sorted(missing))}")
+    if head["claim"] not in ("win", "no-win"):
+        raise Usage(f"{path}: unknown claim {head['claim']!r}")
+    cells, back = head["cells"], head["foundation_moves"]
+    if isinstance(cells, bool) or not isinstance(cells, int) or not 0 <= cells <= 8:
+        raise Usage(f"{path}: cells must be 0..8, not {cells!r}")
+    if not isinstance(back, bool):
+        raise Usage(f"{path}: foundation_moves must be true or false, not {back!r}")
+    if head["symmetry"] not in ("none", "columns"):
+        raise Usage(f"{path}: unknown symmetry {head['symmetry']!r}")
+    return head, body
+
+
+def provenance(path):
+    with open(path, "rb") as f:
+        return f"From the certificate with SHA-256 {hashlib.sha256(f.read()).hexdigest()}. "
+
+
+def replayed(first, head, body, path):
+    """The positions after each move of a win certificate, checked move by move."""
+    if len(body) % 2:
+        raise Usage(f"{path}: a win's body is pairs of bytes (card, destination)")
+    position, line = first, []
+    for k in range(0, len(body), 2):
+        card, dest = body[k], body[k + 1]
+        after = [q for c, d, q in moves(position, head["cells"], head["foundation_moves"])
+                 if (c, d) == (card, dest)]
+        if not after:
+            raise Usage(f"{path}: move {k // 2 + 1} ({card}, {dest}) is not a legal move")
+        position = after[0]
+        line.append(position)
+    if not is_won(position):
+        raise Usage(f"{path}: the moves do not end with every card home")
+    return line
+
+
+def start_position(head, path):
+    """The start: the numbered deal, or the header's custom board (checked, as bad input)."""
+    n, board, cells = head.get("deal"), head.get("board"), head["cells"]
+    if n is not None:
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= deals.MAX_DEAL:
+            raise Usage(f"{path}: deal {n!r} is not a deal number 1 .. {deals.MAX_DEAL}")
+        if board is not None:
+            raise Usage(f"{path}: has both a deal number and a board")
+        return start(deals.deal(n))
+    if not isinstance(board, bytes) or len(board) < 4 + cells:
+        raise Usage(f"{path}: a custom layout needs its board")
+    position = decode(board, cells)
+    columns = board[4 + cells:].split(b"\xff")
+    if len(columns) != 9 or columns[-1] or not well_formed(position, cells):
+        raise Usage(f"{path}: the board is not a layout of the 52 cards in 8 columns")
+    return position
+
+
+def well_formed(position, ncells):
+    """Foundation counts 0..13, cells ascending, and each of the 52 cards exactly once."""
+    found, cells, cols = position
+    if len(found) != 4 or max(found) > 13 or len(cols) != 8 or len(cells) > ncells:
+        return False
+    if list(cells) != sorted(set(cells)):
+        return False
+    cards = [r * 4 + s for s in range(4) for r in range(found[s])]
+    cards += list(cells) + [c for col in cols for c in col]
+    return sorted(cards) == list(range(52))
+
+
+def exported_positions(head, body, path):
+    """(start, positions with columns in fixed places, the note that says where they came from)."""
+    first = start_position(head, path)
+    ncells = head["cells"]
+    try:
+        positions = certificate.positions(head, body)
+    except Exception as e:  # a body that is not [table, records] in any of several ways
+        raise Usage(f"{path}: cannot read the positions: {e}") from None
+    if not all(well_formed(p, ncells) for p in positions):
+        raise Usage(f"{path}: a position does not hold the 52 cards in 8 columns")
+    source = provenance(path)
+    if head["symmetry"] == "none":
+        if encode(first, ncells, True) not in {encode(p, ncells, True) for p in positions}:
+            raise Usage(f"{path}: the start position is not one of the certificate's")
+        return first, positions, source + (
+            f"Symmetry: it keeps columns in fixed places (symmetry none), so its "
+            f"{len(positions):,} positions are the data below as they are, and the proof needs "
+            f"no lemma about permuting columns.")
+    rules = Rules(ncells, True, head["foundation_moves"])
+    outcome = search(first, rules)
+    if outcome.verdict != NO_WIN:
+        raise Usage(f"{path}: a search with fixed columns finds a win, so the certificate is wrong")
+    fixed = [decode_key(k, ncells, outcome.columns) for k in outcome.keys]
+    claimed = {encode(p, ncells) for p in positions}
+    if any(encode(p, ncells) not in claimed for p in fixed):
+        raise Usage(f"{path}: a position reachable from the start is missing from the certificate")
+    return first, fixed, source + (
+        f"Symmetry: it takes positions up to permutation of the columns. Rather than prove that "
+        f"moves commute with permuting columns, the exporter re-ran the search with columns in "
+        f"fixed places (certify --fixed-columns) from the same start and rules, and checked "
+        f"that each of the {len(fixed):,} positions it found is, up to column permutation, one "
+        f"of the certificate's. Those positions are the data below, so the proof needs no lemma "
+        f"about permutations.")

@@ -1,0 +1,96 @@
+"""`certify import`: a win written in the players' notation, made into a win certificate.
+
+    certify import FILE --deal N [--cells K] [-o CERT]
+
+FILE holds a line in standard notation (certify/notation.py), for instance what Freecell Solver
+prints with `fc-solve -m -snx` (its lines around the moves are skipped). Every move is checked
+as it is read; a multi-card move becomes single-card moves through the free cells and empty
+columns. The certificate holds those single-card moves, so `check` verifies it as usual and
+trusts nothing here. An illegal move is reported by its number and text, and nothing is written.
+"""
+
+import argparse
+import hashlib
+import os
+import sys
+
+from . import certificate, deals, notation
+from .board import BoardError, read_board
+from .cli import EXIT_OK, Usage, cells_count, deal_number
+from .prove import replays_to_win, win_certificate
+from .rules import start
+from .search import Rules
+
+
+def parser():
+    p = argparse.ArgumentParser(
+        prog="certify import",
+        description="Read a winning line in standard notation (columns 1-8, free cells a-d, "
+                    "h the foundation; 47vb = 11 cards onto an empty column, as fc-solve -snx "
+                    "writes) and write a win certificate of single-card moves for `check`.",
+        epilog="Foundation moves must be written out unless --autoplay is given. Where a plain "
+               "move onto an empty column does not say how many cards it carries, every count "
+               "is tried. Exit codes: 0 written, 2 bad input or an illegal line (nothing "
+               "written).")
+    p.add_argument("file", metavar="FILE", help="the line in notation ('-' for standard input)")
+    p.add_argument("--deal", metavar="N", help="Microsoft deal number the line plays")
+    p.add_argument("--board", metavar="BOARD",
+                   help="instead of --deal, a layout in Freecell Solver's board format")
+    p.add_argument("--cells", type=cells_count, default=4, metavar="K",
+                   help="number of free cells, 0..8 (default 4): cells a-d, or a-g and k for 8")
+    p.add_argument("--autoplay", action="store_true",
+                   help="the line leaves safe foundation moves unwritten: before every move and "
+                        "at the end, send home every card that can go and that no card could "
+                        "still want to lie on (an ace or a two, or both other-colour cards one "
+                        "rank lower are home)")
+    p.add_argument("-o", "--output", metavar="CERT",
+                   help="where to write the certificate (default ./N.msgpack.zst)")
+    return p
+
+
+def run_import(argv):
+    args = parser().parse_args(argv)
+    rules = Rules(args.cells)
+    if (args.deal is None) == (args.board is None):
+        raise Usage("give --deal N or --board FILE (not both)")
+    if args.board is not None:
+        position = start_of_board(args.board, rules.ncells)
+        deal, label = None, os.path.splitext(os.path.basename(args.board))[0]
+    else:
+        deal = deal_number(args.deal)
+        position, label = start(deals.deal(deal)), str(deal)
+    text = read_text(args.file)
+    try:
+        moves = notation.parse(text, rules.ncells)
+        line = notation.read(position, moves, rules.ncells, autoplay=args.autoplay)
+    except notation.NotationError as e:
+        raise Usage(f"{args.file}: {e}; nothing written") from None
+    # The reader built the line by its own rules; the readable rules replay it before we write.
+    if not replays_to_win(position, line, rules):
+        raise AssertionError("the notation reader made a line the rules do not accept")
+    board = None if deal is not None else certificate.board_bytes(position, rules.ncells)
+    data = win_certificate(line, deal, board, rules)
+    out = args.output or f"{label}.msgpack.zst"
+    certificate.write_atomic(out, data)
+    what = f"deal {deal}" if deal is not None else f"the layout in {args.board}"
+    print(f"WIN: {what} ({rules.ncells} free cells): {len(moves)} notation moves read as "
+          f"{len(line)} single-card moves\n  certificate {out} ({len(data):,} bytes)\n"
+          f"  sha256 {hashlib.sha256(data).hexdigest()}")
+    return EXIT_OK
+
+
+def read_text(path):
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise Usage(f"cannot read {path}: {e}") from None
+
+
+def start_of_board(path, ncells):
+    try:
+        return read_board(read_text(path), ncells)
+    except BoardError as e:
+        raise Usage(f"{path}: {e}") from None

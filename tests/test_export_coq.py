@@ -1,0 +1,263 @@
+"""`certify export --coq`: the exported file is a proof that coqc accepts, about the right rules.
+
+These tests need Coq's `coqc` (Debian's coq package; .ci/run installs it). Without it they fail,
+never skip: the Coq check is the point of the export. The one run on deal 11982 takes about
+30 s of CPU and 1 GB; the rest take a second or two each.
+"""
+
+import random
+import shutil
+import subprocess
+
+import pytest
+import xxhash
+
+from certify import certificate
+from certify.board import read_board
+from certify.cli import main
+from certify.deals import deal
+from certify.export_coq import coq_file
+from certify.prove import prove
+from certify.rules import moves, start
+from certify.search import NO_WIN, Rules, decode_key, search
+
+# A layout with no free cell that cannot be won (231 positions).
+NO_CELLS = """Foundations: H-5 C-8 D-6 S-8
+: 9H 9S 7D 7H
+: JC TH TD QS TC
+: KC
+: KS JD QC
+: 9D 6H JS 8D QH
+: QD KH
+: 9C 8H TS
+: KD JH
+"""
+
+# One free cell, already full, and foundation moves allowed: cannot be won (432 positions).
+ONE_CELL_BACK = """Foundations: H-6 C-4 D-6 S-4
+Freecells: KD
+: TH 5S KC 8H TS
+: 9D 7S
+: 8D 9H 8S 5C
+: KS JC
+: TD KH
+: QH QS TC QC
+: JH 8C JS 6C 7H QD
+: 7D 9S 9C JD 7C 6S
+"""
+
+BOARDS = [(NO_CELLS, Rules(0)), (ONE_CELL_BACK, Rules(1, False, True)),
+          (ONE_CELL_BACK, Rules(1, True, True))]  # the last certificate has symmetry "none"
+
+
+def coqc(path):
+    """Run coqc on `path` in its folder; a missing coqc is a failure, not a skip."""
+    assert shutil.which("coqc"), "coqc is not installed (Debian: apt-get install coq)"
+    return subprocess.run(["coqc", path.name], cwd=path.parent, capture_output=True, text=True,
+                          timeout=900)
+
+
+def export(cert, out, *flags):
+    return main(["export", "--coq", str(cert), "-o", str(out), *flags])
+
+
+def board_certificate(tmp_path, text, rules, label):
+    position = read_board(text, rules.ncells)
+    cert = tmp_path / f"{label}.msgpack.zst"
+    assert prove(position, rules, None, cert).verdict == NO_WIN
+    return cert, position
+
+
+def test_coq_proves_deal_11982(tmp_path):
+    cert = tmp_path / "11982.msgpack.zst"
+    prove(start(deal(11982)), Rules(4), 11982, cert)  # up to column permutation: re-searched
+    out = tmp_path / "FreeCell11982.v"
+    assert export(cert, out) == 0
+    text = out.read_text()
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert "Theorem deal_11982_unwinnable : forall s, Reachable s -> ~ Won s." in lines
+    assert [line for line in lines if line.startswith(("Theorem", "Lemma"))][-1] == \
+        "Theorem deal_11982_unwinnable : forall s, Reachable s -> ~ Won s."
+    assert lines[-1] == "Print Assumptions deal_11982_unwinnable."
+    assert "Definition deal_number : N := 11982." in text
+    assert len(text) < 4_000_000  # a few MB at most
+    result = coqc(out)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Closed under the global context" in result.stdout
+
+
+@pytest.mark.parametrize("text, rules", BOARDS)
+def test_coq_proves_small_boards(tmp_path, text, rules):
+    cert, position = board_certificate(tmp_path, text, rules, "board")
+    out = tmp_path / "Board.v"
+    assert export(cert, out) == 0
+    exported = out.read_text()
+    assert "Theorem board_unwinnable : forall s, Reachable s -> ~ Won s." in exported
+    assert f"Definition free_cells : nat := {rules.ncells}." in exported
+    assert f"Definition foundation_moves : bool := {str(rules.foundation_moves).lower()}." \
+        in exported
+    result = coqc(out)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Closed under the global context" in result.stdout
+
+
+def test_coq_rejects_a_certificate_with_a_position_missing(tmp_path):
+    cert, _ = board_certificate(tmp_path, NO_CELLS, Rules(0), "board")
+    out = tmp_path / "Board.v"
+    assert export(cert, out) == 0
+    lines = out.read_text().splitlines()
+    data = [i for i, line in enumerate(lines) if line.startswith("   P ") and line.endswith(";")]
+    del lines[data[len(data) // 2]]
+    out.write_text("\n".join(lines) + "\n")
+    result = coqc(out)
+    assert result.returncode != 0
+    assert "Closed under the global context" not in result.stdout
+
+
+def coq_position(position):
+    found, cells, cols = position
+    columns = "; ".join("[" + "; ".join(map(str, col)) + "]" for col in cols)
+    return (f"(mk (Home {' '.join(map(str, found))}) [{'; '.join(map(str, cells))}] "
+            f"[{columns}])")
+
+
+AT = ("Definition mk (f : foundations) (cs : list nat) (cols : list (list nat)) : position :=\n"
+      "  Position f (map card_of_number cs) (map (fun col => rev (map card_of_number col)) cols).\n")
+
+
+def trusted_part(head, first):
+    """The part of an export a reader must trust (no data), with the rules for `head`."""
+    text = coq_file(head, first, [], "(test)", "Rules.v")
+    return text[:text.index("(** ----")]
+
+
+def conformance_file(tmp_path, head, first, positions):
+    """A Coq file stating, for each position, that Coq's [moves] is Python's rules.moves."""
+    examples = []
+    for k, p in enumerate(positions):
+        expected = [q for _, _, q in moves(p, head["cells"], head["foundation_moves"])]
+        examples.append(f"Example moves_{k} : moves {coq_position(p)} =\n  "
+                        f"[{'; '.join(coq_position(q) for q in expected)}].\n"
+                        "Proof. vm_compute. reflexivity. Qed.\n")
+    path = tmp_path / "Rules.v"
+    path.write_text(trusted_part(head, first) + AT + "\n".join(examples))
+    return path
+
+
+def sample(positions, k, seed=0):
+    return random.Random(seed).sample(sorted(positions), min(k, len(positions)))
+
+
+@pytest.mark.parametrize("text, rules", BOARDS[:2])
+def test_coq_moves_are_the_rules_on_boards(tmp_path, text, rules):
+    position = read_board(text, rules.ncells)
+    outcome = search(position, Rules(rules.ncells, True, rules.foundation_moves))
+    positions = [decode_key(k, rules.ncells, outcome.columns) for k in outcome.keys]
+    head = {"deal": None, "cells": rules.ncells, "foundation_moves": rules.foundation_moves}
+    result = coqc(conformance_file(tmp_path, head, position, sample(positions, 30) + [position]))
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_coq_moves_are_the_rules_on_deal_11982(tmp_path):
+    first = start(deal(11982))
+    outcome = search(first, Rules(4, True))
+    positions = [decode_key(k, 4, outcome.columns) for k in outcome.keys]
+    busy = [p for p in positions if len(p[1]) >= 3]  # several free cells taken: insertion order
+    head = {"deal": 11982, "cells": 4, "foundation_moves": False}
+    chosen = sample(positions, 20) + sample(busy, 15) + [first]
+    result = coqc(conformance_file(tmp_path, head, first, chosen))
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_coq_deals_are_the_deals(tmp_path):
+    numbers = [1, 617, 11982, 2**31 - 1, 2**31, 3_000_000_000, 2**32, 2**32 + 11982, 2**33 - 1]
+    examples = []
+    for n in numbers:
+        columns = "; ".join("[" + "; ".join(map(str, col)) + "]" for col in deal(n))
+        examples.append(f"Example deal_{n} : deal {n}%N =\n  map (fun col => rev (map "
+                        f"card_of_number col)) [{columns}].\nProof. vm_compute. reflexivity. Qed.\n")
+    head = {"deal": 1, "cells": 4, "foundation_moves": False}
+    path = tmp_path / "Deals.v"
+    path.write_text(trusted_part(head, start(deal(1))) + "\n".join(examples))
+    result = coqc(path)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_export_is_deterministic_and_follows_the_certificate(tmp_path):
+    cert, _ = board_certificate(tmp_path, ONE_CELL_BACK, Rules(1, True, True), "fixed")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = tmp_path / "a" / "Board.v", tmp_path / "b" / "Board.v"  # the name is in it
+    assert export(cert, first) == 0 and export(cert, second) == 0
+    assert first.read_bytes() == second.read_bytes()
+    text = first.read_text()
+    head, body = certificate.read(cert)
+    assert "positions are the data below as they are" in " ".join(text.split())
+    assert f"the certificate's {head['count']:,} positions" in " ".join(text.split())
+
+
+def test_coq_proves_a_win(tmp_path):
+    cert = tmp_path / "win.msgpack.zst"
+    position = read_board(NO_CELLS, 1)  # with one free cell, this layout can be won
+    result = prove(position, Rules(1), None, cert)
+    assert result.verdict == "win"
+    out = tmp_path / "Win.v"
+    assert export(cert, out) == 0
+    lines = [line for line in out.read_text().splitlines() if line.strip()]
+    assert "Theorem board_winnable : exists s, Reachable s /\\ Won s." in lines
+    assert lines[-1] == "Print Assumptions board_winnable."
+    result = coqc(out)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Closed under the global context" in result.stdout
+
+
+def test_export_refuses_a_win_with_an_illegal_move(tmp_path, capsys):
+    cert = tmp_path / "win.msgpack.zst"
+    prove(read_board(NO_CELLS, 1), Rules(1), None, cert)
+    head, body = certificate.read(cert)
+    forged = tmp_path / "forged.msgpack.zst"
+    body = body[:2] + bytes([body[2], 8 if body[3] != 8 else 9]) + body[4:]  # move 2 elsewhere
+    head["xxh3_64"] = xxhash.xxh3_64_hexdigest(body)
+    forged.write_bytes(certificate.encode_file(head, body))
+    assert export(forged, tmp_path / "Forged.v") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("not a legal move" in err or "home" in err)
+    assert not (tmp_path / "Forged.v").exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"not a certificate", b"\x28\xb5\x2f\xfd garbage"])
+def test_export_refuses_files_that_are_not_certificates(tmp_path, capsys, content):
+    cert = tmp_path / "bad.msgpack.zst"
+    cert.write_bytes(content)
+    out = tmp_path / "Bad.v"
+    assert export(cert, out) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_export_refuses_a_file_name_coqc_cannot_compile(tmp_path, capsys):
+    cert, _ = board_certificate(tmp_path, NO_CELLS, Rules(0), "board")
+    for name in ("11982.v", "free-cell.v", "Board.txt"):
+        assert export(cert, tmp_path / name) == 2
+        assert not (tmp_path / name).exists()
+    assert main(["export", str(cert)]) == 2  # neither --coq nor --lean
+    assert main(["export", "--coq", str(cert), "--lean", str(cert)]) == 2
+    assert main(["export", "--coq", str(tmp_path / "missing.msgpack.zst")]) == 2
+
+
+# NO_CELLS with the top cards of columns 1 and 3 swapped: another layout that cannot be won.
+SWAPPED = NO_CELLS.replace(": 9H 9S 7D 7H", ": 9H 9S 7D KC").replace(": KC\n", ": 7H\n")
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_export_refuses_a_certificate_for_another_start(tmp_path, capsys, fixed):
+    cert, _ = board_certificate(tmp_path, NO_CELLS, Rules(0, fixed), "board")
+    head, body = certificate.read(cert)
+    head["board"] = certificate.board_bytes(read_board(SWAPPED, 0), 0)
+    forged = tmp_path / "forged.msgpack.zst"
+    forged.write_bytes(certificate.encode_file(head, body))
+    out = tmp_path / "Forged.v"
+    assert export(forged, out) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("missing" in err or "not one of" in err)
+    assert not out.exists()
