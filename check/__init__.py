@@ -1,0 +1,1 @@
+"""The small, independent, trusted checker of FreeCell certificates (see check/checker.py)."""

@@ -1,0 +1,335 @@
+"""A small test-side writer of FreeCell certificates, written from docs/certificate-format.md only.
+
+It brute-forces the positions reachable from a start and writes certificate bytes. It is kept
+apart from check/ on purpose (its own deal, moves, encoding and replay), so the tests compare two
+readings of the document. It trusts its input and is not meant to be hostile-proof.
+"""
+from collections import deque
+
+import msgpack
+import xxhash
+import zstandard
+
+RANKS, SUITS = 'A23456789TJQK', 'CDHS'
+CELL, FOUNDATION = 8, 9
+
+
+def card(text):
+    return RANKS.index(text[0]) * 4 + SUITS.index(text[1])
+
+
+def card_name(c):
+    return RANKS[c // 4] + SUITS[c % 4]
+
+
+def ms_deal(n):
+    """Columns (lists, bottom first) of Microsoft deal n, per section 2."""
+    state = n if n < 2**32 else n - 2**32
+    deck, cols = list(range(52)), [[] for _ in range(8)]
+    for i in range(52):
+        state = (state * 214013 + 2531011) & 0xFFFFFFFF
+        if n < 2**31:
+            r = (state >> 16) & 0x7FFF
+        elif n < 2**32:
+            r = ((state >> 16) & 0x7FFF) | 0x8000
+        else:
+            r = ((state >> 16) & 0xFFFF) + 1
+        j = r % len(deck)
+        c = deck[j]
+        deck[j] = deck[len(deck) - 1]
+        deck.pop()
+        cols[i % 8].append(c)
+    return cols
+
+
+# A position here is (found: tuple of 4, cells: sorted tuple, cols: tuple of 8 tuples).
+
+def make(found, cells, cols):
+    return tuple(found), tuple(sorted(cells)), tuple(tuple(c) for c in cols)
+
+
+def board(found, cols, cells=()):
+    """A position from foundation counts and columns written as card names ('KH JC' bottom first)."""
+    pos = make(found, [card(c) for c in cells], [[card(c) for c in col.split()] for col in cols])
+    held = [r * 4 + s for s in range(4) for r in range(found[s])] + list(pos[1]) + [c for col in pos[2] for c in col]
+    assert sorted(held) == list(range(52)), 'not a valid board'
+    return pos
+
+
+def deal_start(n):
+    return make((0, 0, 0, 0), (), ms_deal(n))
+
+
+def is_red(c):
+    return c % 4 in (1, 2)
+
+
+def successors(pos, ncells, fmoves):
+    """Yield ((card, dest), new position) for each legal single-card move; dest 0..7, 8 cell, 9 foundation."""
+    found, cells, cols = pos
+    srcs = [('col', i, col[-1]) for i, col in enumerate(cols) if col]
+    srcs += [('cell', None, c) for c in cells]
+    if fmoves:
+        srcs += [('found', None, (found[s] - 1) * 4 + s) for s in range(4) if found[s] > 0]
+    for kind, i, c in srcs:
+        r, s = c // 4, c % 4
+
+        def lift():
+            f, ce, co = list(found), list(cells), [list(x) for x in cols]
+            if kind == 'col':
+                co[i].pop()
+            elif kind == 'cell':
+                ce.remove(c)
+            else:
+                f[s] -= 1
+            return f, ce, co
+
+        if kind != 'found' and found[s] == r:
+            f, ce, co = lift()
+            f[s] += 1
+            yield (c, FOUNDATION), make(f, ce, co)
+        for j, col in enumerate(cols):
+            if kind == 'col' and j == i:
+                continue
+            if not col or (col[-1] // 4 == r + 1 and is_red(col[-1]) != is_red(c)):
+                f, ce, co = lift()
+                co[j].append(c)
+                yield (c, j), make(f, ce, co)
+        if kind == 'col' and len(cells) < ncells:
+            f, ce, co = lift()
+            ce.append(c)
+            yield (c, CELL), make(f, ce, co)
+
+
+def is_won(pos):
+    return pos[0] == (13, 13, 13, 13)
+
+
+def canon(pos, symmetry):
+    return (pos[0], pos[1], tuple(sorted(pos[2]))) if symmetry == 'columns' else pos
+
+
+def explore(start, ncells, fmoves=False, symmetry='columns', limit=2_000_000):
+    """All positions reachable from start, canonical under the symmetry (breadth-first)."""
+    seen, todo = {canon(start, symmetry)}, deque([canon(start, symmetry)])
+    while todo:
+        pos = todo.popleft()
+        for _, nxt in successors(pos, ncells, fmoves):
+            k = canon(nxt, symmetry)
+            if k not in seen:
+                seen.add(k)
+                todo.append(k)
+                assert len(seen) <= limit, 'too many positions'
+    return seen
+
+
+def win_path(start, ncells, fmoves=False):
+    """A winning move list from start with columns in fixed places (depth-first), or None."""
+    parent, todo = {start: None}, [start]
+    while todo:
+        pos = todo.pop()
+        if is_won(pos):
+            path = []
+            while parent[pos] is not None:
+                mv, pos = parent[pos]
+                path.append(mv)
+            return path[::-1]
+
+        # Try foundation moves first, then onto cards, then cells, then empty columns: short paths.
+        def order(item):
+            (_, d), _ = item
+            return 0 if d == FOUNDATION else 2 if d == CELL else 3 if not pos[2][d] else 1
+        for mv, nxt in sorted(successors(pos, ncells, fmoves), key=order, reverse=True):
+            if nxt not in parent:
+                parent[nxt] = (mv, pos)
+                todo.append(nxt)
+    return None
+
+
+def replay_wins(start, ncells, fmoves, moves):
+    """The test's own oracle: do these (card, dest) moves replay legally to a won position?"""
+    pos = start
+    for mv in moves:
+        nxt = dict(successors(pos, ncells, fmoves)).get(tuple(mv))
+        if nxt is None:
+            return False
+        pos = nxt
+    return is_won(pos)
+
+
+def board_bytes(pos, ncells):
+    found, cells, cols = pos
+    out = bytes(found) + bytes(sorted(cells)) + b'\xff' * (ncells - len(cells))
+    for col in cols:
+        out += bytes(col) + b'\xff'
+    return out
+
+
+def record(pos, table, ncells, symmetry):
+    """The canonical record of pos given the column table, per section 3."""
+    found, cells, cols = pos
+    w = 2 if len(table) <= 65536 else 3
+    colids = [table.index(bytes(c)) for c in cols]
+    if symmetry == 'columns':
+        colids.sort()
+    rec = bytes(found) + bytes(sorted(cells)) + b'\xff' * (ncells - len(cells))
+    return rec + b''.join(i.to_bytes(w, 'big') for i in colids)
+
+
+def nowin_parts(positions, ncells, symmetry):
+    """(column table, sorted records) for these positions, per section 3."""
+    table = sorted({bytes(col) for p in positions for col in p[2]})
+    w = 2 if len(table) <= 65536 else 3
+    ids = {col: i for i, col in enumerate(table)}
+    recs = []
+    for found, cells, cols in positions:
+        colids = [ids[bytes(c)] for c in cols]
+        if symmetry == 'columns':
+            colids.sort()
+        rec = bytes(found) + bytes(sorted(cells)) + b'\xff' * (ncells - len(cells))
+        recs.append(rec + b''.join(i.to_bytes(w, 'big') for i in colids))
+    return table, sorted(recs)
+
+
+def parse_board(board, ncells):
+    """The start position a custom board holds; AssertionError if it is not well-formed."""
+    found, cells = board[:4], [c for c in board[4:4 + ncells] if c != 0xFF]
+    parts = board[4 + ncells:].split(b'\xff')
+    assert len(found) == 4 and max(found) <= 13 and len(parts) == 9 and parts[8] == b''
+    assert board[4:4 + ncells] == bytes(sorted(cells)) + b'\xff' * (ncells - len(cells))
+    held = [r * 4 + s for s in range(4) for r in range(found[s])] + cells + [c for col in parts for c in col]
+    assert sorted(held) == list(range(52))
+    return make(found, cells, parts[:8])
+
+
+def claim_holds(blob, limit=20000):
+    """The test's own oracle for a (possibly mutated) certificate file: is its stated claim true?
+    False when the file does not even decode the way the test side reads it."""
+    try:
+        h, body = unpack_file(blob)
+        ncells, fm = h['cells'], h['foundation_moves']
+        start = deal_start(h['deal']) if h['deal'] is not None else parse_board(h['board'], ncells)
+        if h['claim'] == 'win':
+            return replay_wins(start, ncells, fm, zip(body[::2], body[1::2]))
+        return not any(is_won(p) for p in explore(start, ncells, fm, limit=limit))
+    except Exception:
+        return False
+
+
+def front_code(recs):
+    out, prev = bytearray(), b''
+    for r in recs:
+        p = 0
+        while p < len(prev) and p < len(r) - 1 and prev[p] == r[p]:
+            p += 1
+        out.append(p)
+        out += r[p:]
+        prev = r
+    return bytes(out)
+
+
+def header(claim, count, body, deal=None, board=None, cells=4, foundation_moves=False, symmetry='columns'):
+    return {'format': 'freecell-certificate', 'version': 1, 'claim': claim, 'deal': deal, 'board': board,
+            'cells': cells, 'foundation_moves': foundation_moves, 'symmetry': symmetry, 'count': count,
+            'xxh3_64': xxhash.xxh3_64_hexdigest(body)}
+
+
+def pack(h, body, raw_body=None, level=3):
+    """A certificate file: one zstd frame of header then body (a bin), or raw_body bytes if given."""
+    data = msgpack.packb(h, use_bin_type=True)
+    data += raw_body if raw_body is not None else msgpack.packb(body, use_bin_type=True)
+    return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+
+
+def finish(h, body, changes):
+    """Apply header changes, re-hashing the body unless xxh3_64 itself is changed."""
+    h.update(changes)
+    if 'xxh3_64' not in changes:
+        h['xxh3_64'] = xxhash.xxh3_64_hexdigest(body)
+    return pack(h, body)
+
+
+def nowin_file(start, ncells, positions=None, fmoves=False, symmetry='columns', deal=None, parts=None,
+               **changes):
+    """A no-win certificate file (correct unless positions/parts/changes make it otherwise)."""
+    if parts is None:
+        if positions is None:
+            positions = explore(start, ncells, fmoves, symmetry)
+        parts = nowin_parts(positions, ncells, symmetry)
+    table, recs = parts
+    body = msgpack.packb([table, front_code(recs)], use_bin_type=True)
+    h = header('no-win', len(recs), body, deal=deal, board=None if deal else board_bytes(start, ncells),
+               cells=ncells, foundation_moves=fmoves, symmetry=symmetry)
+    return finish(h, body, changes)
+
+
+def win_file(start, ncells, path, fmoves=False, deal=None, **changes):
+    body = bytes(b for mv in path for b in mv)
+    h = header('win', len(path), body, deal=deal, board=None if deal else board_bytes(start, ncells),
+               cells=ncells, foundation_moves=fmoves, symmetry='none')
+    return finish(h, body, changes)
+
+
+def unpack_file(blob):
+    """(header dict, body bytes) of a certificate file (trusting it)."""
+    data = zstandard.ZstdDecompressor().decompress(blob, max_output_size=1 << 28)
+    u = msgpack.Unpacker(raw=False)
+    u.feed(data)
+    return next(u), next(u)
+
+
+def rebuild(blob, body=None, **changes):
+    """Re-pack a certificate with header changes and/or a new body, re-hashing the body."""
+    h, old = unpack_file(blob)
+    return finish(h, old if body is None else body, changes)
+
+
+# ---- Boards used by the tests, found by brute force: most cards already on the foundations ----
+
+NOWIN0 = board((13, 6, 6, 10), ['TH 7D', 'JS 9D KH', '7H QH 8D KD', 'QD', 'JD 8H QS', 'JH 9H', 'KS', 'TD'])  # 0 cells
+NOWIN1 = board((10, 4, 6, 9), ['TD TS 5D 7H KD JH TH', 'JS QH KH', '8H', 'QD KC QS 9D', 'QC JD 8D', '6D JC',
+                               '7D KS', '9H'])                                                       # 1 cell
+WIN0 = board((11, 12, 12, 12), ['QC KD', 'KC', 'KH', 'KS', '', '', '', ''])                         # 0 cells
+WIN1 = board((10, 11, 11, 11), ['KH JC', 'QC KD', 'QD KC', 'KS', 'QS', 'QH', '', ''])               # 1 cell
+WIN3 = board((9, 10, 11, 11), ['KH JC', 'QC KD', 'QD KC TC', 'KS QH', 'QS', 'JD', '', ''])          # 1 cell
+
+
+def bad_corpus():
+    """name -> (file bytes, verdict, reason phrase): the known-bad files of tests/bad-certificates/."""
+    positions = explore(NOWIN1, 1)
+    good = nowin_file(NOWIN1, 1, positions)
+    table, recs = nowin_parts(positions, 1, 'columns')
+    won = make((13, 13, 13, 13), (), [()] * 8)
+    moves = win_path(WIN1, 1)
+    head = msgpack.packb(header('win', 3, bytes(6), board=board_bytes(WIN0, 0), cells=0, symmetry='none'))
+    out = {
+        'not-zstd': (b'FreeCell certificate, honest\n', 'unreadable', 'not a valid zstd frame'),
+        'truncated': (good[:len(good) // 2], 'unreadable', 'cut short'),
+        'trailing-bytes': (good + b'\x00', 'unreadable', 'there are bytes after the zstd frame'),
+        'bomb': (zstandard.ZstdCompressor(level=19).compress(head + b'\xc4\x06' + bytes(6) + bytes(1 << 24)),
+                 'unreadable', 'the data decompresses to more than'),
+        'version-2': (rebuild(good, version=2), 'unreadable', 'header version = 2'),
+        'cells-9': (rebuild(good, cells=9), 'unreadable', 'header cells = 9'),
+        'count-is-bool': (rebuild(good, count=True), 'unreadable', 'header count = True'),
+        'extra-key': (rebuild(good, comment='trust me'), 'unreadable', 'the header keys are not exactly'),
+        'hash-mismatch': (rebuild(good, xxh3_64='0123456789abcdef'), 'rejected', 'does not match its xxh3_64'),
+        'missing-record': (nowin_file(NOWIN1, 1, set(positions) - {sorted(positions)[100]}), 'rejected',
+                           'gives a position not in the certificate'),
+        'missing-start': (nowin_file(NOWIN1, 1, set(positions) - {canon(NOWIN1, 'columns')}), 'rejected',
+                          'the starting position'),
+        'won-record': (nowin_file(NOWIN1, 1, set(positions) | {won}), 'rejected', 'is won'),
+        'duplicate-record': (nowin_file(NOWIN1, 1, parts=(table, recs[:9] + recs[8:])), 'rejected',
+                             'records: record 10 does not sort strictly after record 9'),
+        'count-too-big': (rebuild(good, count=len(recs) + 1), 'rejected', 'records: there are'),
+        'winnable-claimed-no-win': (nowin_file(WIN1, 1, explore(WIN1, 1)), 'rejected', 'is won'),
+        'other-deal': (rebuild(nowin_file(deal_start(1), 1, deal=1), deal=11982), 'rejected', 'the starting position'),
+        'foundation-moves-true': (rebuild(good, foundation_moves=True), 'rejected', 'from its foundation to'),
+        'win-illegal-move': (win_file(WIN1, 1, [(card('KC'), FOUNDATION)] + moves), 'rejected',
+                             'move 1 (KC to its foundation) is illegal: that needs JC'),
+        'win-not-won': (win_file(WIN1, 1, moves[:-1]), 'rejected', 'moves the position is not won'),
+        'win-symmetry-columns': (win_file(WIN1, 1, moves, symmetry='columns'), 'rejected',
+                                 'a win certificate must have symmetry "none"'),
+        'board-duplicate-card': (rebuild(good, board=board_bytes(NOWIN1, 1).replace(b'\x33', b'\x32')), 'rejected',
+                                 'the board is not a position: the 52 cards are not each in one place'),
+    }
+    return out

@@ -1,0 +1,597 @@
+"""check/ must say yes to correct certificates and no, with the right reason, to everything else.
+
+Certificates are written by tests/certgen.py, a test-side writer built from the format document
+(not from certify/), from positions brute-forced here.
+"""
+import functools
+import hashlib
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import msgpack
+import pytest
+import zstandard
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+import certgen as g  # noqa: E402
+from check import checker  # noqa: E402
+
+BAD = Path(__file__).parent / 'bad-certificates'
+
+# Small custom boards (most cards already on the foundations), found by brute force.
+NOWIN0, NOWIN1, WIN0, WIN1, WIN3 = g.NOWIN0, g.NOWIN1, g.WIN0, g.WIN1, g.WIN3
+
+# name -> (start, cells, foundation_moves, symmetry, deal)
+NOWIN = {
+    'board0': (NOWIN0, 0, False, 'columns', None),
+    'board0-fixed': (NOWIN0, 0, False, 'none', None),
+    'board1': (NOWIN1, 1, False, 'columns', None),
+    'deal1-cell1': (g.deal_start(1), 1, False, 'columns', 1),
+    'deal1-cell1-fixed': (g.deal_start(1), 1, False, 'none', 1),
+    'deal1-cell0': (g.deal_start(1), 0, False, 'columns', 1),
+    'deal1-cell1-fm': (g.deal_start(1), 1, True, 'columns', 1),
+}
+# name -> (start, cells, deal)
+WIN = {'win0': (WIN0, 0, None), 'win1': (WIN1, 1, None), 'win3': (WIN3, 1, None)}
+
+
+@functools.lru_cache(maxsize=None)
+def positions(name):
+    start, cells, fm, symmetry, _ = NOWIN[name]
+    found = g.explore(start, cells, fm, symmetry)
+    assert not any(g.is_won(p) for p in found), 'the brute force says this start can be won'
+    return frozenset(found)
+
+
+def nowin(name, positions_=None, parts=None, **changes):
+    """The no-win certificate for NOWIN[name], from other positions/parts or with header changes."""
+    start, cells, fm, symmetry, deal = NOWIN[name]
+    blob = g.nowin_file(start, cells, positions_ or positions(name), fm, symmetry, deal, parts)
+    return g.rebuild(blob, **changes) if changes else blob
+
+
+def parts(name):
+    start, cells, fm, symmetry, _ = NOWIN[name]
+    return g.nowin_parts(positions(name), cells, symmetry)
+
+
+@functools.lru_cache(maxsize=None)
+def path(name):
+    start, cells, _ = WIN[name]
+    return tuple(g.win_path(start, cells))
+
+
+def win(name, moves=None, **changes):
+    start, cells, deal = WIN[name]
+    blob = g.win_file(start, cells, path(name) if moves is None else moves, deal=deal)
+    return g.rebuild(blob, **changes) if changes else blob
+
+
+@pytest.fixture(scope='module')
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp('certs')
+
+
+def check(workdir, blob, name='cert.msgpack.zst'):
+    """(verdict, reason) from the checker for these file bytes. A traceback fails the test."""
+    p = workdir / name
+    p.write_bytes(blob)
+    verdict, _, text, digest = checker.verify(p)
+    assert digest == hashlib.sha256(blob).hexdigest()
+    return verdict, text
+
+
+def rejected(workdir, blob, phrase, verdict='rejected'):
+    got, text = check(workdir, blob)
+    assert got == verdict and phrase in text, (got, text)
+    return text
+
+
+# ---- the deal ----
+
+def test_deal_1_column_bottoms():
+    assert ' '.join(checker.name(col[0]) for col in checker.deal(1)) == 'JD 2D 9H JC 5D 7H 7C 5H'
+
+
+@pytest.mark.parametrize('n', [1, 2, 617, 11982, 2**31 - 1, 2**31, 2**31 + 7, 2**32 - 1, 2**32, 2**32 + 5, 2**33 - 1])
+def test_deal_agrees_with_test_side_generator(n):
+    assert [list(col) for col in checker.deal(n)] == g.ms_deal(n)
+
+
+# ---- correct certificates verify ----
+
+@pytest.mark.parametrize('name', list(NOWIN))
+def test_nowin_verifies(workdir, name):
+    verdict, text = check(workdir, nowin(name))
+    assert verdict == 'verified', text
+    assert text.endswith(f'cannot be won: {len(positions(name))} positions closed under every legal move, none won')
+
+
+@pytest.mark.parametrize('name', list(WIN))
+def test_win_verifies(workdir, name):
+    start, cells, _ = WIN[name]
+    assert g.replay_wins(start, cells, False, path(name))
+    assert check(workdir, win(name))[0] == 'verified'
+
+
+def test_win_with_a_move_off_a_foundation(workdir):
+    # WIN0: QC goes up, comes back down to an empty column, goes up again.
+    moves = list(path('win0'))
+    k = moves.index((g.card('QC'), 9)) + 1
+    moves[k:k] = [(g.card('QC'), 7), (g.card('QC'), 9)]
+    assert check(workdir, win('win0', moves, foundation_moves=True))[0] == 'verified'
+    rejected(workdir, win('win0', moves), f'move {k + 1} (QC to column 8) is illegal: QC is not free to move')
+
+
+def test_deal_1_win_and_the_theorem_line(workdir, capsys):
+    start = g.deal_start(1)
+    moves = g.win_path(start, 4)
+    p = workdir / 'deal1-win.msgpack.zst'
+    p.write_bytes(g.win_file(start, 4, moves, deal=1))
+    assert checker.main([str(p)]) == 0
+    assert capsys.readouterr().out == (
+        f'VERIFIED: Microsoft FreeCell deal 1 (4 free cells, single-card moves, no moves off foundations) can be '
+        f'won: {len(moves)} single-card moves replay to a won position. sha256 '
+        f'{hashlib.sha256(p.read_bytes()).hexdigest()}\n')
+
+
+def test_nowin_theorem_line(workdir, capsys):
+    p = workdir / 'deal1.msgpack.zst'
+    p.write_bytes(nowin('deal1-cell1'))
+    assert checker.main([str(p)]) == 0
+    assert capsys.readouterr().out.startswith(
+        'VERIFIED: Microsoft FreeCell deal 1 (1 free cell, single-card moves, no moves off foundations) cannot be '
+        f'won: {len(positions("deal1-cell1"))} positions closed under every legal move, none won. sha256 ')
+    p.write_bytes(nowin('board1'))
+    assert checker.main([str(p)]) == 0
+    assert f'VERIFIED: the layout in {p} (1 free cell,' in capsys.readouterr().out
+
+
+# ---- no-win certificates: mutations are rejected, for the right reason ----
+
+def drop(name, index):
+    """The certificate without the position whose record sorts at index; the reason it must fail."""
+    start, cells, fm, symmetry, _ = NOWIN[name]
+    table, _ = parts(name)
+    gone = sorted(positions(name), key=lambda p: g.record(p, table, cells, symmetry))[index]
+    why = 'the starting position' if gone == g.canon(start, symmetry) else 'gives a position not in the certificate'
+    return nowin(name, positions(name) - {gone}), why
+
+
+@pytest.mark.parametrize('name', ['board1', 'deal1-cell1', 'board0-fixed'])
+@pytest.mark.parametrize('index', [0, -1, 'random'])
+def test_removing_a_record_is_rejected(workdir, name, index):
+    i = random.Random(name).randrange(len(positions(name))) if index == 'random' else index
+    blob, why = drop(name, i)
+    rejected(workdir, blob, why)
+
+
+def test_removing_the_start_is_rejected(workdir):
+    start, _, _, symmetry, _ = NOWIN['board1']
+    rejected(workdir, nowin('board1', positions('board1') - {g.canon(start, symmetry)}), 'the starting position (')
+
+
+@pytest.mark.parametrize('name', ['board1', 'deal1-cell1-fixed'])
+def test_adding_a_won_position_is_rejected(workdir, name):
+    won = g.make((13, 13, 13, 13), (), [()] * 8)
+    text = rejected(workdir, nowin(name, positions(name) | {won}), f'record {len(positions(name)) + 1} (')
+    assert text.endswith('foundations KC KD KH KS; cells -; columns - | - | - | - | - | - | - | -) is won')
+
+
+def test_changing_one_card_of_one_position_is_rejected(workdir):
+    # Swap the top cards of two columns in one (non-start) position: a well-formed position,
+    # but the original is now missing.
+    start, cells, _, symmetry, _ = NOWIN['board1']
+    rng, tried = random.Random(1), 0
+    for p in rng.sample(sorted(positions('board1') - {g.canon(start, symmetry)}), 5):
+        cols = [list(c) for c in p[2]]
+        a, b = [i for i, c in enumerate(cols) if c][:2]
+        cols[a][-1], cols[b][-1] = cols[b][-1], cols[a][-1]
+        changed = g.canon(g.make(p[0], p[1], cols), symmetry)
+        if changed in positions('board1'):
+            continue
+        rejected(workdir, nowin('board1', positions('board1') - {p} | {changed}), 'not in the certificate')
+        tried += 1
+    assert tried
+
+
+def test_a_changed_copy_of_a_record_is_rejected(workdir):
+    # Changed copies are added (the originals stay) so that the copy itself is what fails.
+    table, recs = parts('board1')
+    more_clubs = bytes([recs[7][0] + 1]) + recs[7][1:]          # one more club on the foundation, still in play
+    rejected(workdir, nowin('board1', parts=(table, sorted(recs + [more_clubs]))),
+             f'({more_clubs.hex()}) is not a well-formed position: the 52 cards are not each in one place')
+    cell = [r for r in recs if r[4] == 0xFF][3]
+    ks_twice = cell[:4] + b'\x33' + cell[5:]                     # KS in the cell as well as in a column
+    rejected(workdir, nowin('board1', parts=(table, sorted(recs + [ks_twice]))),
+             f'({ks_twice.hex()}) is not a well-formed position: the 52 cards are not each in one place')
+    descending = recs[5][:5] + b''.join(reversed([recs[5][i:i + 2] for i in range(5, 21, 2)]))
+    rejected(workdir, nowin('board1', parts=(table, sorted(recs + [descending]))),
+             f'({descending.hex()}) is not a well-formed position: its column ids are not ascending')
+
+
+def test_header_changes_are_caught_by_the_semantic_check(workdir):
+    rejected(workdir, nowin('deal1-cell1', deal=2), 'the starting position (foundations -- -- -- --; cells -;')
+    rejected(workdir, nowin('deal1-cell1', cells=2), 'records:')
+    rejected(workdir, nowin('deal1-cell1', cells=0), 'records:')
+    rejected(workdir, nowin('deal1-cell1', symmetry='none'), 'the starting position')
+    rejected(workdir, nowin('deal1-cell1-fixed', symmetry='columns'), 'the starting position')
+    rejected(workdir, nowin('board1', foundation_moves=True), 'from its foundation to')
+    rejected(workdir, nowin('board0', count=91), 'records: there are 90 records, not count = 91')
+    rejected(workdir, nowin('board0', count=89), 'records: there are 90 records, not count = 89')
+    # Claimed as a win, the body is far longer than 2 x count bytes: the cap from the header refuses it.
+    rejected(workdir, nowin('board0', claim='win'), 'the data decompresses to more than', 'unreadable')
+    rejected(workdir, nowin('board0', claim='win', count=10**4), 'a win certificate must have symmetry "none"')
+    rejected(workdir, nowin('board0-fixed', claim='win', count=10**4), 'the body has')
+    # With one cell the board still reads as a position (TH in the cell), but no record does.
+    rejected(workdir, nowin('board0', cells=1), 'records:')
+    rejected(workdir, nowin('board0', xxh3_64='0' * 16), 'does not match its xxh3_64')
+
+
+def test_record_order_and_duplicates_are_rejected(workdir):
+    table, recs = parts('board1')
+    swapped = list(recs)
+    swapped[10], swapped[11] = swapped[11], swapped[10]
+    rejected(workdir, nowin('board1', parts=(table, swapped)),
+             'records: record 12 does not sort strictly after record 11')
+    rejected(workdir, nowin('board1', parts=(table, list(recs[:5]) + [recs[4]] + list(recs[5:]))),
+             'records: record 6 does not sort strictly after record 5')
+    rejected(workdir, nowin('board1', parts=(table, list(reversed(recs)))), 'records: record 2 does not sort strictly')
+
+
+def test_front_coding_is_exact(workdir):
+    table, recs = parts('board0')
+    body = g.front_code(recs)
+    W = len(recs[0])
+    # Record 2 stated with one byte less of shared prefix than it has.
+    p = body[W + 1]
+    assert p > 0
+    loose = body[:W + 1] + bytes([p - 1]) + recs[1][p - 1:] + body[W + 1 + 1 + W - p:]
+    blob = g.rebuild(nowin('board0'), msgpack.packb([table, loose]))
+    rejected(workdir, blob, 'records: record 2 shares more than its stated')
+    for bad, phrase in [(bytes([W]) + body[1:], 'records: record 1 says it shares'),
+                        (body + b'\x00', 'records: record 91 is cut short'),
+                        (body[:-1], 'records: record 90 is cut short'),
+                        (body + bytes([W - 1]) + recs[-1][-1:], 'does not sort strictly after')]:
+        rejected(workdir, g.rebuild(nowin('board0'), msgpack.packb([table, bad])), phrase)
+
+
+def test_column_table_rules(workdir):
+    table, recs = parts('board0')
+    blob = nowin('board0')
+    for bad, phrase in [(table[1:2] + table[0:1] + table[2:], 'column table entry 1 ('),
+                        (table + [b'\x34'], 'is not cards'),
+                        (table + [bytes(range(53))], 'is not cards'),
+                        (table + [b'\x33\x33\x33'], f'column table entry {len(table)} is unused')]:
+        rejected(workdir, g.rebuild(blob, msgpack.packb([bad, g.front_code(recs)])), phrase)
+    w = 2
+    beyond = recs[-1][:-w] + (len(table)).to_bytes(w, 'big')
+    rejected(workdir, nowin('board0', parts=(table, sorted(recs + [beyond]))), 'a column id is beyond the table')
+
+
+def test_cells_must_be_ascending_then_ff(workdir):
+    table, recs = parts('board1')
+    bad = [r for r in recs if r[4] != 0xFF][0]
+    rejected(workdir, nowin('board1', parts=(table, sorted(set(recs) - {bad} | {bad[:4] + b'\xfe' + bad[5:]}))),
+             'the 52 cards are not each in one place')
+    cols = [bytes(c) for c in NOWIN0[2]]
+    found = bytes(NOWIN0[0])
+    assert checker.problem(found, b'', cols) is None
+    moved = cols[:6] + [b''] + cols[7:]   # KS off its column and into a cell, spelled several ways
+    assert checker.problem(found, b'\x33', moved) is None
+    assert checker.problem(found, b'\x33\xff', moved) is None
+    for cells in (b'\xff\x33', b'\x33\x33', b'\xff\x33\xff'):
+        assert checker.problem(found, cells, moved) == 'the cells are not ascending cards, then 0xFF'
+
+
+@pytest.mark.parametrize('body, phrase', [
+    (b'', 'the body is not valid msgpack'),
+    (msgpack.packb([]), 'the body is not [column table, records]'),
+    (msgpack.packb([[], b'', b'']), 'the body is not [column table, records]'),
+    (msgpack.packb([['x'], b'']), 'the body is not valid msgpack'),
+    (msgpack.packb([[1], b'']), 'the body is not [column table, records]'),
+    (msgpack.packb({'a': 1}), 'the body is not valid msgpack'),
+    (b'\xdd\xff\xff\xff\xff', 'the body is not valid msgpack'),                 # array32 of 2**32 - 1
+    (b'\x92\xdd\x00\x01\x00\x00', 'the body is not valid msgpack'),             # table of 65536, no data
+    (msgpack.packb([[], b'']), 'records: there are 0 records, not count'),
+    (msgpack.packb([[], b'']) + b'\x00', 'the body has data after it'),
+])
+def test_nowin_body_structure(workdir, body, phrase):
+    rejected(workdir, g.rebuild(nowin('board0'), body), phrase)
+
+
+def test_flipping_any_byte_never_verifies(workdir):
+    blob = nowin('board0')
+    for i in range(len(blob)):
+        bit = 1 << (i % 8)
+        bad = blob[:i] + bytes([blob[i] ^ bit]) + blob[i + 1:]
+        verdict, text = check(workdir, bad)
+        assert verdict != 'verified' or sound(bad, blob), (i, bit, text)
+
+
+def test_truncating_never_verifies(workdir):
+    blob = nowin('board0')
+    for n in range(len(blob)):
+        verdict, text = check(workdir, blob[:n])
+        assert verdict == 'unreadable', (n, text)
+
+
+def sound(bad, blob):
+    """A mutant may verify only if it says the same as the original, or (a header bit that
+    weakens the rules, say) if the test's own brute force agrees with what it claims."""
+    try:
+        if g.unpack_file(bad) == g.unpack_file(blob):
+            return True
+    except Exception:
+        pass
+    return g.claim_holds(bad)
+
+
+# ---- win certificates: every single change is judged exactly as the test's own replay judges it ----
+
+@pytest.mark.parametrize('name', ['win1', 'win3'])
+def test_changing_or_dropping_any_move(workdir, name):
+    start, cells, _ = WIN[name]
+    moves, verdicts = list(path(name)), []
+    for i in range(len(moves)):
+        variants = [moves[:i] + moves[i + 1:]]
+        variants += [moves[:i] + [(moves[i][0], d)] + moves[i + 1:] for d in range(10) if d != moves[i][1]]
+        variants += [moves[:i] + [((moves[i][0] + k) % 52, moves[i][1])] + moves[i + 1:] for k in (1, 4, 13)]
+        for variant in variants:
+            verdict, text = check(workdir, win(name, variant))
+            assert verdict == ('verified' if g.replay_wins(start, cells, False, variant) else 'rejected'), text
+            assert verdict == 'verified' or re.search(r'move \d+ \(|is not won', text), text
+            verdicts.append(verdict)
+    assert verdicts.count('rejected') > 0.9 * len(verdicts)
+
+
+def test_win_rejections_name_the_move(workdir):
+    moves = list(path('win1'))
+    first = moves[0]
+    rejected(workdir, win('win1', moves[:-1]), f'after all {len(moves) - 1} moves the position is not won: foundations')
+    rejected(workdir, win('win1', [(g.card('AC'), 9)] + moves), 'move 1 (AC to its foundation) is illegal: AC is not')
+    rejected(workdir, win('win1', [(g.card('KH'), 9)] + moves), 'move 1 (KH to its foundation) is illegal: KH is not')
+    rejected(workdir, win('win1', [(g.card('KC'), 9)] + moves), 'move 1 (KC to its foundation) is illegal: that needs JC')
+    rejected(workdir, win('win1', [(g.card('JC'), 1)] + moves), 'move 1 (JC to column 2) is illegal: column 2 ends in KD')
+    rejected(workdir, win('win1', [(g.card('JC'), 0)] + moves), 'move 1 (JC to column 1) is illegal: it is there')
+    rejected(workdir, win('win1', [(g.card('JC'), 8), (g.card('KS'), 8)] + moves), 'move 2 (KS to a free cell) is '
+             'illegal: no free cell is empty; before it: foundations TC JD JH JS; cells JC; columns KH | QC KD')
+    rejected(workdir, win('win1', [(g.card('JC'), 8), (g.card('JC'), 8)] + moves), 'only a column card may go')
+    rejected(workdir, win('win1', [(60, 1)] + moves), 'move 1: bytes 60, 1 are not a card and a destination')
+    rejected(workdir, win('win1', [(first[0], 10)] + moves), 'are not a card and a destination')
+    rejected(workdir, win('win1', symmetry='columns'), 'a win certificate must have symmetry "none"')
+    rejected(workdir, g.rebuild(win('win1'), bytes(b for m in moves for b in m)[:-1]),
+             f'the body has {2 * len(moves) - 1} bytes, not')
+    rejected(workdir, win('win1', count=len(moves) + 1), f'the body has {2 * len(moves)} bytes, not')
+    rejected(workdir, win('win1', cells=0), 'the board is not four counts')
+    rejected(workdir, g.rebuild(win('win1'), board=g.board_bytes(WIN0, 1)), 'move 1 (')
+    assert check(workdir, win('win1', moves, cells=2, board=g.board_bytes(WIN1, 2)))[0] == 'verified'
+
+
+# ---- hostile files: one-line reasons, bounded memory, never a traceback ----
+
+def frame(data):
+    return zstandard.ZstdCompressor(level=3, write_content_size=True).compress(data)
+
+
+def raw_header(**changes):
+    h = g.header('win', 3, b'\x00' * 6, board=g.board_bytes(WIN0, 0), cells=0, symmetry='none')
+    h.update(changes)
+    return msgpack.packb(h)
+
+
+@pytest.mark.parametrize('blob, phrase', [
+    (b'', 'the file is empty or its zstd frame is cut short'),
+    (b'not a zstd frame at all', 'not a valid zstd frame'),
+    (frame(b'\xc1' * 100), 'the header (in the first 64 KiB) is not valid msgpack'),
+    (frame(bytes(range(256)) * 8), 'does not start with a msgpack map'),
+    (frame(b''), 'the header (in the first 64 KiB) is cut short'),
+    (frame(msgpack.packb([1, 2, 3])), 'does not start with a msgpack map'),
+    (frame(b'\xdf\xff\xff\xff\xff'), 'the header (in the first 64 KiB) is not valid msgpack'),   # map32 of 2**32-1
+    (frame(b'\x91' * 5000 + b'\xc0'), 'is nested too deeply'),
+    (frame(raw_header()), 'the body is not valid msgpack'),
+    (frame(raw_header() + b'\xc6\xff\xff\xff\xff' + b'\x00' * 6), 'the body is not valid msgpack'),
+    (frame(raw_header() + msgpack.packb('text!!')), 'the body is not a msgpack bin'),
+    (frame(raw_header() + msgpack.packb(b'\x00' * 6) + b'\x00'), 'the body has data after it'),
+    (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + b'\x00', 'there are bytes after the zstd frame'),
+    (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + frame(b'x'), 'there are bytes after the zstd frame'),
+    (frame(raw_header() + msgpack.packb(b'\x00' * 6))[:-3], 'cut short'),
+    (frame(raw_header() + b'\x00' * 65536), 'the data decompresses to more than'),
+    (frame(b'\x00' * 65536 + raw_header()), 'does not start with a msgpack map'),
+])
+def test_hostile_files_are_unreadable(workdir, blob, phrase):
+    rejected(workdir, blob, phrase, 'unreadable')
+
+
+@pytest.mark.parametrize('key, value', [
+    ('format', 'freecell'), ('format', b'freecell-certificate'), ('version', 2), ('version', True), ('version', '1'),
+    ('version', 1.0), ('claim', 'lose'), ('claim', None), ('deal', 0), ('deal', 2**33), ('deal', -1), ('deal', True),
+    ('board', 'text'), ('board', [1]), ('cells', 9), ('cells', -1), ('cells', True), ('cells', 4.0),
+    ('foundation_moves', 0), ('foundation_moves', None), ('symmetry', 'rows'), ('symmetry', 1), ('count', -1),
+    ('count', 2**32 + 1), ('count', False), ('xxh3_64', 'ABCDEF0123456789'), ('xxh3_64', '0' * 15),
+    ('xxh3_64', '0' * 16 + '\n'), ('xxh3_64', 12),
+])
+def test_header_types_and_ranges(workdir, key, value):
+    blob = g.rebuild(win('win1'), **{key: value})
+    rejected(workdir, blob, f'header {key} = ', 'unreadable')
+
+
+def test_header_shape(workdir):
+    h, body = g.unpack_file(win('win1'))
+    bin_body = msgpack.packb(body)
+    for changed, phrase in [({**h, 'extra': 1}, 'the header keys are not exactly'),
+                            ({k: v for k, v in h.items() if k != 'count'}, 'the header keys are not exactly'),
+                            ({**h, 'deal': 1}, 'exactly one of deal and board'),
+                            ({**h, 'board': None}, 'exactly one of deal and board')]:
+        rejected(workdir, frame(msgpack.packb(changed) + bin_body), phrase, 'unreadable')
+    # A repeated key: a map of eleven entries, 'cells' twice.
+    items = b''.join(msgpack.packb(k) + msgpack.packb(v) for k, v in h.items())
+    repeated = b'\xde\x00\x0b' + items + msgpack.packb('cells') + msgpack.packb(h['cells'])
+    rejected(workdir, frame(repeated + bin_body), 'a msgpack map repeats a key', 'unreadable')
+    assert check(workdir, frame(b'\xde\x00\x0a' + items + bin_body))[0] == 'verified'  # the same, as map16
+    big = msgpack.packb({**h, 'format': 'x' * 70000})
+    rejected(workdir, frame(big + bin_body), 'the header (in the first 64 KiB)', 'unreadable')
+
+
+def test_custom_board_validation(workdir):
+    h, body = g.unpack_file(win('win1'))
+    board = h['board']
+    for bad, phrase in [(board[:-1], 'the board is not four counts'), (board + b'\xff', 'the board is not four counts'),
+                        (board[:3], 'the board is not four counts'), (b'', 'the board is not four counts'),
+                        (bytes([14]) + board[1:], 'a foundation count is above 13'),
+                        (board.replace(bytes([g.card('KH')]), bytes([g.card('KD')])), 'the 52 cards are not each'),
+                        (board.replace(bytes([g.card('KH')]), b'\x40'), 'the 52 cards are not each'),
+                        (board[:4] + bytes([g.card('KH')]) + board[5:], 'the 52 cards are not each')]:
+        rejected(workdir, g.rebuild(win('win1'), board=bad), phrase)
+
+
+def bomb(head, size, chunk=b'\x00' * (1 << 20)):
+    """A zstd frame of head followed by size bytes of a repeated chunk, built by streaming."""
+    out = zstandard.ZstdCompressor(level=1).compressobj(size=len(head) + size)
+    parts = [out.compress(head)]
+    for _ in range(size // len(chunk)):
+        parts.append(out.compress(chunk))
+    parts.append(out.flush())
+    return b''.join(parts)
+
+
+def test_zstd_bomb_stops_at_the_cap_from_the_header(workdir):
+    # 5 GiB of zeros after a header that allows a six-byte body: read no more than the cap.
+    blob = bomb(raw_header() + b'\xc6\x40\x00\x00\x00', 5 << 30)
+    assert len(blob) < 1 << 20
+    rejected(workdir, blob, 'the data decompresses to more than', 'unreadable')
+    rejected(workdir, bomb(b'', 5 << 30), 'does not start with a msgpack map', 'unreadable')
+
+
+def test_zstd_bomb_stops_at_the_ceiling(workdir, monkeypatch):
+    monkeypatch.setattr(checker, 'CEILING', 1 << 20)
+    head = msgpack.packb({**g.header('no-win', 2**32, b'', deal=1), 'symmetry': 'columns'})
+    rejected(workdir, bomb(head + b'\xc6\xff\xff\xff\xff', 64 << 20), 'more than 1048576 bytes', 'unreadable')
+
+
+def test_empty_win_body(workdir):
+    rejected(workdir, win('win1', []), 'after all 0 moves the position is not won')
+    done = g.make((13, 13, 13, 13), (), [()] * 8)
+    assert check(workdir, g.win_file(done, 0, []))[0] == 'verified'
+
+
+# ---- fuzzing ----
+
+def mutate(blob, data):
+    kind = data.draw(st.sampled_from(['flip', 'flips', 'truncate', 'insert', 'delete']))
+    b = bytearray(blob)
+    if kind in ('flip', 'flips'):
+        for _ in range(1 if kind == 'flip' else data.draw(st.integers(2, 8))):
+            i = data.draw(st.integers(0, len(b) - 1))
+            b[i] ^= data.draw(st.integers(1, 255))
+    elif kind == 'truncate':
+        del b[data.draw(st.integers(0, len(b) - 1)):]
+    elif kind == 'insert':
+        i = data.draw(st.integers(0, len(b)))
+        b[i:i] = data.draw(st.binary(min_size=1, max_size=16))
+    else:
+        i = data.draw(st.integers(0, len(b) - 1))
+        del b[i:i + data.draw(st.integers(1, 16))]
+    return bytes(b)
+
+
+def fuzz_once(workdir, data):
+    name = data.draw(st.sampled_from(['board0', 'deal1-cell1', 'win1']))
+    blob = win(name) if name in WIN else nowin(name)
+    bad = mutate(blob, data)
+    verdict, text = check(workdir, bad, 'fuzz.msgpack.zst')
+    assert verdict != 'verified' or sound(bad, blob), text
+    assert '\n' not in text and 'internal error' not in text
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzz(workdir, data):
+    fuzz_once(workdir, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzz_long(workdir, data):
+    fuzz_once(workdir, data)
+
+
+# ---- the corpus of known-bad files ----
+
+def corpus_table():
+    rows = re.findall(r'^\| `([^`]+)` \| (\w+) \| (.+?) \|$', (BAD / 'README.md').read_text(), re.M)
+    assert rows
+    return rows
+
+
+def test_bad_certificates_corpus():
+    rows = corpus_table()
+    assert {f for f, _, _ in rows} == {p.name for p in BAD.glob('*.msgpack.zst')}
+    for file, verdict, phrase in rows:
+        got, _, text, _ = checker.verify(BAD / file)
+        assert got == verdict and phrase.strip('`') in text, (file, got, text)
+
+
+# ---- the command line ----
+
+def test_command_line(workdir, capsys):
+    folder = workdir / 'folder'
+    folder.mkdir()
+    (folder / 'a.msgpack.zst').write_bytes(nowin('board0'))
+    (folder / 'b.msgpack.zst').write_bytes(win('win0'))
+    (folder / 'ignored.txt').write_bytes(b'not a certificate')
+    assert checker.main([str(folder)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith('a.msgpack.zst: VERIFIED: the layout in') and out[1].startswith('b.msgpack.zst: VERIFIED')
+    assert out[2] == '2 certificates: 2 verified, 0 rejected'
+    assert checker.main(['-q', str(folder)]) == 0 and capsys.readouterr().out == ''
+
+    (folder / 'c.msgpack.zst').write_bytes(nowin('board0', count=89))
+    assert checker.main([str(folder)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[2].startswith('c.msgpack.zst: REJECTED: records:') and out[3] == '3 certificates: 2 verified, 1 rejected'
+    assert checker.main(['-q', str(folder)]) == 1
+    assert capsys.readouterr().out.startswith('c.msgpack.zst: REJECTED: records:')
+
+    (folder / 'd.msgpack.zst').write_bytes(b'junk')
+    assert checker.main([str(folder)]) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == '4 certificates: 2 verified, 2 rejected (1 unreadable)'
+    assert checker.main([str(folder / 'd.msgpack.zst')]) == 2
+    assert capsys.readouterr().out.startswith('UNREADABLE: not a valid zstd frame')
+
+    assert checker.main(['--json', str(folder)]) == 2
+    objects = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o['verdict'] for o in objects] == ['verified', 'verified', 'rejected', 'unreadable']
+    assert objects[0]['claim'] == 'no-win' and objects[0]['count'] == 90 and objects[0]['reason'] is None
+    assert objects[0]['deal'] is None and objects[0]['cells'] == 0 and objects[0]['symmetry'] == 'columns'
+    assert objects[1]['claim'] == 'win' and objects[1]['foundation_moves'] is False
+    assert objects[2]['reason'].startswith('records:') and objects[3]['claim'] is None
+    for o in objects:
+        assert o['sha256'] == hashlib.sha256(Path(o['path']).read_bytes()).hexdigest()
+        assert isinstance(o['seconds'], float)
+
+    assert checker.main([str(folder / 'a.msgpack.zst'), str(folder / 'c.msgpack.zst')]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith('a.msgpack.zst: VERIFIED') and out[1].startswith('c.msgpack.zst: REJECTED')
+    assert out[2] == '2 certificates: 1 verified, 1 rejected'
+
+    empty = workdir / 'empty'
+    empty.mkdir()
+    assert checker.main([str(empty)]) == 2
+    assert checker.main([str(workdir / 'missing.msgpack.zst')]) == 2
+    assert 'UNREADABLE: cannot read' in capsys.readouterr().out
+    assert checker.main(['--help']) == 0 and 'exit' in capsys.readouterr().out
+    assert checker.main([]) == 2 and checker.main(['--bogus', 'x']) == 2
+
+
+def test_python_dash_m(workdir):
+    (workdir / 'm.msgpack.zst').write_bytes(win('win0'))
+    run = subprocess.run([sys.executable, '-m', 'check', str(workdir / 'm.msgpack.zst')], capture_output=True,
+                         text=True, cwd=Path(__file__).parent.parent)
+    assert run.returncode == 0 and run.stdout.startswith('VERIFIED: the layout in') and run.stderr == ''
