@@ -1,0 +1,144 @@
+"""The index of the published certificates: README.md and SHA256SUMS, built from the files.
+
+Everything in the index is read back from the certificate files themselves (header, positions,
+digest), with `certify explain`'s analysis (certify/explain.py) for the cards that never move;
+only the seconds come from generation-times.tsv, the log of the run that wrote the files. So the
+index says what the files hold, and rebuilding it from the same files gives the same bytes.
+Run it through `python3 certificates/regenerate.py --index`.
+"""
+
+import os
+
+from certify.cards import name
+from certify.certificate import write_atomic
+from certify.explain import from_certificate, stuck
+
+import regenerate
+
+
+def facts(folder, file):
+    """One row of the index, as a dict."""
+    path = os.path.join(folder, file)
+    src = from_certificate(path)
+    deal, cells, fm = regenerate.parse_name(file)
+    if (src.deal, src.rules.ncells, src.rules.foundation_moves) != (deal, cells, fm):
+        raise ValueError(f"{file}: its header says deal {src.deal}, {src.rules.ncells} cells, "
+                         f"foundation moves {src.rules.foundation_moves}: not its name")
+    row = {"file": file, "deal": deal, "cells": cells, "fm": fm, "claim": src.verdict,
+           "symmetry": "none" if src.rules.fixed_columns else "columns",
+           "bytes": os.path.getsize(path), "sha256": regenerate.sha256_of(path),
+           "command": regenerate.command_line(deal, cells, fm)}
+    if src.verdict == "win":
+        row["moves"] = src.move_count
+        return row
+    r = src.rules
+    f = stuck(src.start[2], src.table, src.records, r.ncells, src.width, r.fixed_columns)
+    row.update(positions=f.positions, most_home=f.most_home, frozen=f.frozen, closest=f.closest)
+    return row
+
+
+def frozen_text(frozen):
+    runs = [" ".join(name(c) for c in run) for run in frozen if run]
+    count = sum(len(run) for run in frozen)
+    return f"{count}: " + " · ".join(runs) if count else "0"
+
+
+def closest_text(c):
+    if c is None:
+        return "–"
+    if c.fewest_above == 0:
+        return f"{name(c.card)} uncovered in {c.positions:,} ({c.cells_full:,} cells full)"
+    return f"{name(c.card)} never uncovered (≥ {c.fewest_above} above)"
+
+
+def table(rows, times):
+    lines = ["| deal | cells | fm | claim | positions or moves | most home | cards that never move "
+             "(by column, bottom first) | closest to moving | bytes | bytes/position | seconds | "
+             "SHA-256 | regenerate (from the repository root) |",
+             "|---:|---:|:-:|:-:|---:|---:|---|---|---:|---:|---:|---|---|"]
+    for r in rows:
+        seconds = times.get(r["file"], (None, None, None))[2]
+        seconds = f"{seconds:.1f}" if seconds is not None else "–"
+        if r["claim"] == "win":
+            size = f"{r['moves']} moves"
+            rest = ["52", "–", "–", f"{r['bytes']:,}", "–"]
+        else:
+            size = f"{r['positions']:,}"
+            rest = [str(r["most_home"]), frozen_text(r["frozen"]), closest_text(r["closest"]),
+                    f"{r['bytes']:,}", f"{r['bytes'] / r['positions']:.2f}"]
+        lines.append("| " + " | ".join(
+            [str(r["deal"]), str(r["cells"]), "yes" if r["fm"] else "no", r["claim"], size] +
+            rest + [seconds, f"`{r['sha256']}`", f"`{r['command']}`"]) + " |")
+    return lines
+
+
+HEAD = """# Published certificates
+
+Each `.msgpack.zst` file here is a certificate (docs/certificate-format.md) that one Microsoft
+FreeCell deal cannot be won, made by `certify` and verified by `check`. The main set is every
+deal below 10,000,000 that cannot be won with four free cells: the {listed} deals in
+[deals.txt](deals.txt) (a copy of the public list; see its comment lines), under the default
+rules (4 free cells, single-card moves, no foundation moves, positions up to column order).
+Files for other rules (free cells 0..8, foundation moves) carry them in their name
+(`DEAL-cellsN-fm.msgpack.zst`), in their header, and in the index below.
+
+Check them all, or one:
+
+    check certificates/
+    check certificates/11982.msgpack.zst
+
+Regenerate one byte for byte with the command in its row, or compare digests with the script:
+
+    python3 certificates/regenerate.py 11982          # remake in a scratch folder, compare SHA-256
+    python3 certificates/regenerate.py --all          # the same for every file here
+    python3 certificates/regenerate.py --write --all  # rewrite the files (and generation-times.tsv)
+    python3 certificates/regenerate.py --write --cells 5 11982   # a file for other rules
+    python3 certificates/regenerate.py --index        # rebuild this README and SHA256SUMS
+
+The script runs `certify` once per file, one after another; writing or comparing them all takes
+about as long as the seconds column adds up to (about 40 minutes here).
+
+`sha256sum -c SHA256SUMS` (in this folder) checks the digests without regenerating. The same
+zstandard library version gives the same bytes (docs/certificate-format.md, section 4).
+
+Columns: *positions* reachable (up to column order), or the *moves* of a win; *most home*, the
+most cards ever on the foundations; the cards that *never move* in any reachable position and
+the frozen card *closest to moving* with the number of positions in which it is uncovered (and
+how many of those have every free cell full), both as defined by `certify explain`
+(certify/explain.py); *seconds*, the wall time of the command on the machine that wrote the
+files (2 shared cores).
+
+"""
+
+
+def summary(rows, listed):
+    claims = {r["deal"]: r["claim"] for r in rows if r["cells"] == 4 and not r["fm"]}
+    lines = [f"Files: {len(rows)}, {sum(r['bytes'] for r in rows):,} bytes in all; "
+             f"{sum(r.get('positions', 0) for r in rows):,} positions in the no-win files.", ""]
+    won = [d for d in listed if claims.get(d) == "win"]
+    missing = [d for d in listed if d not in claims]
+    if won:
+        lines += ["**Listed as unwinnable, but won under these rules** (a win certificate "
+                  "here): " + ", ".join(map(str, won)), ""]
+    if missing:
+        lines += ["**Listed deals with no certificate here**: " + ", ".join(map(str, missing)),
+                  ""]
+    if not won and not missing:
+        lines += [f"Every one of the {len(listed)} listed deals has its no-win certificate.", ""]
+    others = [r for r in rows if (r["cells"], r["fm"]) != (4, False)]
+    if others:
+        lines += ["Files for other rules: " + ", ".join(
+            f"{r['file']} ({r['claim']})" for r in others) + ".", ""]
+    largest = sorted(rows, key=lambda r: (-r["bytes"], r["file"]))[:5]
+    lines += ["Largest files: " + ", ".join(f"{r['file']} ({r['bytes']:,} bytes)"
+                                            for r in largest) + ".", ""]
+    return lines
+
+
+def write_index(folder, files, times, listed):
+    rows = [facts(folder, f) for f in files]
+    text = HEAD.format(listed=len(listed)) + "\n".join(summary(rows, listed) + table(rows, times))
+    write_atomic(os.path.join(folder, "README.md"), (text + "\n").encode())
+    sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows)
+    write_atomic(os.path.join(folder, "SHA256SUMS"), sums.encode())
+    return rows

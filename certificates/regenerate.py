@@ -1,0 +1,227 @@
+"""Regenerate the published certificates and compare their SHA-256 digests; rebuild the index.
+
+    python3 certificates/regenerate.py 11982 146692   regenerate these in a scratch folder and
+                                                      compare digests with the published files
+    python3 certificates/regenerate.py --all          the same for every deal in deals.txt, and
+                                                      every file here for other rules
+    python3 certificates/regenerate.py --write --all  (re)write the published files themselves
+    python3 certificates/regenerate.py --write --cells 5 11982   a file for other rules
+    python3 certificates/regenerate.py --index        rebuild README.md and SHA256SUMS from them
+
+Every file is made by the one command the index shows for it, `certify DEAL -o FILE` with the
+file's rules (default: 4 free cells, columns up to permutation, no foundation moves), run as a
+subprocess exactly as a reader would run it. The rules of a deal other than the defaults are
+spelled out in its file name (see `file_name`), so a file says how to remake it.
+
+Exit status: 0 when every digest matched (or everything was written); 1 when one did not, a
+file was missing, a run failed, or a deal under the default rules (the list is of deals that
+cannot be won) came out other than no-win; 2 for bad arguments.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEALS = os.path.join(HERE, "deals.txt")
+TIMES = os.path.join(HERE, "generation-times.tsv")
+SUMS = os.path.join(HERE, "SHA256SUMS")
+INDEX = os.path.join(HERE, "README.md")
+SUFFIX = ".msgpack.zst"
+DEFAULT_CELLS = 4
+
+
+def read_deals(path=DEALS):
+    """The deal numbers in a list file: one a line, '#' starts a comment."""
+    with open(path, encoding="utf-8") as f:
+        return [int(line.split("#")[0]) for line in f if line.split("#")[0].strip()]
+
+
+def file_name(deal, cells=DEFAULT_CELLS, foundation_moves=False):
+    """'11982.msgpack.zst' under the default rules; '11982-cells5-fm.msgpack.zst' otherwise."""
+    parts = [str(deal)]
+    if cells != DEFAULT_CELLS:
+        parts.append(f"cells{cells}")
+    if foundation_moves:
+        parts.append("fm")
+    return "-".join(parts) + SUFFIX
+
+
+NAME = re.compile(r"^([0-9]+)(?:-cells([0-8]))?(-fm)?" + re.escape(SUFFIX) + "$")
+
+
+def parse_name(name):
+    """(deal, cells, foundation_moves) from a file name made by file_name, or None."""
+    m = NAME.match(name)
+    if not m or file_name(int(m[1]), int(m[2] or DEFAULT_CELLS), bool(m[3])) != name:
+        return None
+    return int(m[1]), int(m[2] or DEFAULT_CELLS), bool(m[3])
+
+
+def certify_args(deal, cells, foundation_moves):
+    """The arguments of `certify` (after the program name) that make this deal's file."""
+    args = [str(deal)]
+    if cells != DEFAULT_CELLS:
+        args += ["--cells", str(cells)]
+    if foundation_moves:
+        args.append("--foundation-moves")
+    return args
+
+
+def command_line(deal, cells=DEFAULT_CELLS, foundation_moves=False):
+    """The command, run from the repository root, that regenerates the file byte for byte."""
+    out = "certificates/" + file_name(deal, cells, foundation_moves)
+    return " ".join(["certify"] + certify_args(deal, cells, foundation_moves) + ["-o", out])
+
+
+def run_certify(deal, cells, foundation_moves, out):
+    """Run `certify` in a subprocess; its --json summary plus the wall time."""
+    code = "import sys; from certify.cli import main; sys.exit(main())"
+    argv = [sys.executable, "-c", code] + certify_args(deal, cells, foundation_moves) + \
+        ["-o", out, "--json"]
+    t0 = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if done.returncode not in (0, 3):
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return {"deal": deal, "verdict": "error", "reason": last, "wall": wall}
+    summary = json.loads(done.stdout)
+    summary["wall"] = wall
+    return summary
+
+
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_times(path=TIMES):
+    """{file name: (verdict, positions, seconds, bytes)} from the generation log."""
+    if not os.path.exists(path):
+        return {}
+    rows = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, verdict, positions, seconds, size = line.rstrip("\n").split("\t")
+            rows[name] = (verdict, int(positions), float(seconds), int(size))
+    return rows
+
+
+def write_times(rows, path=TIMES):
+    from certify.certificate import write_atomic
+    lines = ["# file\tverdict\tpositions\tseconds\tbytes  (one run of certify on the machine "
+             "that wrote the files; seconds are wall time of the whole command)\n"]
+    for name in sorted(rows, key=sort_key):
+        verdict, positions, seconds, size = rows[name]
+        lines.append(f"{name}\t{verdict}\t{positions}\t{seconds:.1f}\t{size}\n")
+    write_atomic(path, "".join(lines).encode())
+
+
+def sort_key(name):
+    parsed = parse_name(name)
+    return parsed if parsed else (float("inf"), 0, False)
+
+
+def write_all(targets, folder=HERE, log=print):
+    """Write each (deal, cells, fm) file into the folder; record what each run took.
+
+    Counts as bad (exit 1) any deal of the default rules that is not a no-win: the list is of
+    deals that cannot be won, so a win or an unknown there must be looked at.
+    """
+    times = os.path.join(folder, os.path.basename(TIMES))
+    rows = read_times(times)
+    bad = 0
+    for deal, cells, fm in targets:
+        name = file_name(deal, cells, fm)
+        s = run_certify(deal, cells, fm, os.path.join(folder, name))
+        default = (cells, fm) == (DEFAULT_CELLS, False)
+        if s["verdict"] not in ("win", "no-win") or (default and s["verdict"] != "no-win"):
+            bad += 1
+        if s["verdict"] in ("win", "no-win"):
+            rows[name] = (s["verdict"], s["positions"], s["wall"], s["bytes"])
+            write_times(rows, times)
+        log(f"{name}\t{s['verdict']}\t{s.get('positions')}\t{s['wall']:.1f} s\t"
+            f"{s.get('bytes')} bytes\t{s.get('reason') or ''}")
+    return bad
+
+
+def compare_all(targets, folder=HERE, log=print):
+    """Regenerate each file in a scratch folder; compare its digest with the published one."""
+    bad = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for deal, cells, fm in targets:
+            name = file_name(deal, cells, fm)
+            published = os.path.join(folder, name)
+            if not os.path.exists(published):
+                log(f"{name}\tMISSING from certificates/")
+                bad += 1
+                continue
+            fresh = os.path.join(scratch, name)
+            s = run_certify(deal, cells, fm, fresh)
+            same = s["verdict"] in ("win", "no-win") and sha256_of(fresh) == sha256_of(published)
+            bad += not same
+            log(f"{name}\t{'same' if same else 'DIFFERENT'}\t{s['verdict']}\t{s['wall']:.1f} s")
+            if os.path.exists(fresh):
+                os.unlink(fresh)
+    return bad
+
+
+def published_files(folder=HERE):
+    return sorted((n for n in os.listdir(folder) if parse_name(n)), key=sort_key)
+
+
+def all_targets(folder=HERE):
+    """Every deal in deals.txt under the default rules, and every other file in the folder."""
+    listed = {(d, DEFAULT_CELLS, False) for d in read_deals()}
+    return sorted(listed | {parse_name(n) for n in published_files(folder)})
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="regenerate.py", description=__doc__.split("\n")[0])
+    p.add_argument("deals", nargs="*", type=int, help="deal numbers (default rules)")
+    p.add_argument("--all", action="store_true",
+                   help="every deal in certificates/deals.txt, and every file for other rules")
+    p.add_argument("--cells", type=int, default=DEFAULT_CELLS, choices=range(9), metavar="N",
+                   help="free cells for the deals named (default 4)")
+    p.add_argument("--foundation-moves", action="store_true",
+                   help="the foundation-moves variant for the deals named")
+    p.add_argument("--write", action="store_true",
+                   help="write the published files instead of comparing digests")
+    p.add_argument("--index", action="store_true",
+                   help="rebuild README.md and SHA256SUMS from the files in certificates/")
+    p.add_argument("--folder", default=HERE,
+                   help="where the files are (default: this script's folder, certificates/)")
+    args = p.parse_args(argv)
+    if not os.path.isdir(args.folder):
+        p.error(f"no such folder: {args.folder}")
+    if args.all and args.deals:
+        p.error("name deals or give --all, not both")
+    if args.all:
+        targets = all_targets(args.folder)
+    else:
+        targets = [(d, args.cells, args.foundation_moves) for d in args.deals]
+    if not targets and not args.index:
+        p.error("name deals, or --all, or --index")
+    bad = 0
+    if targets:
+        bad = write_all(targets, args.folder) if args.write else compare_all(targets, args.folder)
+    if args.index:
+        from index import write_index  # certificates/index.py, next to this script
+        write_index(args.folder, published_files(args.folder),
+                    read_times(os.path.join(args.folder, os.path.basename(TIMES))), read_deals())
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,555 @@
+"""`certify explain`: why a deal cannot be won, or how well it can, in a few plain facts.
+
+For a deal that cannot be won, from the set of all reachable positions (searched afresh, or read
+from a certificate file, whose header then gives the rules):
+
+- **Most home**: the most cards on the foundations in any reachable position.
+
+- **Cards that never move.** A card is *in its starting place* in a position when it lies in a
+  column whose cards, from the bottom up to and including it, are exactly the cards it was dealt
+  on, bottom up. With columns up to permutation (the default) it does not matter which of the
+  eight columns that is, only what lies beneath the card; with --fixed-columns it must also be
+  the column it was dealt to. A card *never moves* when it is in its starting place in every
+  reachable position. The reachable set is closed under moves, so this says that no move ever
+  takes the card anywhere else. (The one move that leaves a card in its starting place, a lone
+  bottom card moved to an empty column, is no move at all up to column order; with fixed
+  columns it does count as moving.) If a card never moves, neither does any card beneath it, so
+  the frozen cards of a column are a run from its bottom. We also call them *frozen*.
+
+- **The frozen card closest to moving.** Only the top card of a frozen run can ever be
+  uncovered (the top card of its column). The closest to moving is the frozen card with the
+  fewest cards ever above it in a reachable position; ties go to the one that has that fewest in
+  more positions, then to the lower card number. For it: in how many positions it is uncovered
+  (zero if the fewest is more than zero), and in how many of those every free cell is full.
+
+Positions are counted as the certificate counts them: up to column order unless the rules fix
+the columns, so a count with --fixed-columns can be larger.
+
+For a deal that can be won: the length, in single-card moves, of the line `certify` writes (the
+fast solver's if it finds one, else the exhaustive search's; not necessarily the shortest), and
+the fewest free cells with which it is still winnable. A line with k cells is also a line with
+more, so winnability only grows with the cells: we try k-1, k-2, ... and stop at the first
+no-win (then the answer is exact) or the first search whose budget runs out (then it is only an
+upper bound, and we say so). For a deal that cannot be won we likewise try k+1, k+2, ... up to 8
+for the fewest free cells that make it winnable. Each try asks the solver first (a line it finds
+is replayed by the readable rules) and then searches, within the budget.
+
+Reading a certificate does not check it (that is `check`'s job): the facts are about the
+positions the file lists.
+"""
+
+import argparse
+import json
+import os
+import struct
+import sys
+from dataclasses import dataclass, field
+
+import msgpack
+
+from . import certificate, deals
+from .board import BoardError, read_board, write_board
+from .cards import name
+from .cli import EXIT_OK, EXIT_UNKNOWN, Usage, cells_count, deal_number
+from .rules import start
+from .search import NO_WIN, UNKNOWN, WIN, Rules, search, stderr_progress
+
+DEFAULT_CELL_BUDGET = 2_000_000  # positions per extra search for the fewest free cells
+DEFAULT_CELL_TIME = 120.0  # seconds per extra search
+
+
+class ExplainError(ValueError):
+    """Input explain cannot use: one line saying what is wrong."""
+
+
+@dataclass
+class Closest:
+    card: int
+    column: int  # the column it was dealt to, 0..7
+    beneath: int  # the card it lies on, or -1 for a column's bottom card
+    fewest_above: int  # fewest cards ever above it
+    positions: int  # positions with that fewest
+    cells_full: int  # ... of which every free cell is full
+
+    @property
+    def uncovered(self):
+        return self.positions if self.fewest_above == 0 else 0
+
+    @property
+    def uncovered_cells_full(self):
+        return self.cells_full if self.fewest_above == 0 else 0
+
+
+@dataclass
+class Stuck:
+    positions: int
+    most_home: int
+    frozen: list  # per dealt column, its cards that never move, bottom first
+    tops: list = field(default_factory=list)  # a Closest for each column's top frozen card
+    closest: Closest = None  # the closest to moving among `tops`; None when no card is frozen
+    column_sets: dict = field(default=None, repr=False)  # ids part -> per-column (depth, height)
+
+    def frozen_cards(self):
+        return [c for run in self.frozen for c in run]
+
+
+def stuck(start_columns, table, records, ncells, width, fixed_columns):
+    """The facts above, from records of 4 foundation counts, `ncells` cell bytes and 8 column
+    ids of `width` bytes each into `table` (column contents, bottom first).
+
+    Records with the same columns differ only in foundations and cells, so the per-column work
+    is done once per distinct set of column ids, and each record costs a dict look-up.
+    """
+    start_columns = [bytes(c) for c in start_columns]
+    off = 4 + ncells
+    n_ids = 8 * width
+    groups = {}  # the ids part -> [positions, positions with every free cell full]
+    most = 0
+    count = 0
+    for r in records:
+        if len(r) != off + n_ids:
+            raise ExplainError(f"a record of {len(r)} bytes, not {off + n_ids}")
+        count += 1
+        home = r[0] + r[1] + r[2] + r[3]
+        if home > most:
+            most = home
+        g = groups.get(r[off:])
+        if g is None:
+            g = groups[r[off:]] = [0, 0]
+        g[0] += 1
+        if ncells == 0 or r[off - 1] != 0xFF:  # cells ascending then padding: last one full
+            g[1] += 1
+    if not count:
+        raise ExplainError("no positions")
+
+    dealt_on = {col[0]: j for j, col in enumerate(start_columns) if col}
+    places = {}
+
+    def place(i):
+        # (dealt column j, how many of its dealt cards this column still holds, height), or None.
+        p = places.get(i, 0)
+        if p == 0:
+            if i >= len(table):
+                raise ExplainError(f"column id {i} is outside the table of {len(table)}")
+            col = table[i]
+            j = dealt_on.get(col[0]) if col else None
+            if j is None:
+                p = None
+            else:
+                dealt = start_columns[j]
+                k = 0
+                while k < len(col) and k < len(dealt) and col[k] == dealt[k]:
+                    k += 1
+                p = (j, k, len(col))
+            places[i] = p
+        return p
+
+    unpack = struct.Struct(">8H").unpack if width == 2 else \
+        (lambda b: [int.from_bytes(b[k:k + width], "big") for k in range(0, n_ids, width)])
+    column_sets = {}
+    for ids_part in groups:
+        depth = [0] * 8  # per dealt column: how many of its cards are in their starting place
+        height = [0] * 8  # ... and how tall the column holding them is
+        for where, i in enumerate(unpack(ids_part)):
+            p = place(i)
+            if p is not None and (not fixed_columns or p[0] == where):
+                depth[p[0]], height[p[0]] = p[1], p[2]
+        column_sets[ids_part] = (depth, height)
+
+    runs = [min(d[j] for d, _ in column_sets.values()) for j in range(8)]
+    frozen = [list(start_columns[j][:runs[j]]) for j in range(8)]
+    candidates = []
+    for j in range(8):
+        if runs[j] == 0:
+            continue
+        fewest = min(h[j] - runs[j] for _, h in column_sets.values())
+        at = [groups[k] for k, (_, h) in column_sets.items() if h[j] - runs[j] == fewest]
+        card = start_columns[j][runs[j] - 1]
+        beneath = start_columns[j][runs[j] - 2] if runs[j] >= 2 else -1
+        candidates.append(Closest(card, j, beneath, fewest, sum(g[0] for g in at),
+                                  sum(g[1] for g in at)))
+    closest = min(candidates, key=lambda c: (c.fewest_above, -c.positions, c.card), default=None)
+    return Stuck(count, most, frozen, candidates, closest, column_sets)
+
+
+def uncovered_positions(start_columns, table, records, ncells, width, fixed_columns, facts):
+    """The positions in which the closest-to-moving card is the top of its column."""
+    c = facts.closest
+    if c is None or c.fewest_above:
+        return []
+    run = len(facts.frozen[c.column])
+    off = 4 + ncells
+    wanted = {k for k, (_, h) in facts.column_sets.items() if h[c.column] == run}
+    return [decode_record(r, ncells, width, table) for r in records if r[off:] in wanted]
+
+
+def decode_record(r, ncells, width, table):
+    off = 4 + ncells
+    ids = [int.from_bytes(r[k:k + width], "big") for k in range(off, len(r), width)]
+    return r[:4], r[4:off].rstrip(b"\xff"), tuple(table[i] for i in ids)
+
+
+# ---- Where the positions come from: a fresh search, or a certificate file ----------------
+
+@dataclass
+class Source:
+    """A deal (or layout) under some rules, with what is known of its reachable positions."""
+    deal: int  # or None for a custom layout
+    board: str  # the layout's file name, or None
+    start: tuple  # the start position
+    rules: Rules
+    verdict: str
+    positions: int = None
+    moves: list = None  # WIN from a search: the line; from a certificate: None
+    move_count: int = None
+    table: list = None  # NO_WIN: column contents by id
+    records: object = None  # NO_WIN: the records (bytes) over `table`
+    width: int = 2
+    reason: str = ""
+    path: str = None  # the certificate read, if any
+
+
+def solved(position, rules):
+    """A winning line from certify's fast solver, checked by the readable rules, or None."""
+    from .prove import replays_to_win
+    from .solver import solve
+    line = solve(position, rules)
+    return line if line is not None and replays_to_win(position, line, rules) else None
+
+
+def searched(deal, board, position, rules, max_positions=None, time_limit=None, progress=None,
+             use_solver=True):
+    """Like `certify`: the fast solver first (so a win's line is the one certify would write),
+    then the exhaustive search, which alone can say no-win."""
+    line = solved(position, rules) if use_solver else None
+    if line is not None:
+        return Source(deal, board, position, rules, WIN, moves=line, move_count=len(line))
+    outcome = search(position, rules, max_positions, time_limit, progress)
+    src = Source(deal, board, position, rules, outcome.verdict, outcome.positions,
+                 reason=outcome.reason)
+    if outcome.verdict == WIN:
+        from .prove import moves_along
+        src.moves = moves_along(position, outcome.path, rules.ncells, outcome.columns, rules)
+        src.move_count = len(src.moves)
+    elif outcome.verdict == NO_WIN:
+        src.table, src.records = outcome.columns, outcome.keys
+    return src
+
+
+def from_certificate(path):
+    """A Source read from a certificate file; ExplainError names what is wrong with it."""
+    try:
+        head, body = certificate.read(path)
+    except certificate.CertificateError as e:
+        raise ExplainError(f"{path}: {e}") from None
+    cells, fm, sym = head.get("cells"), head.get("foundation_moves"), head.get("symmetry")
+    claim, deal, board, count = head.get("claim"), head.get("deal"), head.get("board"), \
+        head.get("count")
+    if type(cells) is not int or not 0 <= cells <= 8 or type(fm) is not bool \
+            or sym not in ("columns", "none") or claim not in (WIN, NO_WIN) \
+            or type(count) is not int or count < 0 or (deal is None) == (board is None):
+        raise ExplainError(f"{path}: the header is not well-formed")
+    rules = Rules(cells, sym == "none", fm)
+    if deal is not None:
+        try:
+            position = start(deals.deal(deal))
+        except ValueError as e:
+            raise ExplainError(f"{path}: {e}") from None
+    else:
+        position = board_position(board, cells, path)
+    src = Source(deal, None, position, rules, claim, path=path)
+    if claim == WIN:
+        src.move_count = count
+        return src
+    try:
+        table, data = msgpack.unpackb(body, raw=False)
+        ok = isinstance(table, list) and all(isinstance(c, bytes) for c in table) \
+            and isinstance(data, bytes)
+    except (ValueError, TypeError, msgpack.UnpackException):
+        ok = False
+    if not ok:
+        raise ExplainError(f"{path}: the body is not [column table, records]")
+    src.width = 2 if len(table) <= 65536 else 3
+    try:
+        src.records = certificate.front_decode(data, 4 + cells + 8 * src.width)
+    except certificate.CertificateError as e:
+        raise ExplainError(f"{path}: {e}") from None
+    if len(src.records) != count:
+        raise ExplainError(f"{path}: {len(src.records)} records, but the header says {count}")
+    src.table, src.positions = table, count
+    return src
+
+
+def board_position(board, ncells, path):
+    """The start position of a custom-layout certificate from its `board` bytes."""
+    bad = ExplainError(f"{path}: the header's board is not a layout")
+    if not isinstance(board, bytes) or len(board) < 4 + ncells + 8:
+        raise bad
+    found, cells = board[:4], board[4:4 + ncells].rstrip(b"\xff")
+    cols = board[4 + ncells:].split(b"\xff")
+    if len(cols) != 9 or cols[8] or any(f > 13 for f in found):
+        raise bad
+    cards = [r * 4 + s for s in range(4) for r in range(found[s])] + list(cells) + \
+        [c for col in cols[:8] for c in col]
+    if sorted(cards) != list(range(52)):
+        raise bad
+    return found, cells, tuple(cols[:8])
+
+
+# ---- The fewest free cells ---------------------------------------------------------------
+
+def fewest_cells(src, budget, time_limit, use_solver=True):
+    """(fewest, exact, attempts): the fewest free cells with which the deal is winnable.
+
+    fewest None and exact: not winnable with any number of cells up to 8. exact False: a
+    search ran out of budget, so fewest is only an upper bound (win) or unknown (None).
+    attempts: (cells, verdict, positions) of each extra search, in order.
+    """
+    r = src.rules
+    attempts = []
+
+    def attempt(cells):
+        # Winnability does not depend on whether columns are taken up to order, so the searches
+        # take them so (fewer positions); the solver, if it finds a line, settles a win at once.
+        rules = Rules(cells, False, r.foundation_moves)
+        if use_solver and solved(src.start, rules) is not None:
+            attempts.append((cells, WIN, None))
+            return WIN
+        o = search(src.start, rules, budget, time_limit)
+        attempts.append((cells, o.verdict, o.positions))
+        return o.verdict
+
+    if src.verdict == WIN:
+        fewest = r.ncells
+        for cells in range(r.ncells - 1, -1, -1):
+            verdict = attempt(cells)
+            if verdict != WIN:
+                return fewest, verdict == NO_WIN, attempts
+            fewest = cells
+        return fewest, True, attempts
+    for cells in range(r.ncells + 1, 9):
+        verdict = attempt(cells)
+        if verdict == WIN:
+            return cells, True, attempts
+        if verdict == UNKNOWN:
+            return None, False, attempts
+    return None, True, attempts
+
+
+# ---- The report --------------------------------------------------------------------------
+
+def explain(src, cell_budget=DEFAULT_CELL_BUDGET, cell_time=DEFAULT_CELL_TIME, use_solver=True):
+    """Everything `certify explain` reports, as a dict (the --json output)."""
+    r = src.rules
+    out = {
+        "deal": src.deal,
+        "board": src.board,
+        "certificate": src.path,
+        "cells": r.ncells,
+        "foundation_moves": r.foundation_moves,
+        "symmetry": "none" if r.fixed_columns else "columns",
+        "verdict": src.verdict,
+        "positions": src.positions,
+    }
+    if src.verdict == UNKNOWN:
+        out["reason"] = src.reason
+        return out
+    if src.verdict == NO_WIN:
+        facts = stuck(src.start[2], src.table, src.records, r.ncells, src.width, r.fixed_columns)
+        out["most_home"] = facts.most_home
+        out["frozen"] = [[name(c) for c in run] for run in facts.frozen]
+        out["frozen_count"] = len(facts.frozen_cards())
+        out["tops"] = [closest_json(c) for c in facts.tops]
+        out["closest"] = None if facts.closest is None else closest_json(facts.closest)
+        out["_facts"] = facts  # for --positions and --svg; dropped from the JSON
+    else:
+        out["moves"] = src.move_count
+    if cell_budget > 0:
+        fewest, exact, attempts = fewest_cells(src, cell_budget, cell_time, use_solver)
+        out["fewest_cells_to_win"] = fewest
+        out["fewest_cells_exact"] = exact
+        out["cell_searches"] = [{"cells": c, "verdict": v, "positions": p}
+                                for c, v, p in attempts]
+    return out
+
+
+def closest_json(c):
+    return {"card": name(c.card), "column": c.column + 1,
+            "beneath": name(c.beneath) if c.beneath >= 0 else None,
+            "fewest_above": c.fewest_above, "positions_at_fewest": c.positions,
+            "cells_full_at_fewest": c.cells_full,
+            "uncovered": c.uncovered, "uncovered_cells_full": c.uncovered_cells_full}
+
+
+def closest_text(c):
+    on = f"on {c['beneath']}" if c["beneath"] else "at the bottom"
+    head = f"{c['card']} (column {c['column']}, {on}): "
+    if c["uncovered"]:
+        return head + (f"uncovered in {c['uncovered']:,} positions, "
+                       f"{c['uncovered_cells_full']:,} of them with every free cell full")
+    return head + (f"never uncovered; at least {c['fewest_above']} cards above it, in "
+                   f"{c['positions_at_fewest']:,} positions ({c['cells_full_at_fewest']:,} "
+                   "with every free cell full)")
+
+
+def text(report):
+    """The report as lines of text."""
+    what = f"deal {report['deal']}" if report["deal"] is not None else \
+        f"the layout in {report['board'] or report['certificate']}"
+    setting = f"{report['cells']} free cells" + \
+        (", foundation moves" if report["foundation_moves"] else "") + \
+        (", columns fixed" if report["symmetry"] == "none" else "")
+    if report["verdict"] == UNKNOWN:
+        return [f"UNKNOWN: {what} ({setting}): search stopped after {report['positions']:,} "
+                f"positions ({report['reason']})"]
+    lines = []
+    if report["verdict"] == WIN:
+        lines.append(f"WIN: {what} ({setting}) is won in {report['moves']} single-card moves "
+                     "(the line certify writes; not necessarily the shortest)")
+    else:
+        order = "with columns fixed" if report["symmetry"] == "none" else "up to column order"
+        lines.append(f"NO WIN: {what} ({setting}) cannot be won")
+        lines.append(f"  {report['positions']:,} reachable positions ({order})")
+        lines.append(f"  most cards ever on the foundations: {report['most_home']}")
+        lines.append(f"  cards that never move: {report['frozen_count']}")
+        for j, run in enumerate(report["frozen"]):
+            if run:
+                lines.append(f"    column {j + 1}: {' '.join(run)}")
+        if report["tops"]:
+            lines.append("  the top frozen card of each column:")
+            lines += ["    " + closest_text(c) for c in report["tops"]]
+            lines.append("  closest to moving: " + closest_text(report["closest"]))
+    if "fewest_cells_to_win" in report:
+        for a in report["cell_searches"]:
+            how = "line found by the solver" if a["positions"] is None else \
+                f"{a['positions']:,} positions searched"
+            cells = f"{a['cells']} free cell" + ("" if a["cells"] == 1 else "s")
+            lines.append(f"  with {cells}: {a['verdict']} ({how})")
+        fewest, exact = report["fewest_cells_to_win"], report["fewest_cells_exact"]
+        if fewest is not None and exact:
+            lines.append(f"  fewest free cells to win: {fewest}")
+        elif fewest is not None:
+            lines.append(f"  fewest free cells to win: at most {fewest} (one fewer is unknown: "
+                         "budget ran out)")
+        elif exact:
+            lines.append("  not winnable with any number of free cells up to 8")
+        else:
+            lines.append("  fewest free cells to win: unknown (budget ran out)")
+    return lines
+
+
+def explain_parser():
+    p = argparse.ArgumentParser(
+        prog="certify explain",
+        description="Why a deal cannot be won (most cards home, the cards that never move, the "
+                    "frozen card closest to moving), or for a winnable one the solution length "
+                    "and the fewest free cells that still win. DEAL may also be a certificate "
+                    "file, whose header then gives the rules.",
+        epilog="Exit codes: 0 a definite verdict, 3 unknown (a budget ran out), 2 bad input.")
+    p.add_argument("deal", nargs="?", metavar="DEAL|CERT",
+                   help="Microsoft deal number, or a certificate file (.msgpack.zst)")
+    p.add_argument("--board", metavar="FILE", help="a layout in Freecell Solver's format")
+    p.add_argument("--cells", type=cells_count, default=None, metavar="N",
+                   help="number of free cells, 0..8 (default 4)")
+    p.add_argument("--fixed-columns", action="store_true", default=None,
+                   help="columns in fixed places: positions (and counts) are not taken up to "
+                        "column order")
+    p.add_argument("--foundation-moves", action="store_true", default=None,
+                   help="allow a foundation's top card back onto a column (a variant)")
+    p.add_argument("--svg", metavar="FILE", help="draw the deal, frozen cards outlined")
+    p.add_argument("--positions", action="store_true",
+                   help="print every position in which the closest-to-moving card is uncovered")
+    p.add_argument("--cell-budget", type=int, default=DEFAULT_CELL_BUDGET, metavar="N",
+                   help="positions per extra search for the fewest free cells (0: skip those "
+                        f"searches; default {DEFAULT_CELL_BUDGET:,})")
+    p.add_argument("--cell-time", type=float, default=DEFAULT_CELL_TIME, metavar="SECONDS",
+                   help=f"seconds per extra search (default {DEFAULT_CELL_TIME:g})")
+    p.add_argument("--no-solver", action="store_true",
+                   help="skip the fast solver (certify/solver.py) and search exhaustively only")
+    p.add_argument("--max-positions", type=int, metavar="N",
+                   help="give up (unknown) after N positions in the main search")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="give up (unknown) after this many seconds in the main search")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return p
+
+
+def source_from_args(args):
+    rule_given = args.cells is not None or args.fixed_columns or args.foundation_moves
+    if args.board is None and args.deal is not None and not args.deal.isdigit():
+        if rule_given:
+            raise Usage("rule options do not go with a certificate: its header gives the rules")
+        try:
+            return from_certificate(args.deal)
+        except ExplainError as e:
+            raise Usage(str(e)) from None
+    rules = Rules(4 if args.cells is None else args.cells, bool(args.fixed_columns),
+                  bool(args.foundation_moves))
+    if (args.deal is None) == (args.board is None):
+        raise Usage("give a deal number, a certificate file, or --board FILE (one of them)")
+    if args.board is not None:
+        try:
+            with open(args.board, encoding="utf-8") as f:
+                position = read_board(f.read(), rules.ncells)
+        except (OSError, UnicodeDecodeError) as e:
+            raise Usage(f"cannot read {args.board}: {e}") from None
+        except BoardError as e:
+            raise Usage(f"{args.board}: {e}") from None
+        deal = None
+    else:
+        deal = deal_number(args.deal)
+        position = start(deals.deal(deal))
+    progress = None if args.quiet or args.json or not sys.stderr.isatty() else stderr_progress
+    src = searched(deal, args.board, position, rules, args.max_positions, args.time_limit,
+                   progress, not args.no_solver)
+    if progress is not None:
+        print(file=sys.stderr)
+    return src
+
+
+def run(argv):
+    args = explain_parser().parse_args(argv)
+    for option, value in (("--cell-budget", args.cell_budget), ("--max-positions",
+                                                                args.max_positions)):
+        if value is not None and value < 0:
+            raise Usage(f"{option} must not be negative")
+    if args.svg is not None and not os.path.isdir(os.path.dirname(os.path.abspath(args.svg))):
+        raise Usage(f"cannot write {args.svg}: no such folder")
+    src = source_from_args(args)
+    report = explain(src, args.cell_budget, args.cell_time, not args.no_solver)
+    facts = report.pop("_facts", None)
+    boards = []
+    if args.positions and facts is not None:
+        r = src.rules
+        boards = [write_board(p, r.ncells) for p in uncovered_positions(
+            src.start[2], src.table, src.records, r.ncells, src.width, r.fixed_columns, facts)]
+    if args.json:
+        if args.positions:
+            report["uncovered_positions"] = boards
+        print(json.dumps(report))
+    else:
+        print("\n".join(text(report)))
+        for k, board in enumerate(boards, 1):
+            print(f"\n# position {k}\n{board}", end="")
+    if args.svg is not None and src.verdict != UNKNOWN:
+        from .svg import deal_svg
+        frozen = facts.frozen_cards() if facts is not None else []
+        data = deal_svg(src.start, frozen, caption(report)).encode()
+        certificate.write_atomic(args.svg, data)
+    return EXIT_UNKNOWN if src.verdict == UNKNOWN else EXIT_OK
+
+
+def caption(report):
+    """The picture's caption: what the deal is, then what the outlines mean."""
+    what = f"Deal {report['deal']}" if report["deal"] is not None else "Layout"
+    setting = f"{report['cells']} free cells" + \
+        (", foundation moves" if report["foundation_moves"] else "")
+    if report["verdict"] == WIN:
+        return [f"{what} ({setting}): won in {report['moves']} single-card moves"]
+    return [f"{what} ({setting}): cannot be won; at most {report['most_home']} cards ever home",
+            f"Outlined: the {report['frozen_count']} cards that never move"]
+
+
+__all__ = ["stuck", "explain", "from_certificate", "searched", "fewest_cells", "run",
+           "ExplainError", "Stuck", "Closest"]

@@ -1,0 +1,295 @@
+"""certify explain: the stuck facts against a plain reading of their definitions, the published
+analysis of 11982, wins and the fewest free cells, the picture, and what it refuses."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from tests.boards import reachable, small_boards
+from certify import certificate, deals
+from certify.board import read_board
+from certify.cli import main
+from certify.explain import explain, from_certificate, searched, stuck
+from certify.prove import prove, replays_to_win
+from certify.rules import encode, start
+from certify.search import Rules, decode_key
+
+# Winnable with one free cell, not with none (found by search; the test checks both claims).
+ONE_CELL_BOARD = """\
+Foundations: H-8 C-8 D-8 S-8
+Freecells: - -
+: KC
+: QD QC KD 9D
+: QS KS
+: TC
+: JH 9C JS
+: QH JD KH
+: 9H TD 9S TS
+: JC TH
+"""
+
+
+def run_json(capsys, *argv):
+    code = main(["explain", *argv, "--json", "-q"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+# ---- The facts, against plain definitions ------------------------------------------------
+
+def plain_facts(start_columns, positions, ncells, fixed_columns):
+    """The definitions of explain.py read literally, position by position, card by card."""
+    dealt = {}  # card -> (its column, the cards from that column's bottom up to it)
+    for j, col in enumerate(start_columns):
+        for k, card in enumerate(col):
+            dealt[card] = j, bytes(col[:k + 1])
+
+    def in_place(card, position):
+        j, run = dealt[card]
+        cols = [position[2][j]] if fixed_columns else position[2]
+        return any(col[:len(run)] == run for col in cols)
+
+    frozen = set(dealt)
+    for p in positions:  # a card stays frozen while it is in place in every position so far
+        frozen = {c for c in frozen if in_place(c, p)}
+    uncovered = {}  # top frozen card -> (positions where it is a column's top, ... cells full)
+    for col in start_columns:
+        run = [c for c in col if c in frozen]
+        if run:
+            top = run[-1]
+            hits = [p for p in positions if any(c and c[-1] == top for c in p[2])]
+            full = [p for p in hits if len(p[1]) == ncells]
+            uncovered[top] = (len(hits), len(full))
+    return frozen, uncovered, max(sum(p[0]) for p in positions)
+
+
+def as_records(positions, ncells):
+    """Positions as records over a column table, the way a certificate holds them."""
+    table = sorted({c for p in positions for c in p[2]})
+    ids = {c: i for i, c in enumerate(table)}
+    records = [p[0] + p[1] + b"\xff" * (ncells - len(p[1])) +
+               b"".join(ids[c].to_bytes(2, "big") for c in p[2]) for p in positions]
+    return table, records
+
+
+LIMIT = 600
+
+
+def check_against_plain(position, ncells, positions, fixed_columns):
+    table, records = as_records(positions, ncells)
+    facts = stuck(position[2], table, records, ncells, 2, fixed_columns)
+    frozen, uncovered, most = plain_facts(position[2], positions, ncells, fixed_columns)
+    assert set(facts.frozen_cards()) == frozen
+    assert facts.most_home == most and facts.positions == len(positions)
+    assert {t.card: (t.uncovered, t.uncovered_cells_full) for t in facts.tops} == uncovered
+    if facts.closest is not None:  # the closest: fewest above, then most positions
+        assert facts.closest in facts.tops
+        assert all((facts.closest.fewest_above, -facts.closest.positions) <=
+                   (t.fewest_above, -t.positions) for t in facts.tops)
+
+
+@settings(suppress_health_check=[HealthCheck.filter_too_much])
+@given(small_boards(max_left=8))
+def test_facts_match_their_definitions_on_small_boards(board):
+    position, ncells = board
+    fixed = reachable(position, ncells, fixed_columns=True, limit=LIMIT)
+    assume(len(fixed) <= LIMIT)
+    check_against_plain(position, ncells, list(fixed.values()), fixed_columns=True)
+    # Every arrangement reachable with fixed columns, taken up to column order, is the set
+    # reachable up to column order (a line of moves is a line of moves either way).
+    classes = {encode(p, ncells): p for p in fixed.values()}
+    check_against_plain(position, ncells, list(classes.values()), fixed_columns=False)
+
+
+def test_facts_match_their_definitions_on_a_deal():
+    # 781948: 7,736 positions; the full definitions, position by position, on a real deal.
+    position = start(deals.deal(781948))
+    src = searched(781948, None, position, Rules(4))
+    assert src.verdict == "no-win"
+    facts = stuck(position[2], src.table, src.records, 4, 2, False)
+    positions = [decode_key(k, 4, src.table) for k in src.records]
+    frozen, uncovered, most = plain_facts(position[2], positions, 4, False)
+    assert set(facts.frozen_cards()) == frozen and facts.most_home == most
+    assert {t.card: (t.uncovered, t.uncovered_cells_full) for t in facts.tops} == uncovered
+
+
+# ---- 11982 and the published analysis ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def report_11982():
+    src = searched(11982, None, start(deals.deal(11982)), Rules(4))
+    report = explain(src, cell_budget=1_000_000)
+    report.pop("_facts")
+    return report
+
+
+@pytest.fixture(scope="module")
+def cert_11982(tmp_path_factory):
+    cert = tmp_path_factory.mktemp("cert") / "11982.msgpack.zst"
+    prove(start(deals.deal(11982)), Rules(4), 11982, cert)
+    return str(cert)
+
+
+@pytest.fixture(scope="module")
+def cert_781948(tmp_path_factory):
+    cert = tmp_path_factory.mktemp("cert") / "781948.msgpack.zst"
+    prove(start(deals.deal(781948)), Rules(4), 781948, cert)
+    return cert
+
+
+def test_11982_as_published(report_11982):
+    r = report_11982
+    assert (r["verdict"], r["positions"]) == ("no-win", 83239)
+    assert ["AC", "QC"] in r["frozen"]  # the QC on the AC never moves ...
+    qc = next(t for t in r["tops"] if t["card"] == "QC")
+    assert (qc["beneath"], qc["uncovered"], qc["uncovered_cells_full"]) == ("AC", 8, 8)
+    # ... and a fifth free cell makes the deal winnable.
+    assert r["cell_searches"][0]["cells"] == 5 and r["cell_searches"][0]["verdict"] == "win"
+    assert (r["fewest_cells_to_win"], r["fewest_cells_exact"]) == (5, True)
+    assert r["frozen_count"] == sum(len(run) for run in r["frozen"])
+
+
+def test_11982_fixed_columns_count(capsys):
+    # The published 8 counts positions with columns in place; ours agree in both countings.
+    code, r = run_json(capsys, "11982", "--fixed-columns", "--cell-budget", "0")
+    assert code == 0 and r["symmetry"] == "none" and r["positions"] > 83239
+    qc = next(t for t in r["tops"] if t["card"] == "QC")
+    assert (qc["uncovered"], qc["uncovered_cells_full"]) == (8, 8)
+
+
+def test_certificate_gives_the_same_facts_as_a_search(cert_11982, report_11982, capsys):
+    code, r = run_json(capsys, cert_11982, "--cell-budget", "0")
+    assert code == 0 and r["certificate"] == cert_11982
+    cell_search = ("fewest_cells_to_win", "fewest_cells_exact", "cell_searches")
+    assert {**r, "certificate": None} == \
+        {k: v for k, v in report_11982.items() if k not in cell_search}
+
+
+def test_positions_lists_the_uncovered_ones(cert_11982, capsys):
+    code, r = run_json(capsys, cert_11982, "--positions", "--cell-budget", "0")
+    boards = r["uncovered_positions"]
+    assert code == 0 and len(boards) == r["closest"]["uncovered"]
+    top = r["closest"]["card"]
+    for board in boards:
+        columns = [line.split()[1:] for line in board.splitlines() if line.startswith(":")]
+        assert any(col and col[-1] == top for col in columns)
+
+
+# ---- Wins, the fewest free cells, variants -----------------------------------------------
+
+def test_win_gives_length_and_fewest_cells(tmp_path, capsys):
+    board = tmp_path / "b.txt"
+    board.write_text(ONE_CELL_BOARD)
+    code, r = run_json(capsys, "--board", str(board), "--cells", "2")
+    assert code == 0 and r["verdict"] == "win" and r["moves"] > 0
+    assert (r["fewest_cells_to_win"], r["fewest_cells_exact"]) == (1, True)
+    assert [(a["cells"], a["verdict"]) for a in r["cell_searches"]] == [(1, "win"), (0, "no-win")]
+    # The length is that of the line certify writes, and that line wins.
+    cert = tmp_path / "w.msgpack.zst"
+    assert main(["--board", str(board), "--cells", "2", "-q", "-o", str(cert)]) == 0
+    _, body = certificate.read(cert)
+    line = list(zip(body[::2], body[1::2]))
+    position = read_board(ONE_CELL_BOARD, 2)
+    assert len(line) == r["moves"] and replays_to_win(position, line, Rules(2))
+    src = from_certificate(str(cert))
+    assert (src.verdict, src.move_count, src.start) == ("win", r["moves"], position)
+
+
+def test_budget_running_out_is_reported_as_such(cert_11982, capsys):
+    code, r = run_json(capsys, cert_11982, "--cell-budget", "1000", "--no-solver")
+    assert code == 0 and r["fewest_cells_to_win"] is None and r["fewest_cells_exact"] is False
+    assert r["cell_searches"] == [{"cells": 5, "verdict": "unknown",
+                                   "positions": r["cell_searches"][0]["positions"]}]
+
+
+@pytest.mark.parametrize("options, cells, fm, verdict", [
+    (["--cells", "0"], 0, False, "no-win"), (["--cells", "3"], 3, False, "no-win"),
+    (["--foundation-moves"], 4, True, "no-win"), (["--cells", "6"], 6, False, "win")])
+def test_variants_flow_through(options, cells, fm, verdict, tmp_path, capsys):
+    code, r = run_json(capsys, "781948", *options, "--cell-budget", "0")
+    assert code == 0 and (r["cells"], r["foundation_moves"], r["verdict"]) == (cells, fm, verdict)
+    cert = tmp_path / "v.msgpack.zst"
+    assert main(["781948", *options, "-q", "-o", str(cert)]) == 0
+    capsys.readouterr()
+    code, again = run_json(capsys, str(cert), "--cell-budget", "0")
+    if verdict == "win":  # a win certificate holds the line (columns in place), no positions
+        r["positions"], r["symmetry"] = None, "none"
+    assert {**again, "certificate": None} == r
+    if cells == 0:  # no free cell and no move at all: every card is frozen
+        assert (r["positions"], r["frozen_count"]) == (1, 52)
+
+
+def test_unknown_exits_3_and_draws_nothing(tmp_path, capsys):
+    svg = tmp_path / "x.svg"
+    code, r = run_json(capsys, "11982", "--max-positions", "2000", "--svg", str(svg))
+    assert code == 3 and r["verdict"] == "unknown" and not svg.exists()
+
+
+# ---- The picture -------------------------------------------------------------------------
+
+def cards_drawn(path):
+    root = ET.parse(path).getroot()
+    groups = [g for g in root.iter("{http://www.w3.org/2000/svg}g")
+              if "card" in g.get("class", "").split()]
+    return {g.get("data-card"): "outlined" in g.get("class").split() for g in groups}, groups
+
+
+def test_svg_outlines_exactly_the_frozen_cards(tmp_path, cert_11982, capsys):
+    svg = tmp_path / "stuck.svg"
+    code, r = run_json(capsys, "11982", "--svg", str(svg), "--cell-budget", "0")
+    assert code == 0
+    drawn, groups = cards_drawn(svg)
+    assert len(groups) == 52 and len(drawn) == 52  # every card once
+    frozen = {c for run in r["frozen"] for c in run}
+    assert {c for c, outlined in drawn.items() if outlined} == frozen
+    assert {"AC", "QC"} <= frozen  # the published analysis's frozen pair
+    # Columns drawn as dealt, left to right, bottom card first; suits in colour.
+    root = ET.parse(svg).getroot()
+    texts = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.text == "Q\u2663"]
+    assert texts and texts[0].get("fill") == "#111111"
+    assert [t.get("fill") for t in root.iter("{http://www.w3.org/2000/svg}text")
+            if t.text == "6\u2665"][0] == "#c8102e"
+    again = tmp_path / "again.svg"  # the same picture, whether searched or read from a file
+    run_json(capsys, cert_11982, "--svg", str(again), "--cell-budget", "0")
+    assert svg.read_bytes() == again.read_bytes()
+
+
+def test_svg_of_a_win_outlines_nothing(tmp_path, capsys):
+    board, svg = tmp_path / "b.txt", tmp_path / "w.svg"
+    board.write_text(ONE_CELL_BOARD)
+    code, _ = run_json(capsys, "--board", str(board), "--cells", "2", "--svg", str(svg),
+                       "--cell-budget", "0")
+    drawn, _ = cards_drawn(svg)
+    assert code == 0 and not any(drawn.values()) and len(drawn) == 20  # 32 cards are home
+
+
+# ---- Bad input ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, complaint", [
+    (["0"], "out of range"),
+    (["nowhere.msgpack.zst"], "cannot read"),
+    (["GARBAGE"], "zstd"),
+    (["CERT", "--cells", "3"], "rule options"),
+    (["11982", "--svg", "no/such/folder/x.svg"], "no such folder"),
+    (["11982", "--cell-budget", "-1"], "negative"),
+    ([], "give a deal number"),
+    (["11982", "--board", "b.txt"], "one of them"),
+])
+def test_bad_input_exits_2_with_one_line(argv, complaint, cert_781948, tmp_path, monkeypatch,
+                                        capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "GARBAGE").write_bytes(b"not a certificate at all")
+    (tmp_path / "CERT").write_bytes(cert_781948.read_bytes())
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["explain", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and complaint in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_truncated_certificate_is_refused(cert_781948, tmp_path, capsys):
+    cert = tmp_path / "c.msgpack.zst"
+    cert.write_bytes(cert_781948.read_bytes()[:-100])
+    assert main(["explain", str(cert)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
