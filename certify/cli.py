@@ -8,6 +8,7 @@ Exit codes: 0 a definite verdict, 3 unknown (a budget ran out), 2 bad input.
 """
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -89,19 +90,24 @@ def certify_parser():
     return p
 
 
+def board_file(path, ncells):
+    """The position in a board file; any problem with it is bad input."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return read_board(f.read(), ncells)
+    except (OSError, UnicodeDecodeError) as e:
+        raise Usage(f"cannot read {path}: {e}") from None
+    except BoardError as e:
+        raise Usage(f"{path}: {e}") from None
+
+
 def run_certify(argv):
     args = certify_parser().parse_args(argv)
     rules = Rules(args.cells, args.fixed_columns, args.foundation_moves)
     if (args.deal is None) == (args.board is None):
         raise Usage("give a deal number or --board FILE (not both)")
     if args.board is not None:
-        try:
-            with open(args.board, encoding="utf-8") as f:
-                position = read_board(f.read(), rules.ncells)
-        except (OSError, UnicodeDecodeError) as e:
-            raise Usage(f"cannot read {args.board}: {e}") from None
-        except BoardError as e:
-            raise Usage(f"{args.board}: {e}") from None
+        position = board_file(args.board, rules.ncells)
         deal, label = None, os.path.splitext(os.path.basename(args.board))[0]
     else:
         deal = deal_number(args.deal)
@@ -169,10 +175,17 @@ def run_show(argv):
     return EXIT_OK
 
 
+def later(module, function):
+    """A subcommand imported only when it runs (its module imports this one)."""
+    def run(argv):
+        return getattr(importlib.import_module(f"certify.{module}"), function)(argv)
+    return run
+
+
 COMMANDS = {"show": run_show,
-            "import": lambda argv: __import__("certify.importer").importer.run_import(argv),
-            "explain": lambda argv: __import__("certify.explain").explain.run(argv),
-            "export": lambda argv: __import__("certify.export").export.run_export(argv)}
+            "import": later("importer", "run_import"),
+            "explain": later("explain", "run"),
+            "export": later("export", "run_export")}
 
 
 def main(argv=None):

@@ -38,7 +38,6 @@ Reading a certificate does not check it (that is `check`'s job): the facts are a
 positions the file lists.
 """
 
-import argparse
 import json
 import os
 import struct
@@ -48,9 +47,9 @@ from dataclasses import dataclass, field
 import msgpack
 
 from . import certificate, deals
-from .board import BoardError, read_board, write_board
+from .board import write_board
 from .cards import name
-from .cli import EXIT_OK, EXIT_UNKNOWN, Usage, cells_count, deal_number
+from .cli import EXIT_OK, EXIT_UNKNOWN, Parser, Usage, board_file, cells_count, deal_number
 from .rules import start
 from .search import NO_WIN, UNKNOWN, WIN, Rules, search, stderr_progress
 
@@ -439,7 +438,7 @@ def text(report):
 
 
 def explain_parser():
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="certify explain",
         description="Why a deal cannot be won (most cards home, the cards that never move, the "
                     "frozen card closest to moving), or for a winnable one the solution length "
@@ -489,13 +488,7 @@ def source_from_args(args):
     if (args.deal is None) == (args.board is None):
         raise Usage("give a deal number, a certificate file, or --board FILE (one of them)")
     if args.board is not None:
-        try:
-            with open(args.board, encoding="utf-8") as f:
-                position = read_board(f.read(), rules.ncells)
-        except (OSError, UnicodeDecodeError) as e:
-            raise Usage(f"cannot read {args.board}: {e}") from None
-        except BoardError as e:
-            raise Usage(f"{args.board}: {e}") from None
+        position = board_file(args.board, rules.ncells)
         deal = None
     else:
         deal = deal_number(args.deal)

@@ -9,21 +9,20 @@ columns. The certificate holds those single-card moves, so `check` verifies it a
 trusts nothing here. An illegal move is reported by its number and text, and nothing is written.
 """
 
-import argparse
 import hashlib
 import os
 import sys
 
 from . import certificate, deals, notation
 from .board import BoardError, read_board
-from .cli import EXIT_OK, Usage, cells_count, deal_number
+from .cli import EXIT_OK, Parser, Usage, cells_count, deal_number
 from .prove import replays_to_win, win_certificate
 from .rules import start
 from .search import Rules
 
 
 def parser():
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="certify import",
         description="Read a winning line in standard notation (columns 1-8, free cells a-d, "
                     "h the foundation; 47vb = 11 cards onto an empty column, as fc-solve -snx "

@@ -1,6 +1,5 @@
 """The fast search agrees with the readable rules, position for position."""
 
-import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from certify import certificate
