@@ -77,8 +77,8 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     Its line is replayed by the readable rules before it is believed.
     """
     board = None if deal is not None else certificate.board_bytes(start, rules.ncells)
+    t0 = time.monotonic()
     if solver is not None:
-        t0 = time.monotonic()
         line = solver(start)
         if line is not None and replays_to_win(start, line, rules):
             data = win_certificate(line, deal, board, rules)
@@ -86,7 +86,8 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
             return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line),
                             data, out)
     outcome = search(start, rules, max_positions, time_limit, progress)
-    result = Result(outcome.verdict, outcome.positions, outcome.seconds, outcome.most_home,
+    # seconds: the whole run, the solver's attempt included
+    result = Result(outcome.verdict, outcome.positions, time.monotonic() - t0, outcome.most_home,
                     reason=outcome.reason)
     if outcome.verdict == UNKNOWN:
         return result
