@@ -84,3 +84,14 @@ def write_board(position, ncells=4):
     lines.append("Freecells: " + " ".join(shown) if shown else "Freecells:")
     lines += [(": " + " ".join(name(c) for c in col)).rstrip() for col in cols]
     return "\n".join(lines) + "\n"
+
+
+def describe(position, indent):
+    """The position in words, one line per column then the foundations and cells: for comments
+    in exported proof files."""
+    found, cells, cols = position
+    lines = [f"{i + 1}: {' '.join(name(c) for c in col) or '(empty)'}" for i, col in enumerate(cols)]
+    lines.append("foundations: " + " ".join(f"{suit} {count}" for suit, count in zip(SUITS, found)))
+    if cells:
+        lines.append(f"free cells: {' '.join(name(c) for c in cells)}")
+    return "\n".join(indent + line for line in lines)

@@ -22,7 +22,7 @@ Win: `exists s, Reachable s /\\ Won s`, from the positions after each move of th
 import textwrap
 from string import Template
 
-from .cards import name
+from .board import describe
 
 # The part of the file a reader must trust; rules_section() fills in the $placeholders.
 RULES = Template(r"""$header
@@ -504,12 +504,7 @@ def start_section(deal, start):
     if deal is not None:
         return Template(DEAL_START).substitute(deal=deal)
     found, cells, cols = start
-    board_text = "\n".join(f"      {i + 1}: {' '.join(name(c) for c in col) or '(empty)'}"
-                           for i, col in enumerate(cols))
-    board_text += (f"\n      foundations: " +
-                   " ".join(f"{suit} {count}" for suit, count in zip("CDHS", found)))
-    if cells:
-        board_text += f"\n      free cells: {' '.join(name(c) for c in cells)}"
+    board_text = describe(start, "      ")
     return Template(BOARD_START).substitute(
         board_text=board_text, home=" ".join(str(n) for n in found), cells=numbers(cells),
         columns=";\n       ".join(f"[{numbers(col)}]" for col in cols))

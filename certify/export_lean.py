@@ -16,7 +16,7 @@ check its structure and read its data back independently. The data is two string
 import textwrap
 from string import Template
 
-from .cards import name
+from .board import describe
 
 LEAN_VERSION = "v4.22.0"
 
@@ -319,12 +319,7 @@ def start_section(deal, start):
     if deal is not None:
         return DEAL_START.substitute(deal=deal)
     found, cells, cols = start
-    board_text = "\n".join(f"    {i + 1}: {' '.join(name(c) for c in col) or '(empty)'}"
-                           for i, col in enumerate(cols))
-    board_text += (f"\n    foundations: " +
-                   " ".join(f"{suit} {count}" for suit, count in zip("CDHS", found)))
-    if cells:
-        board_text += f"\n    free cells: {' '.join(name(c) for c in cells)}"
+    board_text = describe(start, "    ")
     return BOARD_START.substitute(
         board_text=board_text, home=numbers(found), cells=numbers(cells),
         columns=",\n     ".join(f"[{numbers(col)}]" for col in cols))
