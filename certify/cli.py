@@ -90,28 +90,41 @@ def certify_parser():
     return p
 
 
+def read_text(path):
+    """A text file's contents ('-': standard input); an unreadable file is bad input."""
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise Usage(f"cannot read {path}: {e}") from None
+
+
 def board_file(path, ncells):
     """The position in a board file; any problem with it is bad input."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return read_board(f.read(), ncells)
-    except (OSError, UnicodeDecodeError) as e:
-        raise Usage(f"cannot read {path}: {e}") from None
+        return read_board(read_text(path), ncells)
     except BoardError as e:
         raise Usage(f"{path}: {e}") from None
+
+
+def starting_point(deal_text, board_path, ncells, neither_or_both):
+    """(deal number or None, start position, name for files) from a deal number or a board file."""
+    if (deal_text is None) == (board_path is None):
+        raise Usage(neither_or_both)
+    if board_path is not None:
+        label = os.path.splitext(os.path.basename(board_path))[0]
+        return None, board_file(board_path, ncells), label
+    deal = deal_number(deal_text)
+    return deal, start(deals.deal(deal)), str(deal)
 
 
 def run_certify(argv):
     args = certify_parser().parse_args(argv)
     rules = Rules(args.cells, args.fixed_columns, args.foundation_moves)
-    if (args.deal is None) == (args.board is None):
-        raise Usage("give a deal number or --board FILE (not both)")
-    if args.board is not None:
-        position = board_file(args.board, rules.ncells)
-        deal, label = None, os.path.splitext(os.path.basename(args.board))[0]
-    else:
-        deal = deal_number(args.deal)
-        position, label = start(deals.deal(deal)), str(deal)
+    deal, position, label = starting_point(args.deal, args.board, rules.ncells,
+                                           "give a deal number or --board FILE (not both)")
     out = args.output or f"{label}.msgpack.zst"
     progress = None if args.quiet or args.json or not sys.stderr.isatty() else stderr_progress
     from .prove import prove

@@ -49,7 +49,7 @@ import msgpack
 from . import certificate, deals
 from .board import write_board
 from .cards import name
-from .cli import EXIT_OK, EXIT_UNKNOWN, Parser, Usage, board_file, cells_count, deal_number
+from .cli import EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count, starting_point
 from .rules import start
 from .search import NO_WIN, UNKNOWN, WIN, Rules, search, stderr_progress
 
@@ -485,14 +485,9 @@ def source_from_args(args):
             raise Usage(str(e)) from None
     rules = Rules(4 if args.cells is None else args.cells, bool(args.fixed_columns),
                   bool(args.foundation_moves))
-    if (args.deal is None) == (args.board is None):
-        raise Usage("give a deal number, a certificate file, or --board FILE (one of them)")
-    if args.board is not None:
-        position = board_file(args.board, rules.ncells)
-        deal = None
-    else:
-        deal = deal_number(args.deal)
-        position = start(deals.deal(deal))
+    deal, position, _ = starting_point(
+        args.deal, args.board, rules.ncells,
+        "give a deal number, a certificate file, or --board FILE (one of them)")
     progress = None if args.quiet or args.json or not sys.stderr.isatty() else stderr_progress
     src = searched(deal, args.board, position, rules, args.max_positions, args.time_limit,
                    progress, not args.no_solver)

@@ -10,14 +10,10 @@ trusts nothing here. An illegal move is reported by its number and text, and not
 """
 
 import hashlib
-import os
-import sys
 
-from . import certificate, deals, notation
-from .board import BoardError, read_board
-from .cli import EXIT_OK, Parser, Usage, cells_count, deal_number
+from . import certificate, notation
+from .cli import EXIT_OK, Parser, Usage, cells_count, read_text, starting_point
 from .prove import replays_to_win, win_certificate
-from .rules import start
 from .search import Rules
 
 
@@ -50,14 +46,8 @@ def parser():
 def run_import(argv):
     args = parser().parse_args(argv)
     rules = Rules(args.cells)
-    if (args.deal is None) == (args.board is None):
-        raise Usage("give --deal N or --board FILE (not both)")
-    if args.board is not None:
-        position = start_of_board(args.board, rules.ncells)
-        deal, label = None, os.path.splitext(os.path.basename(args.board))[0]
-    else:
-        deal = deal_number(args.deal)
-        position, label = start(deals.deal(deal)), str(deal)
+    deal, position, label = starting_point(args.deal, args.board, rules.ncells,
+                                           "give --deal N or --board FILE (not both)")
     text = read_text(args.file)
     try:
         moves = notation.parse(text, rules.ncells)
@@ -76,20 +66,3 @@ def run_import(argv):
           f"{len(line)} single-card moves\n  certificate {out} ({len(data):,} bytes)\n"
           f"  sha256 {hashlib.sha256(data).hexdigest()}")
     return EXIT_OK
-
-
-def read_text(path):
-    try:
-        if path == "-":
-            return sys.stdin.read()
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise Usage(f"cannot read {path}: {e}") from None
-
-
-def start_of_board(path, ncells):
-    try:
-        return read_board(read_text(path), ncells)
-    except BoardError as e:
-        raise Usage(f"{path}: {e}") from None
