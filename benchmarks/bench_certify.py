@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from certify import certificate  # noqa: E402
 from certify.deals import deal  # noqa: E402
-from certify.rules import encode, decode, moves, start  # noqa: E402
-from certify.search import Rules, search  # noqa: E402
+from certify.rules import Rules, decode, encode, moves, start  # noqa: E402
+from certify.search import search  # noqa: E402
 
 
 def plain_bfs(position, ncells=4):

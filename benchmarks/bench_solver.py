@@ -21,8 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from certify import deals, notation, solver  # noqa: E402
 from certify.prove import replays_to_win  # noqa: E402
-from certify.rules import start  # noqa: E402
-from certify.search import Rules  # noqa: E402
+from certify.rules import Rules, start  # noqa: E402
 
 
 def bench(first, n, rules, budget):

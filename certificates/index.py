@@ -10,7 +10,7 @@ Run it through `python3 certificates/regenerate.py --index`.
 import os
 
 from certify.cards import name
-from certify.certificate import write_atomic
+from certify.output import write_atomic
 from certify.explain import from_certificate, stuck
 
 import regenerate

@@ -119,7 +119,7 @@ def read_times(path=TIMES):
 
 
 def write_times(rows, path=TIMES):
-    from certify.certificate import write_atomic
+    from certify.output import write_atomic
     lines = ["# file\tverdict\tpositions\tseconds\tbytes  (one run of certify on the machine "
              "that wrote the files; seconds are wall time of the whole command)\n"]
     for name in sorted(rows, key=sort_key):

@@ -28,11 +28,10 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import islice
 
-from . import certificate, deals
+from . import deals, output
 from .cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, add_rule_options
 from .prove import NO_WIN, UNKNOWN, WIN, Result, prove
-from .rules import start
-from .search import Rules
+from .rules import Rules, start
 from .solver import solve
 
 RANGE = re.compile(r"^(\d+)-(\d+)$")
@@ -209,14 +208,14 @@ def open_folder(folder, settings):
     else:
         os.makedirs(folder, exist_ok=True)
         text = json.dumps(wanted, sort_keys=True, indent=1) + "\n"
-        certificate.write_atomic(settings_path, text.encode())
+        output.write_atomic(settings_path, text.encode())
     lock = open(settings_path, "rb")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         lock.close()
         raise Usage(f"another census is writing to {folder}") from None
-    # What a worker killed mid-write leaves behind (certificate.write_atomic's temporaries).
+    # What a worker killed mid-write leaves behind (output.write_atomic's temporaries).
     for name in os.listdir(folder):
         if name.startswith(".tmp-"):
             os.unlink(os.path.join(folder, name))
@@ -271,7 +270,7 @@ def table_line(row):
 
 
 def write_sorted(path, rows):
-    certificate.write_atomic(path, "".join(table_line(rows[d]) for d in sorted(rows)).encode())
+    output.write_atomic(path, "".join(table_line(rows[d]) for d in sorted(rows)).encode())
 
 
 # Progress and summary.
@@ -414,7 +413,7 @@ def run(span, settings, folder, args, client):
         with open(path, "a", encoding="utf-8") as table:
             for row, data in finished:
                 if data is not None:  # from a Dask worker: we write the certificate here
-                    certificate.write_atomic(os.path.join(folder, row["path"]), data)
+                    output.write_atomic(os.path.join(folder, row["path"]), data)
                 table.write(table_line(row))
                 table.flush()
                 rows[row["deal"]] = row

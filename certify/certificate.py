@@ -1,13 +1,11 @@
 """Writing and reading certificate files (docs/certificate-format.md).
 
-Writing is deterministic (everything sorted, fixed compression level, no timestamps) and atomic
-(a temporary file in the same folder, then rename), so an interrupted run never leaves a partial
-certificate and the same deal and rules give the same bytes everywhere.
+Encoding is deterministic (everything sorted, fixed compression level, no timestamps), so the
+same deal and rules give the same bytes everywhere. Files are written by certify/output.py.
 """
 
 import os
 import struct
-import tempfile
 
 import msgpack
 import xxhash
@@ -108,26 +106,6 @@ def encode_file(head, body, level=LEVEL):
     content = msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)
     return zstandard.ZstdCompressor(level=level, write_checksum=False,
                                     write_content_size=True).compress(content)
-
-
-def write_atomic(path, data):
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for secrets; a certificate is public
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def read(path, max_size=1 << 32):

@@ -15,8 +15,9 @@ import sys
 
 from . import deals
 from .board import BoardError, read_board, write_board
-from .rules import start
-from .search import UNKNOWN, Rules, stderr_progress
+from .rules import Rules, start
+from .progress import for_stderr
+from .search import UNKNOWN
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 2, 3
 
@@ -126,14 +127,14 @@ def run_certify(argv):
     deal, position, label = starting_point(args.deal, args.board, rules.ncells,
                                            "give a deal number or --board FILE (not both)")
     out = args.output or f"{label}.msgpack.zst"
-    progress = None if args.quiet or args.json or not sys.stderr.isatty() else stderr_progress
+    progress = for_stderr(args.quiet or args.json)
     from .prove import prove
     from .solver import solve
     solver = None if args.no_solver else (lambda p: solve(p, rules))
     result = prove(position, rules, deal, out, args.max_positions, args.time_limit, progress,
                    solver=solver)
     if progress is not None:
-        print(file=sys.stderr)
+        progress.close()
     written = winning_notation(position, result, rules) if args.notation else None
     if args.json:
         shown = result.as_json(deal if deal is not None else args.board)

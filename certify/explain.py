@@ -46,12 +46,13 @@ from dataclasses import dataclass, field
 
 import msgpack
 
-from . import certificate, deals
+from . import certificate, deals, output
 from .board import write_board
 from .cards import name
 from .cli import EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count, starting_point
-from .rules import start
-from .search import NO_WIN, UNKNOWN, WIN, Rules, search, stderr_progress
+from .rules import Rules, start
+from .progress import for_stderr
+from .search import NO_WIN, UNKNOWN, WIN, search
 
 DEFAULT_CELL_BUDGET = 2_000_000  # positions per extra search for the fewest free cells
 DEFAULT_CELL_TIME = 120.0  # seconds per extra search
@@ -488,11 +489,11 @@ def source_from_args(args):
     deal, position, _ = starting_point(
         args.deal, args.board, rules.ncells,
         "give a deal number, a certificate file, or --board FILE (one of them)")
-    progress = None if args.quiet or args.json or not sys.stderr.isatty() else stderr_progress
+    progress = for_stderr(args.quiet or args.json)
     src = searched(deal, args.board, position, rules, args.max_positions, args.time_limit,
                    progress, not args.no_solver)
     if progress is not None:
-        print(file=sys.stderr)
+        progress.close()
     return src
 
 
@@ -524,7 +525,7 @@ def run(argv):
         from .svg import deal_svg
         frozen = facts.frozen_cards() if facts is not None else []
         data = deal_svg(src.start, frozen, caption(report)).encode()
-        certificate.write_atomic(args.svg, data)
+        output.write_atomic(args.svg, data)
     return EXIT_UNKNOWN if src.verdict == UNKNOWN else EXIT_OK
 
 

@@ -19,10 +19,10 @@ import hashlib
 import os
 import re
 
-from . import certificate, deals, export_coq, export_lean
+from . import certificate, deals, export_coq, export_lean, output
 from .cli import EXIT_OK, Parser, Usage
-from .rules import decode, encode, is_won, moves, start
-from .search import NO_WIN, Rules, decode_key, search
+from .rules import Rules, decode, encode, is_won, moves, start
+from .search import NO_WIN, decode_key, search
 
 COQ_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")  # coqc names a module after its file
 
@@ -57,7 +57,7 @@ def run_export(argv):
     render = win_file if head["claim"] == "win" else coq_file if args.coq else lean_file
     text, summary = render(head, body, path, filename)
     try:
-        certificate.write_atomic(out, text.encode("utf-8"))
+        output.write_atomic(out, text.encode("utf-8"))
     except OSError as e:
         raise Usage(f"cannot write {out}: {e}") from None
     print(f"wrote {out}: {summary}; check it with: {'coqc' if args.coq else 'lean'} {filename}")

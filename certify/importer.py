@@ -11,10 +11,10 @@ trusts nothing here. An illegal move is reported by its number and text, and not
 
 import hashlib
 
-from . import certificate, notation
+from . import certificate, notation, output
 from .cli import EXIT_OK, Parser, Usage, cells_count, read_text, starting_point
 from .prove import replays_to_win, win_certificate
-from .search import Rules
+from .rules import Rules
 
 
 def parser():
@@ -58,9 +58,9 @@ def run_import(argv):
     if not replays_to_win(position, line, rules):
         raise AssertionError("the notation reader made a line the rules do not accept")
     board = None if deal is not None else certificate.board_bytes(position, rules.ncells)
-    data = win_certificate(line, deal, board, rules)
+    data, _ = win_certificate(line, deal, board, rules)
     out = args.output or f"{label}.msgpack.zst"
-    certificate.write_atomic(out, data)
+    output.write_atomic(out, data)
     what = f"deal {deal}" if deal is not None else f"the layout in {args.board}"
     print(f"WIN: {what} ({rules.ncells} free cells): {len(moves)} notation moves read as "
           f"{len(line)} single-card moves\n  certificate {out} ({len(data):,} bytes)\n"

@@ -9,9 +9,9 @@ import os
 import time
 from dataclasses import dataclass
 
-from . import certificate
-from .rules import encode, is_won, moves
-from .search import NO_WIN, UNKNOWN, WIN, Rules, decode_key, search
+from . import certificate, output
+from .rules import Rules, encode, is_won, moves
+from .search import NO_WIN, UNKNOWN, WIN, decode_key, search
 
 
 @dataclass
@@ -25,6 +25,7 @@ class Result:
     size: int = None
     moves: list = None  # WIN: the single-card moves
     reason: str = ""  # UNKNOWN: why
+    body: bytes = None  # the certificate's body (what a range certificate's entry carries)
 
     def as_json(self, deal):
         return {
@@ -64,9 +65,10 @@ def moves_along(start, keys, ncells, columns, rules):
 
 
 def win_certificate(moves_line, deal, board, rules):
+    """(file bytes, body) of the win certificate for a line of single-card moves."""
     body = certificate.win_body(moves_line)
     head = certificate.header("win", deal, board, rules, len(moves_line), body)
-    return certificate.encode_file(head, body)
+    return certificate.encode_file(head, body), body
 
 
 def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
@@ -75,32 +77,41 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
 
     `solver`, if given, is tried first: a function start -> list of single-card moves or None.
     Its line is replayed by the readable rules before it is believed.
+    `progress` (certify/progress.py) hears each phase and the search's figures.
     """
     board = None if deal is not None else certificate.board_bytes(start, rules.ncells)
     t0 = time.monotonic()
     if solver is not None:
+        _phase(progress, "solving")
         line = solver(start)
         if line is not None and replays_to_win(start, line, rules):
-            data = win_certificate(line, deal, board, rules)
+            data, body = win_certificate(line, deal, board, rules)
             # positions: the replayed line's, the only ones this result vouches for
-            return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line),
-                            data, out)
+            return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line,
+                                   body=body), data, out)
+    _phase(progress, "searching")
     outcome = search(start, rules, max_positions, time_limit, progress)
     # seconds: the whole run, the solver's attempt included
     result = Result(outcome.verdict, outcome.positions, time.monotonic() - t0, outcome.most_home,
                     reason=outcome.reason)
     if outcome.verdict == UNKNOWN:
         return result
+    _phase(progress, "writing")
     if outcome.verdict == WIN:
         result.moves = moves_along(start, outcome.path, rules.ncells, outcome.columns, rules)
-        data = win_certificate(result.moves, deal, board, rules)
+        data, result.body = win_certificate(result.moves, deal, board, rules)
     else:
         assert outcome.verdict == NO_WIN
-        body = certificate.no_win_body(outcome.keys, outcome.columns, rules.ncells,
-                                       rules.fixed_columns)
-        head = certificate.header("no-win", deal, board, rules, outcome.positions, body)
-        data = certificate.encode_file(head, body)
+        result.body = certificate.no_win_body(outcome.keys, outcome.columns, rules.ncells,
+                                              rules.fixed_columns)
+        head = certificate.header("no-win", deal, board, rules, outcome.positions, result.body)
+        data = certificate.encode_file(head, result.body)
     return _written(result, data, out)
+
+
+def _phase(progress, name):
+    if progress is not None:
+        progress.phase(name)
 
 
 def replays_to_win(start, line, rules):
@@ -119,7 +130,7 @@ def _written(result, data, out):
     result.sha256 = hashlib.sha256(data).hexdigest()
     result.size = len(data)
     if out is not None:
-        certificate.write_atomic(out, data)
+        output.write_atomic(out, data)
         result.path = os.fspath(out)
     return result
 

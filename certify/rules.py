@@ -17,6 +17,17 @@ EMPTY = 0xFF  # an empty free cell, and the end of a column, in the encoding
 WON = bytes([13, 13, 13, 13])
 
 
+class Rules:
+    """Which game: how many free cells, whether columns keep fixed places (or are taken up to
+    permutation, which the rules never distinguish), and whether a foundation's top card may
+    come back onto a column (a variant)."""
+
+    def __init__(self, ncells=4, fixed_columns=False, foundation_moves=False):
+        self.ncells = ncells
+        self.fixed_columns = fixed_columns
+        self.foundation_moves = foundation_moves
+
+
 def start(columns):
     """The position before the first move: every card in the columns."""
     return bytes(4), b"", tuple(bytes(c) for c in columns)

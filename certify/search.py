@@ -12,7 +12,6 @@ UNKNOWN (a budget ran out; nothing is claimed).
 """
 
 import struct
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -74,13 +73,6 @@ class Columns:
         if j is None:
             j = self.pushed[k] = self.id(self.content[i] + bytes((card,)))
         return j
-
-
-class Rules:
-    def __init__(self, ncells=4, fixed_columns=False, foundation_moves=False):
-        self.ncells = ncells
-        self.fixed_columns = fixed_columns
-        self.foundation_moves = foundation_moves
 
 
 def make_expander(rules, columns):
@@ -180,7 +172,7 @@ def search(position, rules, max_positions=None, time_limit=None, progress=None):
     won = first if first[:4] == WON else None
     expanded = 0
     reason = ""
-    next_report = t0 + 1.0
+    next_report = t0 + 0.25
     while stack and won is None:
         k = stack.pop()
         for n in expand(k):
@@ -203,8 +195,8 @@ def search(position, rules, max_positions=None, time_limit=None, progress=None):
                 reason = f"--time-limit {time_limit:g} s reached"
                 break
             if progress is not None and now >= next_report:
-                progress(len(parent), len(stack), most, now - t0)
-                next_report = now + 1.0
+                progress.update(len(parent), most)
+                next_report = now + 0.25
     seconds = time.monotonic() - t0
     if won is not None:
         path = []
@@ -222,9 +214,3 @@ def decode_key(k, ncells, columns):
     """The position (foundations, cells, columns) a search key stands for."""
     ids = IDS.unpack_from(k, 4 + ncells)
     return k[:4], k[4:4 + ncells].rstrip(b"\xff"), tuple(columns[i] for i in ids)
-
-
-def stderr_progress(positions, pending, most, seconds):
-    rate = positions / seconds if seconds else 0
-    print(f"\r  {positions:,} positions, {rate:,.0f}/s, {pending:,} to expand, "
-          f"most home {most}", end="", file=sys.stderr, flush=True)

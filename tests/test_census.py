@@ -14,8 +14,7 @@ import pytest
 from certify import census, cli
 from certify.deals import deal
 from certify.prove import Result, prove
-from certify.rules import start
-from certify.search import Rules
+from certify.rules import Rules, start
 from certify.solver import solve
 
 SMALL = "1-4"  # a few quick deals

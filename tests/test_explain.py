@@ -13,8 +13,8 @@ from certify.board import read_board
 from certify.cli import main
 from certify.explain import explain, from_certificate, searched, stuck
 from certify.prove import prove, replays_to_win
-from certify.rules import encode, start
-from certify.search import Rules, decode_key
+from certify.rules import Rules, encode, start
+from certify.search import decode_key
 
 # Winnable with one free cell, not with none (found by search; the test checks both claims).
 ONE_CELL_BOARD = """\

@@ -18,8 +18,8 @@ from certify.cli import main
 from certify.deals import deal
 from certify.export_coq import coq_file
 from certify.prove import prove
-from certify.rules import moves, start
-from certify.search import NO_WIN, Rules, decode_key, search
+from certify.rules import Rules, moves, start
+from certify.search import NO_WIN, decode_key, search
 
 # A layout with no free cell that cannot be won (231 positions).
 NO_CELLS = """Foundations: H-5 C-8 D-6 S-8

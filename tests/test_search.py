@@ -5,8 +5,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from certify import certificate
 from certify.deals import deal
 from certify.prove import prove, replays_to_win
-from certify.rules import CELL, HOME, encode, is_won, moves, start
-from certify.search import NO_WIN, UNKNOWN, WIN, Columns, Rules, decode_key, make_expander, \
+from certify.rules import CELL, HOME, Rules, encode, is_won, moves, start
+from certify.search import NO_WIN, UNKNOWN, WIN, Columns, decode_key, make_expander, \
     search, start_key
 from tests.boards import any_won, reachable, small_boards
 

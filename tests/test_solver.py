@@ -12,8 +12,8 @@ from hypothesis import given
 from certify import cli, deals, notation
 from certify.board import write_board
 from certify.prove import replays_to_win
-from certify.rules import HOME, start
-from certify.search import WIN, Rules, search
+from certify.rules import HOME, Rules, start
+from certify.search import WIN, search
 from certify.solver import autoplay, search_in_turns, solve
 from tests.boards import small_boards
 
