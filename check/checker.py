@@ -97,9 +97,9 @@ def illegal(found, free, cols, card, source, dest, rules):
     rank, suit, cells, foundation_moves = card // 4, card % 4, rules['cells'], rules['foundation_moves']
     if not (cols[source][-1] == card if source < 8 else source == CELL or foundation_moves and found[suit] == rank + 1):
         return f'{name(card)} is not free to move'
-    if dest == source: return 'it is there'   # (no moves from a free cell to a free cell: the cells are a set)
+    if dest == CELL and source >= 8: return 'only a column card may go to a free cell'   # (the cells are a set)
+    if dest == source: return 'it is on it' if dest == FOUNDATION else 'it is there'
     if dest == FOUNDATION and found[suit] != rank: return f'that needs {name(found[suit] * 4 + suit)}'
-    if dest == CELL and source >= 8: return 'only a column card may go to a free cell'
     if dest == CELL and len(free) >= cells: return 'no free cell is empty'
     if dest < 8 and cols[dest] and card not in GOES_ON[cols[dest][-1]]:
         return f'column {dest + 1} ends in {name(cols[dest][-1])}'

@@ -109,11 +109,14 @@ def canon(pos, symmetry):
     return (pos[0], pos[1], tuple(sorted(pos[2]))) if symmetry == 'columns' else pos
 
 
-def explore(start, ncells, fmoves=False, symmetry='columns', limit=2_000_000):
-    """All positions reachable from start, canonical under the symmetry (breadth-first)."""
+def explore(start, ncells, fmoves=False, symmetry='columns', limit=2_000_000, unexpanded=()):
+    """All positions reachable from start, canonical under the symmetry (breadth-first); the
+    moves from a position in `unexpanded` are not followed (its successors may be left out)."""
     seen, todo = {canon(start, symmetry)}, deque([canon(start, symmetry)])
     while todo:
         pos = todo.popleft()
+        if pos in unexpanded:
+            continue
         for _, nxt in successors(pos, ncells, fmoves):
             k = canon(nxt, symmetry)
             if k not in seen:
@@ -176,10 +179,11 @@ def record(pos, table, ncells, symmetry):
     return rec + b''.join(i.to_bytes(w, 'big') for i in colids)
 
 
-def nowin_parts(positions, ncells, symmetry):
-    """(column table, sorted records) for these positions, per section 3."""
+def nowin_parts(positions, ncells, symmetry, width=None):
+    """(column table, sorted records) for these positions, per section 3; width forces the id
+    width (2 or 3 bytes) instead of the one the table's size calls for, to write a wrong file."""
     table = sorted({bytes(col) for p in positions for col in p[2]})
-    w = 2 if len(table) <= 65536 else 3
+    w = width or (2 if len(table) <= 65536 else 3)
     ids = {col: i for i, col in enumerate(table)}
     recs = []
     for found, cells, cols in positions:
@@ -187,7 +191,8 @@ def nowin_parts(positions, ncells, symmetry):
         if symmetry == 'columns':
             colids.sort()
         rec = bytes(found) + bytes(sorted(cells)) + b'\xff' * (ncells - len(cells))
-        recs.append(rec + b''.join(i.to_bytes(w, 'big') for i in colids))
+        # A forced width too narrow keeps each id's low bytes (a writer that never uses 3 bytes).
+        recs.append(rec + b''.join((i % 256**w).to_bytes(w, 'big') for i in colids))
     return table, sorted(recs)
 
 
@@ -267,12 +272,12 @@ def nowin_body(parts, version=1):
 
 
 def nowin_file(start, ncells, positions=None, fmoves=False, symmetry='columns', deal=None, parts=None,
-               version=1, **changes):
-    """A no-win certificate file (correct unless positions/parts/changes make it otherwise)."""
+               version=1, width=None, **changes):
+    """A no-win certificate file (correct unless positions/parts/width/changes make it otherwise)."""
     if parts is None:
         if positions is None:
             positions = explore(start, ncells, fmoves, symmetry)
-        parts = nowin_parts(positions, ncells, symmetry)
+        parts = nowin_parts(positions, ncells, symmetry, width)
     body = nowin_body(parts, version)
     h = header('no-win', len(parts[1]), body, deal=deal, board=None if deal else board_bytes(start, ncells),
                cells=ncells, foundation_moves=fmoves, symmetry=symmetry, version=version)
@@ -356,6 +361,51 @@ NOWIN1 = board((10, 4, 6, 9), ['TD TS 5D 7H KD JH TH', 'JS QH KH', '8H', 'QD KC 
 WIN0 = board((11, 12, 12, 12), ['QC KD', 'KC', 'KH', 'KS', '', '', '', ''])                         # 0 cells
 WIN1 = board((10, 11, 11, 11), ['KH JC', 'QC KD', 'QD KC', 'KS', 'QS', 'QH', '', ''])               # 1 cell
 WIN3 = board((9, 10, 11, 11), ['KH JC', 'QC KD', 'QD KC TC', 'KS QH', 'QS', 'JD', '', ''])          # 1 cell
+
+
+# ---- Positions without a single legal move, to make column tables of any size ----
+# With no free cell, no empty column, no ace on top and eight black tops (black never stacks on
+# black), nothing can move: each such position is a closed set on its own. Added to a real closed
+# set they keep it closed, and its claim true, while adding columns: these are the column tables
+# of more than 65,536 entries that no real search reaches at a size a test can afford.
+
+STUCK_TOPS = [card(c) for c in ('KC', 'KS', 'QC', 'QS', 'JC', 'JS', 'TC', 'TS')]
+STUCK_LOW = [c for c in range(24)]                                    # the bottom cards: A..6
+STUCK_REST = [c for c in range(24, 52) if c not in STUCK_TOPS]
+
+
+def stuck_positions(columns, seed=0):
+    """Positions (0 cells, foundations empty) with no legal move, bringing exactly `columns` distinct
+    columns between them. Their columns start with a card below 7, so they sort before the columns of
+    a board whose lower cards are home."""
+    from itertools import permutations
+    rng, out, seen = __import__('random').Random(seed), [], set()
+    while columns - len(seen) >= 8:   # eight new columns a position
+        low, rest = rng.sample(STUCK_LOW, len(STUCK_LOW)), rng.sample(STUCK_REST, len(STUCK_REST))
+        middle = low[8:] + rest
+        rng.shuffle(middle)
+        cols = [[low[i]] + middle[i::8] + [STUCK_TOPS[i]] for i in range(8)]
+        if not seen & {bytes(c) for c in cols}:
+            out.append(make((0, 0, 0, 0), (), cols))
+            seen |= {bytes(c) for c in cols}
+    last = [list(c) for c in out[-1][2]] if out else [[c] for c in STUCK_LOW[:7]] + [STUCK_LOW[7:24] + [STUCK_TOPS[7]]]
+    for order in permutations(last[7][1:-1]):   # then one new column a position: column 8 reordered
+        if len(seen) == columns:
+            break
+        col = bytes([last[7][0], *order, last[7][-1]])
+        if col not in seen:
+            out.append(make((0, 0, 0, 0), (), last[:7] + [list(col)]))
+            seen |= {bytes(c) for c in out[-1][2]}
+    assert len(seen) == columns
+    return out
+
+
+def with_columns(positions, ncells, columns):
+    """positions plus positions with no move, so that the column table has exactly `columns` entries."""
+    assert ncells == 0, 'the stuck positions have no free cell'
+    own = {bytes(col) for p in positions for col in p[2]}
+    assert all(col[:1] >= bytes([24]) for col in own if col), 'the columns would interleave'
+    return set(positions) | set(stuck_positions(columns - len(own)))
 
 
 def bad_corpus():
