@@ -248,15 +248,15 @@ def check_nowin(s, rules, size, limits, read):
         need(len(col) <= 52 and max(col, default=0) < 52, f'column table entry {i} ({col.hex()}) is not cards')
         need(i == 0 or table[-2] < col, f'column table entry {i} ({col.hex()}) does not sort after entry {i - 1}')
     w = 2 if columns <= 65536 else 3
-    W, length = 4 + cells + 8 * w, expect(s, 'bin', 'the records')
+    W, nbytes = 4 + cells + 8 * w, expect(s, 'bin', 'the records')
     # Version 2: exactly count x W bytes; version 1: at most count x (W + 1), one byte more per record.
-    need(length == count * W if rules['version'] == 2 else length <= count * (W + 1), f'records: {length} bytes for count = {count}')
+    need(nbytes == count * W if rules['version'] > 1 else nbytes <= count * (W + 1), f'records: {nbytes} bytes for {count}')
     if rules['version'] == 2:   # byte planes: byte j of record k is records[j * count + k]
-        rows = bytearray(length)
+        rows = bytearray(nbytes)
         for j in range(W): rows[j::W] = s.take(count, 'the records')
-        produced = (bytes(rows[k:k + W]) for k in range(0, length, W))
+        produced = (bytes(rows[k:k + W]) for k in range(0, nbytes, W))
     else:
-        produced = itertools.islice(unfront(s.take(length, 'the records'), W), count + 1)
+        produced = itertools.islice(unfront(s.take(nbytes, 'the records'), W), count + 1)
     need(s.taken == s.end, 'the body has data after it')
     index, s.end, records, used = {col: i.to_bytes(w, 'big') for i, col in enumerate(table)}, CEILING, [], set()
     column, layout = {i: col for col, i in index.items()}, struct.Struct(f'4s{cells}s' + f'{w}s' * 8)
@@ -334,7 +334,7 @@ def check_range(h, s, limits):
             raise type(e)(f'entry {i + 1} (deal {number}): {e}') from None
         unwinnable += [number] * (claim == 'no-win')
         progress(f'deal {number:,} ({i + 1:,} of {h["count"]:,})')
-    s.finish('the last entry', h['xxh3_64'], Rejected)
+    s.finish('the range', h['xxh3_64'], Rejected)
     return {**h, 'unwinnable': unwinnable}
 
 
@@ -345,8 +345,7 @@ def verify(path, limits=LIMITS):
     try:
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), 'rb') as f:   # a FIFO opens at once, to be refused
             mode, size = os.fstat(f.fileno()).st_mode, os.fstat(f.fileno()).st_size
-            need(stat.S_ISREG(mode) and size <= CEILING, f'{path} is a folder without certificates (*.msgpack.zst)'
-                 if stat.S_ISDIR(mode) else f'{path} is not a regular file of at most 4 GiB', Unreadable)
+            need(stat.S_ISREG(mode) and size <= CEILING, f'{path} is not a regular file of at most 4 GiB', Unreadable)
             digest, _ = hashlib.file_digest(f, 'sha256').hexdigest(), f.seek(0)   # the whole file's, then read it
             if (h := header(s := Stream(f)))['claim'] == 'range':
                 h = check_range(h, s, limits)
@@ -358,8 +357,9 @@ def verify(path, limits=LIMITS):
         return 'verified', h, theorem(h, path), digest
     except (Rejected, Unreadable) as e:
         return type(e).__name__.lower(), h, str(e), digest
-    except (zstandard.ZstdError, OSError) as e:
-        return 'unreadable', h, (f'cannot read {path}: {e.strerror or e}' if isinstance(e, OSError) else
+    except (zstandard.ZstdError, OSError) as e:   # (a folder is checked only when it holds no certificate: see main)
+        return 'unreadable', h, (f'{path} is a folder without certificates' if type(e) is IsADirectoryError else
+                                 f'cannot read {path}: {e.strerror or e}' if isinstance(e, OSError) else
                                  f'{path} is not a certificate: not a valid zstd frame ({e})'), digest
     except Exception as e:   # the last guard: an unforeseen failure is a one-line verdict, not a traceback
         return 'unreadable', h, f'internal error: {type(e).__name__}: {e}', digest
@@ -426,5 +426,5 @@ def main(argv=None):
             print(printable(f'{shown}: {line}' if several else line))
     n, ok, bad = len(verdicts), verdicts.count('verified'), verdicts.count('unreadable')
     if several and not args.json and not args.quiet:
-        print(f'{n} certificates: {ok} verified, {n - ok} rejected' + (f' ({bad} unreadable)' if bad else ''))
+        print(f'{n} certificate{"s" * (n != 1)}: {ok} verified, {n - ok} rejected' + f' ({bad} unreadable)' * bool(bad))
     return 0 if ok == n else 2 if bad else 1

@@ -304,10 +304,10 @@ def range_header(first, last, entries, cells=4, foundation_moves=False, symmetry
             'xxh3_64': xxhash.xxh3_64_hexdigest(b''.join(entries))}
 
 
-def range_file(first, entries, level=3, **changes):
-    """A range certificate for deals first.. from entry bytes (see entry()); header changes after hashing,
-    re-hashing the entries unless xxh3_64 itself is changed."""
-    h = range_header(first, first + len(entries) - 1, entries, **{k: changes.pop(k) for k in
+def range_file(start, entries, level=3, **changes):
+    """A range certificate for deals start.. from entry bytes (see entry()); the rules (cells, foundation_moves,
+    symmetry) given, and then other header changes (the entries' hash is not redone for those)."""
+    h = range_header(start, start + len(entries) - 1, entries, **{k: changes.pop(k) for k in
                                                                  ('cells', 'foundation_moves', 'symmetry') if k in changes})
     h.update(changes)
     data = msgpack.packb(h, use_bin_type=True) + b''.join(entries)

@@ -341,7 +341,7 @@ def test_cells_must_be_ascending_then_ff(workdir):
     (b'\x92\xdd\x00\x01\x00\x00', 'the body is not valid msgpack: column table entry 0 is cut short'),  # 65536, no data
     (msgpack.packb([[], b'']), 'records: there are 0, not count'),
     (msgpack.packb([[], b'']) + b'\x00', 'the body has data after it'),
-    (msgpack.packb([[], b'\x00' * 3000]), 'records: 3000 bytes for count = 90'),
+    (msgpack.packb([[], b'\x00' * 3000]), 'records: 3000 bytes for 90'),
 ])
 def test_nowin_body_structure(workdir, body, phrase):
     rejected(workdir, g.rebuild(nowin('board0'), body), phrase)
