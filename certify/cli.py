@@ -167,7 +167,8 @@ def winning_notation(position, result, rules):
 
 def describe(result, deal, board, rules, notation=None):
     what = f"deal {deal}" if deal is not None else f"the layout in {output.printable(board)}"
-    setting = f"{rules.ncells} free cells" + (", foundation moves" if rules.foundation_moves else "") \
+    setting = f"{rules.ncells} free cells" \
+        + (", foundation moves" if rules.foundation_moves else "") \
         + (", columns fixed" if rules.fixed_columns else "")
     if result.verdict == UNKNOWN:
         return (f"UNKNOWN: {what} ({setting}): search stopped after {result.positions:,} positions, "
