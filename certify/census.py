@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from . import deals, output
-from .cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, add_rule_options
+from .options import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, add_rule_options
 from .prove import NO_WIN, UNKNOWN, WIN, Result, prove
 from .rules import Rules, start
 from .solver import solve
