@@ -199,7 +199,8 @@ def later(module, function):
 COMMANDS = {"show": run_show,
             "import": later("importer", "run_import"),
             "explain": later("explain", "run"),
-            "export": later("export", "run_export")}
+            "export": later("export", "run_export"),
+            "extract": later("extract", "run_extract")}
 
 
 def main(argv=None):

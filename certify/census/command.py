@@ -1,0 +1,217 @@
+"""The census command: `certify A-B [-j N] [--out DIR] [-o FILE] [--scheduler ADDRESS] ...`."""
+
+import json
+import multiprocessing
+import os
+import re
+import sys
+import time
+
+from .. import deals, range_certificate
+from ..extract import target as output_target
+from ..cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, add_rule_options
+from ..search import UNKNOWN
+from . import chunks, work
+from .display import Progress
+from .folder import TABLE, Census, FolderError, open_folder, summary
+
+RANGE = re.compile(r"^([0-9]+)-([0-9]+)$")
+EXIT_FAILED, EXIT_INTERRUPTED = 1, 130
+
+
+def deal_range(text):
+    """'A-B' -> range(A, B + 1), every deal a valid deal number."""
+    m = RANGE.match(text)
+    if not m:
+        raise Usage(f"not a range of deals: {text!r} (write A-B, e.g. 1-32000)")
+    a, b = int(m[1]), int(m[2])
+    if not 1 <= a <= b <= deals.MAX_DEAL:
+        raise Usage(f"bad range {text}: need 1 <= A <= B <= {deals.MAX_DEAL}")
+    return range(a, b + 1)
+
+
+def census_parser():
+    p = Parser(
+        prog="certify A-B",
+        description="Prove every deal from A to B and write one range certificate for them all, "
+                    "DIR/A-B.msgpack.zst (rules other than the defaults in its name, as for "
+                    "single certificates). The work is kept in DIR, a chunk file per block of "
+                    f"deals, with one row per deal in DIR/{TABLE}. Rerun the same command to "
+                    "resume; on a finished census it writes the range certificate again. "
+                    "`certify extract FILE DEAL` gives one deal's own certificate.",
+        epilog="Exit codes: 0 every deal won or not winnable (the range certificate is written), "
+               "3 some deal unknown (a budget ran out; no range certificate), 2 bad input, "
+               "1 a worker failed (rerun to resume), 130 interrupted.")
+    p.add_argument("range", metavar="A-B", help="deals A to B, e.g. 1-32000")
+    p.add_argument("-j", "--jobs", type=int, metavar="N",
+                   help="worker processes (default: one per core)")
+    p.add_argument("--out", metavar="DIR", help="census folder (default census-A-B)")
+    p.add_argument("-o", "--output", metavar="PATH",
+                   help="where to write the range certificate (default DIR/A-B.msgpack.zst)")
+    add_rule_options(p)
+    p.add_argument("--max-positions", type=int, metavar="N",
+                   help="per deal: give up (verdict unknown) after N positions")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="per deal: give up (verdict unknown) after this many seconds of search")
+    p.add_argument("--retry-unknown", action="store_true",
+                   help="prove again the deals that are unknown (e.g. with a bigger budget)")
+    p.add_argument("--chunk", type=int, metavar="N",
+                   help="deals per chunk file and per task (default 1000; a census folder keeps "
+                        "the size it was begun with)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on the Dask cluster whose scheduler is at ADDRESS "
+                        "(pip install '.[dask]')")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return p
+
+
+def run_census(argv):
+    args = census_parser().parse_args(argv)
+    span = deal_range(args.range)
+    if args.jobs is not None and args.jobs < 1:
+        raise Usage(f"-j {args.jobs}: need at least one worker")
+    if args.jobs is not None and args.scheduler:
+        raise Usage("-j and --scheduler do not go together: the Dask cluster has its own workers")
+    if args.max_positions is not None and args.max_positions < 1:
+        raise Usage("--max-positions must be at least 1")
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise Usage("--time-limit must be positive")
+    if args.chunk is not None and not 1 <= args.chunk <= chunks.MAX_SIZE:
+        raise Usage(f"--chunk must be 1 to {chunks.MAX_SIZE:,}")
+    folder = args.out or f"census-{span.start}-{span.stop - 1}"
+    settings = work.Settings(args.cells, args.fixed_columns, args.foundation_moves,
+                             args.chunk or 1000, args.max_positions, args.time_limit)
+    name = range_certificate.file_name(span.start, span.stop - 1, settings.rules())
+    target = os.path.join(folder, name) if args.output is None else output_target(args.output, name)
+    client = dask_client(args.scheduler) if args.scheduler else None
+    try:
+        try:
+            lock, recorded = open_folder(folder, settings.recorded(), args.chunk is not None)
+        except FolderError as e:
+            raise Usage(str(e)) from None
+        try:
+            settings = work.Settings(args.cells, args.fixed_columns, args.foundation_moves,
+                                     recorded["chunk"], args.max_positions, args.time_limit)
+            try:
+                census = Census(folder, recorded)
+            except chunks.ChunkError as e:
+                raise Usage(f"{folder} is damaged: {e}; not resuming") from None
+            return run(census, span, settings, args, client, target)
+        finally:
+            lock.close()
+    finally:
+        if client is not None:
+            client.close()
+
+
+def dask_client(address):
+    try:
+        import distributed
+    except ImportError:
+        raise Usage("--scheduler needs Dask: pip install '.[dask]'") from None
+    try:
+        # How long to try is Dask's setting distributed.comm.timeouts.connect (30 s).
+        return distributed.Client(address, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise Usage(f"cannot reach the Dask scheduler at {address}: {e}") from None
+
+
+def run(census, span, settings, args, client, target):
+    t0 = time.monotonic()
+    try:
+        retried = set()
+        if args.retry_unknown:
+            retried = {d for d, v in census.verdicts(span) if v == UNKNOWN}
+        census.rebuild_table(leave_out=retried)
+        before = [0, 0, 0]
+        for _, verdict in census.verdicts(span):
+            before[work.VERDICTS.index(verdict)] += 1
+        before[2] -= len(retried)
+    except chunks.ChunkError as e:
+        raise Usage(f"{census.folder} is damaged: {e}; not resuming") from None
+    todo = census.todo(span, args.retry_unknown)
+    jobs = args.jobs or len(os.sched_getaffinity(0))
+    if client is not None:
+        tally = [0, 0, 0]
+        finished = work.on_dask(todo, settings, tally, client)
+    elif jobs == 1:
+        tally = [0, 0, 0]
+        finished = work.in_process(todo, settings, tally)
+    else:
+        tally = multiprocessing.Array("q", 3)
+        finished = work.process_pool(todo, settings, tally, jobs)
+    progress = Progress(len(span), before, tally)
+    if not args.quiet:
+        progress.start()
+    try:
+        with open(census.table_path, "a", encoding="utf-8") as table:
+            for k, items in finished:
+                census.commit(k, items, table)
+    except KeyboardInterrupt:
+        progress.close()
+        print(f"certify: interrupted; what was proved is kept in {census.folder}; "
+              f"run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as e:  # a deal failed, a worker died, the disk is full...: keep what is done
+        progress.close()
+        why = str(e) if isinstance(e, work.DealFailed) else f"{type(e).__name__}: {e}"
+        print(f"certify: census stopped: {why}; the finished chunks in {census.folder} are "
+              f"kept; run the same command again to resume", file=sys.stderr)
+        return EXIT_FAILED
+    progress.close()
+    proved = sum(tally)
+    census.rebuild_table()
+    s = summary(census.verdicts(span), span)
+    written = None
+    if s["done"] == s["deals"] and not s["unknown"]:
+        size, sha = census.write_range(span, settings.rules(), target)
+        written = {"range_certificate": target, "bytes": size, "sha256": sha}
+    seconds = time.monotonic() - t0
+    report(s, written, census.table_path, proved, seconds, args)
+    return EXIT_UNKNOWN if s["unknown"] else EXIT_OK
+
+
+def report(s, written, table, proved, seconds, args):
+    if args.json:
+        print(json.dumps({**s, "results": table, "proved": proved, "seconds": round(seconds, 3),
+                          **(written or {"range_certificate": None, "bytes": None,
+                                         "sha256": None})}))
+        return
+    print(summary_line(s))
+    if written:
+        print(f"  range certificate {written['range_certificate']} ({written['bytes']:,} bytes)\n"
+              f"  sha256 {written['sha256']}")
+    else:
+        print(f"  no range certificate: {s['unknown']:,} deals unknown; rerun with a bigger "
+              f"budget and --retry-unknown")
+    if not args.quiet:
+        rate = f", {proved / seconds:,.1f} deals/s" if proved and seconds > 0 else ""
+        print(f"  {proved:,} deals proved in this run in {seconds:.1f} s{rate}; "
+              f"results in {table}", file=sys.stderr)
+
+
+def listed(numbers, most=20):
+    if not numbers:
+        return ""
+    shown = ", ".join(str(n) for n in numbers[:most])
+    more = f", and {len(numbers) - most:,} more" if len(numbers) > most else ""
+    return f" ({shown}{more})"
+
+
+def summary_line(s):
+    head = f"{s['deals']:,} deal{'' if s['deals'] == 1 else 's'}"
+    return (f"{head}: {s['won']:,} won, {s['no_win']:,} no win"
+            f"{listed(s['no_win_deals'])}, {s['unknown']:,} unknown{listed(s['unknown_deals'])}")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return run_census(argv)
+    except Usage as e:
+        print(f"certify: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("\ncertify: interrupted; run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
