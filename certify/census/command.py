@@ -130,8 +130,11 @@ def run(census, span, settings, args, client, target):
         before[2] -= len(retried)
     except chunks.ChunkError as e:
         raise Usage(f"{census.folder} is damaged: {e}; not resuming") from None
-    todo = census.todo(span, args.retry_unknown)
     jobs = args.jobs or len(os.sched_getaffinity(0))
+    workers = sum(client.nthreads().values()) if client is not None else jobs
+    open_blocks = {}  # block -> [tasks still out, items so far]
+    todo = work.tasks(census.todo(span, args.retry_unknown),
+                      work.task_size(len(span), settings.chunk, workers), open_blocks)
     if client is not None:
         tally = [0, 0, 0]
         finished = work.on_dask(todo, settings, tally, client)
@@ -147,7 +150,11 @@ def run(census, span, settings, args, client, target):
     try:
         with open(census.table_path, "a", encoding="utf-8") as table:
             for k, items in finished:
-                census.commit(k, items, table)
+                waiting = open_blocks[k]
+                waiting[0] -= 1
+                waiting[1] += items
+                if not waiting[0]:  # the block's last task: write its chunk file
+                    census.commit(k, open_blocks.pop(k)[1], table)
     except KeyboardInterrupt:
         progress.close()
         print(f"certify: interrupted; what was proved is kept in {census.folder}; "

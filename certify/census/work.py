@@ -1,7 +1,7 @@
 """The census's work: proving a chunk of deals, in this process, a process pool or on Dask.
 
-A task is one block's deals still to prove (up to 1,000), so the cost of handing out a task
-is spread over many deals. Tasks run in worker processes (local or Dask) and take and return
+A task is one block's deals still to prove (up to 1,000; fewer when the range is short, so
+that every worker has some), so the cost of handing out a task is spread over many deals. Tasks run in worker processes (local or Dask) and take and return
 only plain, picklable values; only the parent writes files. Each backend yields
 (block, items) in the order tasks finish, keeping only a few tasks per worker queued, so a
 range of millions costs nothing to schedule.
@@ -112,6 +112,23 @@ def count_in(tally, verdict):
 
 def prove_chunk_in_pool(numbers, settings):
     return prove_chunk(numbers, settings, tick=lambda v: count_in(_tally, v))
+
+
+def task_size(deals_in_range, chunk, workers):
+    """Deals per task: a whole block, unless the range is too short to give every worker
+    several tasks (16 deals on 2 workers: tasks of 2)."""
+    return max(1, min(chunk, -(-deals_in_range // (4 * workers))))
+
+
+def tasks(todo, size, open_blocks):
+    """Split each (block, deals) of `todo` into tasks of `size` deals, noting in
+    open_blocks[block] how many tasks the block has out (its chunk file is written when the
+    last one is back)."""
+    for k, numbers in todo:
+        pieces = [numbers[i:i + size] for i in range(0, len(numbers), size)]
+        open_blocks[k] = [len(pieces), []]
+        for piece in pieces:
+            yield k, piece
 
 
 # Backends. `todo` yields (block, deals); `tally` counts the deals proved in this run by
