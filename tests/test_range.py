@@ -255,6 +255,20 @@ def test_a_damaged_range_file_is_refused(reference, tmp_path, capsys, change, co
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("change, complaint", [
+    (lambda d: d[:len(d) // 2], "the file ends after"),  # the compressed file cut short
+    (lambda d: d + d, "bytes after the last entry"),  # two frames
+    (lambda d: d + b"junk", "not a valid zstd frame"),
+    (lambda d: b"", "no header"),
+])
+def test_a_damaged_file_is_refused(reference, tmp_path, capsys, change, complaint):
+    path = tmp_path / "damaged.msgpack.zst"
+    path.write_bytes(change((reference / NAME).read_bytes()))
+    code, out, err = run(capsys, "extract", path, 11975, "-o", tmp_path / "x")
+    assert code == 2 and out == "" and complaint in err and err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
 @pytest.mark.parametrize("change_entries, complaint", [
     (lambda es: es[:5] + [es[6], es[5]] + es[7:], "is for deal 11981, not 11980"),
     (lambda es: es[:-1], "ends after 15 of 16 entries"),
