@@ -2,6 +2,7 @@
 
     python3 benchmarks/bench_census.py [--range 1-1000] [-j 2] [--keep DIR]
     python3 benchmarks/bench_census.py --reuse DIR --range 1-32000 --levels 3,12,19
+    python3 benchmarks/bench_census.py --synthetic 1000000
 
 Runs `certify A-B -j N --out DIR` on a fresh folder (or reuses a finished one), each command
 as a separate process, and prints: wall time and deals per second, the largest resident size
@@ -10,6 +11,11 @@ worst deal, the verdicts, the range certificate's size; then the time to write t
 certificate again from the chunk files (the same command on a finished census), to extract one
 deal's certificate, and to check the range file. --levels compares zstd levels for the range
 certificate (certify/range_certificate.py's LEVEL was chosen so).
+
+--synthetic N measures the range certificate writer alone at the scale of a million deals,
+before an engine can prove them: it fills a census folder with N made-up win entries (random
+lines of 120 moves: NOT proofs, `check` rejects them), then times writing the range file
+from the chunk files and the writer's peak memory, which must not grow with N.
 """
 
 import argparse
@@ -45,7 +51,11 @@ def main():
     p.add_argument("--keep", metavar="DIR", help="census into DIR (must not exist) and keep it")
     p.add_argument("--reuse", metavar="DIR", help="a finished census of the range: no census run")
     p.add_argument("--levels", help="zstd levels to compare for the range file, e.g. 3,12,19")
+    p.add_argument("--synthetic", type=int, metavar="N",
+                   help="time the range writer on N made-up entries (no census run)")
     args = p.parse_args()
+    if args.synthetic:
+        return synthetic(args.synthetic)
     if args.keep and os.path.exists(args.keep):
         sys.exit(f"bench_census: {args.keep} exists; give a new folder")
     scratch = tempfile.mkdtemp(prefix="bench-census-")
@@ -135,6 +145,61 @@ def levels(span, folder, chosen):
                                               lambda: census.entries(deals), level=level)
             print(f"  level {level:2}: {size:,} bytes ({size / raw:.3f} of raw) in "
                   f"{time.monotonic() - t0:.1f} s")
+
+
+WRITE_RANGE = """
+import resource, sys, time
+from certify.census.command import main
+t0 = time.monotonic()
+code = main([sys.argv[1], "--out", sys.argv[2], "-q", "--json"])
+print(time.monotonic() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+      file=sys.stderr)
+sys.exit(code)
+"""
+
+
+CARDS = bytes(i % 52 for i in range(256))
+
+
+def synthetic(n):
+    """A census folder of n made-up win entries, then the range writer timed on it."""
+    import random
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from certify.census import chunks
+    from certify.census.chunks import Item
+    from certify.census.folder import open_folder
+    from certify.census.work import Settings
+    from certify.range_certificate import pack_entry
+    random.seed(1)
+    with tempfile.TemporaryDirectory(prefix="bench-census-") as scratch:
+        folder = os.path.join(scratch, "census")
+        settings = Settings(4, False, False).recorded()
+        lock, settings = open_folder(folder, settings, True)
+        lock.close()
+        t0 = time.monotonic()
+        for k in range(0, n // 1000 + 1):
+            items = []
+            for deal in chunks.block_span(k, 1000):
+                if deal > n:
+                    break
+                body = random.randbytes(240).translate(CARDS)
+                items.append(Item(deal, "win", "{}", pack_entry(deal, "win", 120, body)))
+            if items:
+                chunks.write(folder, k, 1000, settings, items)
+        print(f"synthetic census of {n:,} made-up win entries (240 bytes each): "
+              f"{time.monotonic() - t0:.1f} s to make")
+        done = subprocess.run([sys.executable, "-c", WRITE_RANGE, f"1-{n}", folder],
+                              capture_output=True, text=True)
+        seconds, peak = done.stderr.split()[-2:]
+        summary = json.loads(done.stdout)
+        print(f"  certify 1-{n} on the finished folder (table rebuilt, range file written): "
+              f"{float(seconds):.1f} s, peak {float(peak):.0f} MB resident; "
+              f"range file {summary['bytes']:,} bytes")
+        out = os.path.join(scratch, "one.msgpack.zst")
+        wall, ran = timed([sys.executable, "-c", CERTIFY, "extract", summary["range_certificate"],
+                           str(n), "-o", out])
+        print(f"  certify extract FILE {n} (reads the whole file): {wall:.1f} s, "
+              f"exit {ran.returncode}")
 
 
 if __name__ == "__main__":

@@ -129,16 +129,21 @@ def _digest(entries, first, last):
     return h.hexdigest(), length
 
 
+# msgpack's tags for an unsigned int that follows in 1, 2, 4 or 8 bytes (a smaller one is the
+# tag byte itself, below 0x80); 0x94 is an array of four.
+UINT_WIDTH = {0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8}
+
+
 def _entry_deal(entry):
-    """The deal number at the head of a packed entry, without unpacking its body."""
-    unpacker = msgpack.Unpacker(raw=False)
-    unpacker.feed(entry[:16])
-    if unpacker.read_array_header() != 4:
+    """The deal number at the head of a packed entry, read without unpacking its body."""
+    if entry[:1] != b"\x94":
         raise RangeError("an entry is not a four-element array")
-    deal = unpacker.unpack()
-    if type(deal) is not int:
+    tag = entry[1]
+    if tag < 0x80:
+        return tag
+    if tag not in UINT_WIDTH:
         raise RangeError("an entry's deal is not a number")
-    return deal
+    return int.from_bytes(entry[2:2 + UINT_WIDTH[tag]], "big")
 
 
 class _Tee:

@@ -319,3 +319,9 @@ def test_names_carry_the_rules():
     name = range_certificate.file_name
     assert name(1, 32000, Rules(4)) == "1-32000.msgpack.zst"
     assert name(1, 32000, Rules(3, True, True)) == "1-32000-cells3-fm-fixed.msgpack.zst"
+
+
+def test_the_writer_reads_any_deal_number_from_a_packed_entry():
+    for number in (1, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**33 - 1):
+        entry = range_certificate.pack_entry(number, "win", 3, b"\x00\x09" * 3)
+        assert range_certificate._entry_deal(entry) == number

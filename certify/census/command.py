@@ -168,12 +168,21 @@ def run(census, span, settings, args, client, target):
         return EXIT_FAILED
     progress.close()
     proved = sum(tally)
-    census.rebuild_table()
-    s = summary(census.verdicts(span), span)
-    written = None
-    if s["done"] == s["deals"] and not s["unknown"]:
-        size, sha = census.write_range(span, settings.rules(), target)
-        written = {"range_certificate": target, "bytes": size, "sha256": sha}
+    try:
+        census.rebuild_table()
+        s = summary(census.verdicts(span), span)
+        written = None
+        if s["done"] == s["deals"] and not s["unknown"]:
+            if not args.quiet:
+                print(f"  writing the range certificate {target} ...", file=sys.stderr)
+            size, sha = census.write_range(span, settings.rules(), target)
+            written = {"range_certificate": target, "bytes": size, "sha256": sha}
+    except (chunks.ChunkError, range_certificate.RangeError) as e:
+        raise Usage(f"{census.folder} is damaged: {e}") from None
+    except OSError as e:  # the disk is full, the folder went away...
+        print(f"certify: cannot write the results: {e}; the finished chunks in "
+              f"{census.folder} are kept; run the same command again", file=sys.stderr)
+        return EXIT_FAILED
     seconds = time.monotonic() - t0
     report(s, written, census.table_path, proved, seconds, args)
     return EXIT_UNKNOWN if s["unknown"] else EXIT_OK
