@@ -325,3 +325,47 @@ def test_the_writer_reads_any_deal_number_from_a_packed_entry():
     for number in (1, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**33 - 1):
         entry = range_certificate.pack_entry(number, "win", 3, b"\x00\x09" * 3)
         assert range_certificate._entry_deal(entry) == number
+
+
+# ---- The published range certificate (certificates/1-32000.msgpack.zst) --------------------
+
+CERTIFICATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "certificates")
+sys.path.insert(0, CERTIFICATES)
+import ranges  # noqa: E402  (certificates/ranges.py)
+
+PUBLISHED = os.path.join(CERTIFICATES, "1-32000.msgpack.zst")
+
+
+def test_range_names_and_commands():
+    assert ranges.file_name(1, 32000) == "1-32000.msgpack.zst"
+    assert ranges.parse_name("1-32000.msgpack.zst") == (1, 32000, 4, False)
+    assert ranges.parse_name("1-32000-cells3-fm.msgpack.zst") == (1, 32000, 3, True)
+    for name in ("11982.msgpack.zst", "11982-cells3.msgpack.zst", "5-3.msgpack.zst",
+                 "01-3.msgpack.zst", "1-3-cells4.msgpack.zst", "1-3-fm-cells3.msgpack.zst"):
+        assert ranges.parse_name(name) is None, name
+    assert ranges.command_line(1, 32000) == \
+        "certify 1-32000 -j 2 --out census-1-32000 -o certificates/1-32000.msgpack.zst"
+    assert ranges.command_line(1, 9, 3, True) == ("certify 1-9 -j 2 --out census-1-9-cells3-fm "
+                                                  "-o certificates/1-9-cells3-fm.msgpack.zst "
+                                                  "--cells 3 --foundation-moves")
+    # The census names its file as certificates/ does.
+    assert range_certificate.file_name(1, 9, Rules(3, False, True)) == ranges.file_name(1, 9, 3, True)
+
+
+@pytest.mark.skipif(not os.path.exists(PUBLISHED), reason="certificates/1-32000.msgpack.zst not made")
+def test_the_published_range_names_11982_alone(tmp_path, capsys):
+    head, entries = range_certificate.read(PUBLISHED)
+    assert (head["first"], head["last"], head["cells"], head["foundation_moves"]) == \
+        (1, 32000, 4, False)
+    no_win = [number for number, claim, _, _ in entries if claim == "no-win"]
+    assert no_win == [11982]
+    # Its entry is the published single certificate of 11982, byte for byte.
+    assert run(capsys, "extract", PUBLISHED, 11982, "-o", tmp_path / "x")[0] == 0
+    with open(os.path.join(CERTIFICATES, "11982.msgpack.zst"), "rb") as f:
+        assert (tmp_path / "x").read_bytes() == f.read()
+    sums = open(os.path.join(CERTIFICATES, "SHA256SUMS")).read()
+    with open(PUBLISHED, "rb") as f:
+        assert f"{hashlib.sha256(f.read()).hexdigest()}  1-32000.msgpack.zst" in sums
+    readme = open(os.path.join(CERTIFICATES, "README.md"), encoding="utf-8").read()
+    assert f"`{ranges.command_line(1, 32000)}`" in readme
