@@ -212,6 +212,7 @@ def test_extract_json_and_default_name(reference, tmp_path, monkeypatch, capsys)
     (["11991"], "deal 11991 is not in"),
     (["x"], "not a deal number"),
     (["11980", "-o", "/nonexistent/folder/x.msgpack.zst"], "no such folder"),
+    (["11980", "-o", "/dev/null"], "exists and is not a regular file"),  # never replaced
 ])
 def test_extract_bad_input_exits_2_and_writes_nothing(reference, tmp_path, monkeypatch, capsys,
                                                       argv, complaint):

@@ -56,8 +56,8 @@ def census_parser():
     p.add_argument("--retry-unknown", action="store_true",
                    help="prove again the deals that are unknown (e.g. with a bigger budget)")
     p.add_argument("--chunk", type=int, metavar="N",
-                   help="deals per chunk file and per task (default 1000; a census folder keeps "
-                        "the size it was begun with)")
+                   help="deals per chunk file, and at most per task (default 1000; a census "
+                        "folder keeps the size it was begun with)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on the Dask cluster whose scheduler is at ADDRESS "
                         "(pip install '.[dask]')")
