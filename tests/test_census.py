@@ -219,6 +219,11 @@ def test_folder_of_other_settings_or_other_things_is_refused(reference, tmp_path
     (tmp_path / "old" / "census.json").write_text(json.dumps({**settings, "body_version": 0}))
     code, _, err = run(capsys, SMALL, "-q", "--out", tmp_path / "old")
     assert code == 2 and "with certificate bodies of format version 0" in err
+    (tmp_path / "older").mkdir()
+    (tmp_path / "older" / "census.json").write_text(
+        json.dumps({"cells": 4, "fixed_columns": False, "foundation_moves": False}))
+    code, _, err = run(capsys, SMALL, "-q", "--out", tmp_path / "older")
+    assert code == 2 and "of an earlier layout (a certificate file per deal)" in err
     (tmp_path / "notes.txt").write_text("mine")
     code, _, err = run(capsys, SMALL, "-q", "--out", tmp_path)
     assert code == 2 and "holds no census" in err

@@ -75,6 +75,8 @@ def open_folder(folder, wanted, chunk_given):
 def difference(recorded, wanted):
     """How a folder's settings differ from those asked for, in words."""
     try:
+        if "chunk" not in recorded:
+            return "of an earlier layout (a certificate file per deal)"
         if recorded.get("body_version") != wanted["body_version"]:
             return (f"with certificate bodies of format version {recorded.get('body_version')} "
                     f"(this certify writes version {wanted['body_version']})")
