@@ -24,10 +24,12 @@ from .rules import Rules
 FORMAT = certificate.FORMAT
 VERSION = 2  # range certificates exist from version 2 on
 CLAIM = "range"
-# zstd level for the whole file. Win lines, most of a range's bytes, barely compress: on deals
-# 1..32000 (benchmarks/bench_census.py) level 12 gives a file within 1% of level 19's, several
-# times faster, which matters for the million-deal range (hundreds of MB to compress).
-LEVEL = 12
+# zstd level for the whole file, chosen by measurement (benchmarks/bench_census.py --levels).
+# Win lines, nearly all of a range's bytes, compress little: on the entries of deals 1..1999
+# (518 KB; a loaded 2-core machine) level 3 keeps 0.467 of the bytes at 27 MB/s, level 9
+# 0.434 at 9 MB/s, 12 0.429 at 4.9 MB/s, 19 0.410 at 0.5 MB/s. For a million deals (~260 MB
+# of entries) level 19 would spend minutes for 5%; level 9 spends seconds.
+LEVEL = 9
 HEADER_LIMIT = 1 << 16  # the header must decode from the first 64 KiB
 MAX_ENTRY = (1 << 32) - 1  # our reader's bound on one entry, as for a single certificate
 CLAIMS = ("win", "no-win")
