@@ -1,10 +1,11 @@
 """The census's work: proving a chunk of deals, in this process, a process pool or on Dask.
 
 A task is one block's deals still to prove (up to 1,000; fewer when the range is short, so
-that every worker has some), so the cost of handing out a task is spread over many deals. Tasks run in worker processes (local or Dask) and take and return
-only plain, picklable values; only the parent writes files. Each backend yields
-(block, items) in the order tasks finish, keeping only a few tasks per worker queued, so a
-range of millions costs nothing to schedule.
+that every worker has some), so the cost of handing out a task is spread over many deals.
+Tasks run in worker processes (local or Dask) and take and return only plain, picklable
+values; only the parent writes files. Each backend yields (block, items) in the order tasks
+finish, keeping only a few tasks per worker queued, so a range of millions costs nothing to
+schedule.
 """
 
 import json
