@@ -24,11 +24,11 @@ from .rules import Rules
 FORMAT = certificate.FORMAT
 VERSION = 2  # range certificates exist from version 2 on
 CLAIM = "range"
-# zstd level for the whole file, chosen by measurement (benchmarks/bench_census.py --levels).
-# Win lines, nearly all of a range's bytes, compress little: on the entries of deals 1..1999
-# (518 KB; a loaded 2-core machine) level 3 keeps 0.467 of the bytes at 27 MB/s, level 9
-# 0.434 at 9 MB/s, 12 0.429 at 4.9 MB/s, 19 0.410 at 0.5 MB/s. For a million deals (~260 MB
-# of entries) level 19 would spend minutes for 5%; level 9 spends seconds.
+# zstd level for the whole file, chosen by measurement (benchmarks/bench_census.py --levels,
+# on the 9.1 MB of entries of deals 1..32000, a loaded 2-core machine): level 3 keeps 0.434 of
+# the bytes in 1.0 s, 6 0.406 in 1.5 s, 9 0.390 in 2.2 s, 12 0.378 in 4.1 s, 15 0.372 in
+# 16.5 s, 19 0.352 in 32.6 s. Win lines, nearly all of a range's bytes, compress little, and a
+# million deals are 30 times as many bytes: level 19 would take many minutes for 10%.
 LEVEL = 9
 HEADER_LIMIT = 1 << 16  # the header must decode from the first 64 KiB
 MAX_ENTRY = (1 << 32) - 1  # our reader's bound on one entry, as for a single certificate
