@@ -13,6 +13,7 @@ from certify.cards import name
 from certify.output import write_atomic
 from certify.explain import from_certificate, stuck
 
+import ranges
 import regenerate
 
 
@@ -137,8 +138,11 @@ def summary(rows, listed):
 
 def write_index(folder, files, times, listed):
     rows = [facts(folder, f) for f in files]
-    text = HEAD.format(listed=len(listed)) + "\n".join(summary(rows, listed) + table(rows, times))
+    # The range certificates (certify A-B) have a section of their own: certificates/ranges.py.
+    spans = [ranges.facts(folder, f) for f in ranges.published(folder)]
+    text = HEAD.format(listed=len(listed)) + "\n".join(
+        summary(rows, listed) + table(rows, times) + ranges.section(spans, times))
     write_atomic(os.path.join(folder, "README.md"), (text + "\n").encode())
-    sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows)
+    sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows + spans)
     write_atomic(os.path.join(folder, "SHA256SUMS"), sums.encode())
     return rows

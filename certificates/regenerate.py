@@ -7,6 +7,8 @@
     python3 certificates/regenerate.py --write --all  (re)write the published files themselves
     python3 certificates/regenerate.py --write --cells 5 11982   a file for other rules
     python3 certificates/regenerate.py --index        rebuild README.md and SHA256SUMS from them
+    python3 certificates/regenerate.py --range 1-32000          remake a range certificate (one
+                                                      census, certificates/ranges.py), compare
 
 Every file is made by the one command the index shows for it, `certify DEAL -o FILE` with the
 file's rules (default: 4 free cells, columns up to permutation, no foundation moves), run as a
@@ -27,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import ranges  # certificates/ranges.py, next to this script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEALS = os.path.join(HERE, "deals.txt")
@@ -198,6 +202,9 @@ def main(argv=None):
                    help="the foundation-moves variant for the deals named")
     p.add_argument("--write", action="store_true",
                    help="write the published files instead of comparing digests")
+    p.add_argument("--range", action="append", default=[], metavar="A-B",
+                   help="the range certificate A-B.msgpack.zst (certify A-B, with --cells and "
+                        "--foundation-moves as given): compare, or with --write write it")
     p.add_argument("--index", action="store_true",
                    help="rebuild README.md and SHA256SUMS from the files in certificates/")
     p.add_argument("--folder", default=HERE,
@@ -211,11 +218,17 @@ def main(argv=None):
         targets = all_targets(args.folder)
     else:
         targets = [(d, args.cells, args.foundation_moves) for d in args.deals]
-    if not targets and not args.index:
-        p.error("name deals, or --all, or --index")
+    try:
+        spans = [ranges.parse_range(r) + (args.cells, args.foundation_moves) for r in args.range]
+    except ValueError as e:
+        p.error(str(e))
+    if not targets and not spans and not args.index:
+        p.error("name deals, or --all, or --range A-B, or --index")
     bad = 0
     if targets:
         bad = write_all(targets, args.folder) if args.write else compare_all(targets, args.folder)
+    for span in spans:  # certificates/ranges.py: one census per range certificate
+        bad += ranges.regenerate(span, args.folder, args.write)
     if args.index:
         from index import write_index  # certificates/index.py, next to this script
         write_index(args.folder, published_files(args.folder),

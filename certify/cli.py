@@ -214,7 +214,8 @@ def later(module, function):
 COMMANDS = {"show": run_show,
             "explain": later("explain", "run"),
             "import": later("importer", "run_import"),
-            "export": later("export", "run_export")}
+            "export": later("export", "run_export"),
+            "extract": later("extract", "run_extract")}
 
 WORD = re.compile(r"[A-Za-z]")
 

@@ -20,6 +20,7 @@ import os
 import stat
 import sys
 import tempfile
+from contextlib import contextmanager
 
 TEMPORARY_PREFIX = ".tmp-"  # what an interrupted write can leave behind in the target's folder
 
@@ -104,9 +105,18 @@ def _can_create_in(path):
 
 def write_atomic(path, data):
     """Write `data` (bytes) to `path`, a path `target` settled: see the module's docstring."""
+    with atomic_file(path) as f:
+        f.write(data)
+
+
+@contextmanager
+def atomic_file(path):
+    """write_atomic for a stream: `with atomic_file(path) as f: f.write(...)`. A regular file is
+    left whole (renamed into place once on disk) or untouched, whatever stops the writing; a
+    device or FIFO the user named is written in place; '-' is standard output."""
     if path == "-":
         sys.stdout.flush()
-        sys.stdout.buffer.write(data)
+        yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
     real = os.path.realpath(path)  # replace a link's target, not the link
@@ -114,16 +124,17 @@ def write_atomic(path, data):
     if mode is not None and not stat.S_ISREG(mode):
         if not written_directly(mode):
             raise OutputError(f"cannot write {path}: it is {file_kind(mode)}; name a file")
-        _write_in_place(real, data)
+        # never created, never replaced: opened as it is
+        with open(os.open(real, os.O_WRONLY | getattr(os, "O_NOCTTY", 0)), "wb") as f:
+            yield f
         return
-    folder = os.path.dirname(real)
-    fd, tmp = tempfile.mkstemp(prefix=TEMPORARY_PREFIX, dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=TEMPORARY_PREFIX, dir=os.path.dirname(real))
     umask = os.umask(0)
     os.umask(umask)
     try:
         os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is for secrets; a certificate is public
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, real)
@@ -133,17 +144,6 @@ def write_atomic(path, data):
         except OSError:
             pass
         raise
-
-
-def _write_in_place(path, data):
-    """A device or FIFO: open it as it is (never create, never replace) and write it all."""
-    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0))
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
 
 
 # ---- Text for the user's screen -----------------------------------------------------------

@@ -10,6 +10,8 @@ Two displays, one behaviour:
     display = counter(total, done, quiet)  for a census over `total` deals, `done` already done:
     display.advance(n=1, note="")          n more done; `note` says how they came out so far
     display.close()
+    counter(..., read=f)                   or: f() -> (done, note) is read at every redraw (a
+                                           census's workers count in shared memory)
 
 `phases` and `counter` give None when quiet; callers skip a None display. Nothing is printed
 for a run shorter than half a second (on a terminal) or five seconds (in a log).
@@ -80,6 +82,9 @@ class Live:
     def fraction(self):
         return None
 
+    def poll(self):
+        """Fetch figures kept elsewhere, just before each redraw (none by default)."""
+
     def _run(self):
         tick = TERMINAL_TICK if self.terminal else min(1.0, self.every)
         while not self._stop.wait(tick):
@@ -91,6 +96,7 @@ class Live:
         with _DRAWING:
             if self.closed:
                 return
+            self.poll()
             now = self.now()
             if self.terminal:
                 if now - self.started >= TERMINAL_TICK:
@@ -157,10 +163,15 @@ class Counter(Live):
 
     bar_format = "{desc} |{bar}|"
 
-    def __init__(self, total, done=0, unit="deals", **kwargs):
+    def __init__(self, total, done=0, unit="deals", read=None, **kwargs):
         self.total, self.done, self.done_before, self.unit = total, done, done, unit
         self.note = ""
+        self.read = read
         super().__init__(**kwargs)
+
+    def poll(self):
+        if self.read is not None:
+            self.done, self.note = self.read()
 
     def advance(self, n=1, note=""):
         with _DRAWING:
@@ -185,7 +196,7 @@ def phases(quiet=False, stream=None):
     return None if quiet else Phases(stream=stream)
 
 
-def counter(total, done=0, quiet=False, unit="deals", stream=None):
+def counter(total, done=0, quiet=False, unit="deals", stream=None, read=None):
     """The display for a census's progress on stderr, or None when quiet."""
-    return None if quiet else Counter(total, done, unit, stream=stream)
+    return None if quiet else Counter(total, done, unit, read, stream=stream)
 

@@ -181,6 +181,8 @@ def test_a_variants_certificate_does_not_overwrite_the_four_cell_proof(tmp_path)
 
 
 def load_regenerate():
+    if str(REPO / "certificates") not in sys.path:  # it imports its neighbours
+        sys.path.insert(0, str(REPO / "certificates"))
     spec = importlib.util.spec_from_file_location("regenerate", REPO / "certificates" /
                                                   "regenerate.py")
     module = importlib.util.module_from_spec(spec)
@@ -195,8 +197,9 @@ def test_default_names_agree_with_the_published_certificates():
             assert regenerate.file_name(11982, cells, fm) == \
                 certificate_name("11982", Rules(cells, False, fm))
     published = sorted((REPO / "certificates").glob("*.msgpack.zst"))
-    assert len(published) >= 130
-    for path in published:
+    singles = [path for path in published if not re.match(r"[0-9]+-[0-9]+", path.name)]
+    assert len(singles) >= 130 and len(published) > len(singles)  # and the range certificates
+    for path in singles:
         head, _ = certificate.read(str(path))
         # (a win's line is in fixed columns whatever the option said: its header says "none")
         fixed = head["symmetry"] == "none" and head["claim"] == "no-win"
