@@ -27,10 +27,13 @@ from .rules import CELL, HOME, WON, stacks_on
 # Positions expanded, in all, before giving up (a few seconds). 60,000 left 6 of deals 1-32000 to
 # the exhaustive search, whose lines run to 10^5 moves; all 6 win within 250,000 (<= 2.5 s each).
 BUDGET = 250_000
-# Search styles: (weight of the moves made against the estimate of moves to go, weight of a
-# card lying in sequence in `disorder`). No one style is fast on every deal; the first is
+# Estimates and weights count in twentieths of a move (UNIT), so that priorities are whole
+# numbers: exact, and the same in the C engine (certify/engine/solver.c) as here.
+UNIT = 20
+# Search styles: (weight of a move made, weight of a card lying in sequence in `disorder`), in
+# UNITs, against the estimate of moves to go. No one style is fast on every deal; the first is
 # fast on most, the others on most of the deals where it is slow (tuned on deals 1-1000).
-STYLES = ((0.5, 0.25), (0.3, 1.0), (0.3, 0.25), (0.8, 0.25))
+STYLES = ((10, 5), (6, 20), (6, 5), (16, 5))
 HEAD_START = 1000  # positions the first style expands alone
 TURN = 500  # then the styles take turns of this many positions
 
@@ -119,7 +122,7 @@ def estimate(position, disorder):
     (Weights tuned on deals 1-1000 for few positions and short lines: see
     benchmarks/bench_solver.py.)"""
     found, cells, cols = position
-    return (52 - found[0] - found[1] - found[2] - found[3] + CELL_COST * len(cells)
+    return (UNIT * (52 - found[0] - found[1] - found[2] - found[3] + CELL_COST * len(cells))
             + sum(map(disorder.__getitem__, cols)))
 
 
@@ -140,13 +143,13 @@ CELL_COST = 1
 
 def disorder(col, sequenced):
     """How many cards of a column lie above a card of lower rank (they must get out of the
-    way before it can go home), a card that lies in sequence on the one below counting only
-    `sequenced`: it can leave with a supermove, and it is on its way to being in order."""
+    way before it can go home), in UNITs, a card that lies in sequence on the one below counting
+    only `sequenced`: it can leave with a supermove, and it is on its way to being in order."""
     n, low, below = 0, 99, None
     for c in col:
         r = c >> 2
         if r > low:
-            n += sequenced if below is not None and stacks_on(c, below) else 1
+            n += sequenced if below is not None and stacks_on(c, below) else UNIT
         else:
             low = r
         below = c
