@@ -17,8 +17,8 @@
 **    look-up, and what a column's moves and estimate need (top, length, run, disorder) is
 **    worked out once per column, from the column below it.
 **  - A position is its foundations, its cells and eight column ids. Positions are the same up
-**    to the order of the columns: the hash set keys them by their column ids sorted, and
-**    compares the whole key (a hash never decides membership).
+**    to the order of the columns: the hash set adds up a share for each column, and compares
+**    the whole position, the column ids sorted if need be (a hash never decides membership).
 **  - Nodes, heaps and tables are arrays that grow by doubling; nothing is allocated per node.
 **    All memory belongs to one Solver and is freed before solve() returns.
 **
@@ -47,7 +47,7 @@
 #define HEAD_START 1000
 #define TURN 500
 #define NSTYLES 4
-static const int MOVE_WEIGHT[NSTYLES] = {10, 6, 6, 16};
+static const int MOVE_WEIGHT[NSTYLES] = {12, 6, 6, 16};
 static const int SEQUENCED_WEIGHT[NSTYLES] = {5, 20, 5, 5};
 
 /* More player moves than any position offers: 16 home, 8 columns x (13 cards of a run x 2
@@ -110,6 +110,7 @@ typedef struct {
     uint8_t low;     /* the lowest rank in it (99 when empty, as solver.disorder starts) */
     uint8_t out;     /* cards above a lower card, not in sequence on the card below ... */
     uint8_t seq;     /* ... and in sequence on it: solver.disorder = UNIT * out + w * seq */
+    uint64_t mix;    /* its share of a position's hash (a hash of its id) */
 } Column;
 
 typedef struct {
@@ -119,13 +120,16 @@ typedef struct {
     uint32_t mask;
 } Columns;
 
-static uint32_t mix32(uint64_t x)
+static uint64_t mix64(uint64_t x)
 {
     x ^= x >> 31;
     x *= 0x9E3779B97F4A7C15ULL;
     x ^= x >> 29;
-    return (uint32_t)(x >> 32);
+    x *= 0xBF58476D1CE4E5B9ULL;
+    return x ^ (x >> 32);
 }
+
+static uint32_t mix32(uint64_t x) { return (uint32_t)(mix64(x) >> 32); }
 
 static uint32_t column_slot(const Columns *t, uint32_t below, int card)
 {
@@ -160,7 +164,7 @@ static uint32_t column_with(Solver *s, Columns *t, uint32_t below, int card)
         t->at = grow(s, t->at, t->cap, sizeof *t->at);
     }
     const Column *b = &t->at[below];
-    Column c = {below, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq};
+    Column c = {below, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq, 0};
     if (b->len == 0) {
         c.low = (uint8_t)rank(card);
     } else {
@@ -176,6 +180,7 @@ static uint32_t column_with(Solver *s, Columns *t, uint32_t below, int card)
         }
     }
     uint32_t id = t->n++;
+    c.mix = mix64(id);
     t->at[id] = c;
     t->slots[i] = id;
     if (2 * t->n > t->mask + 1)
@@ -209,36 +214,39 @@ typedef struct {
     uint32_t col[8];   /* column ids, in the position's own order */
 } Position;
 
-/* What the hash set compares: the position up to the order of its columns. */
-typedef struct {
-    uint8_t found[4];
-    uint8_t cells[8];
-    uint32_t col[8];   /* the column ids, sorted */
-} Key;
-
-static void key_of(const Position *p, Key *k)
+/* Positions are the same up to the order of their columns. Most positions met twice have
+** their columns in the same order (two moves made in either order), so that is tried first. */
+static int same_position(const Position *a, const Position *b)
 {
-    memcpy(k->found, p->found, 4);
-    memcpy(k->cells, p->cells, 8);
+    if (memcmp(a->found, b->found, 4) != 0 || memcmp(a->cells, b->cells, 8) != 0)
+        return 0;
+    if (memcmp(a->col, b->col, sizeof a->col) == 0)
+        return 1;
+    uint32_t x[8], y[8];
     for (int i = 0; i < 8; i++) {  /* insertion sort: eight numbers */
-        uint32_t v = p->col[i];
-        int j = i;
-        for (; j > 0 && k->col[j - 1] > v; j--)
-            k->col[j] = k->col[j - 1];
-        k->col[j] = v;
+        uint32_t u = a->col[i], v = b->col[i];
+        int j = i, k = i;
+        for (; j > 0 && x[j - 1] > u; j--)
+            x[j] = x[j - 1];
+        x[j] = u;
+        for (; k > 0 && y[k - 1] > v; k--)
+            y[k] = y[k - 1];
+        y[k] = v;
     }
+    return memcmp(x, y, sizeof x) == 0;
 }
 
-static uint64_t key_hash(const Key *k)
+/* A hash that does not depend on the order of the columns: their shares are added. */
+static uint32_t position_hash(const Columns *t, const Position *p)
 {
-    uint64_t h, cells;
-    uint32_t found;
-    memcpy(&found, k->found, 4);
-    memcpy(&cells, k->cells, 8);
-    h = found * 0x9E3779B97F4A7C15ULL ^ cells;
-    for (int i = 0; i < 8; i++)
-        h = (h ^ k->col[i]) * 0xFF51AFD7ED558CCDULL;
-    return h ^ (h >> 32);
+    uint64_t found, cells, h;
+    memcpy(&found, p->found, 4);
+    found &= 0xFFFFFFFFULL;
+    memcpy(&cells, p->cells, 8);
+    h = mix64(found ^ mix64(cells));
+    for (int j = 0; j < 8; j++)
+        h += t->at[p->col[j]].mix;
+    return (uint32_t)(mix64(h) >> 32);
 }
 
 static int is_won(const Position *p)
@@ -463,22 +471,15 @@ static void successor(Solver *s, const Position *p, const Move *m, Position *chi
 
 /* ---- the hash set of positions ------------------------------------------------------------- */
 
-static int same_key(const Key *a, const Position *p)
-{
-    Key b;
-    key_of(p, &b);
-    return memcmp(a, &b, sizeof b) == 0;
-}
-
 static uint32_t slot_node(uint64_t slot) { return (uint32_t)slot - 1; }
 
-/* The slot holding the position with key k, or the free slot where it would go. */
-static uint32_t set_slot(const NodeSet *set, const Node *nodes, const Key *k, uint32_t hash)
+/* The slot holding position p (whose hash is `hash`), or the free slot where it would go. */
+static uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, uint32_t hash)
 {
     uint32_t i = hash & set->mask;
     for (;;) {
         uint64_t v = set->slots[i];
-        if (v == 0 || ((uint32_t)(v >> 32) == hash && same_key(k, &nodes[slot_node(v)].p)))
+        if (v == 0 || ((uint32_t)(v >> 32) == hash && same_position(p, &nodes[slot_node(v)].p)))
             return i;
         i = (i + 1) & set->mask;
     }
@@ -609,10 +610,8 @@ static void search_init(Solver *s, Search *r, int style, const Position *root)
     r->heapcap = 1024;
     r->heap = grow(s, NULL, r->heapcap, sizeof *r->heap);
     set_init(s, &r->set, 2048);
-    Key k;
-    key_of(root, &k);
-    uint32_t hash = (uint32_t)key_hash(&k);
-    add_node(s, r, set_slot(&r->set, r->nodes, &k, hash), hash, root, NO_NODE, 0);
+    uint32_t hash = position_hash(&s->columns, root);
+    add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root, NO_NODE, 0);
     heap_push(s, r, (Entry){estimate(s, root, r->sequenced_weight), 0, 0});
     r->pushed = 0;
     r->won = NO_NODE;
@@ -633,11 +632,9 @@ static int search_turn(Solver *s, Search *r, long long size)
         int n = player_moves(s, &p, moves);
         for (int i = 0; i < n; i++) {
             Position child;
-            Key k;
             successor(s, &p, &moves[i], &child);
-            key_of(&child, &k);
-            uint32_t hash = (uint32_t)key_hash(&k);
-            uint32_t slot = set_slot(&r->set, r->nodes, &k, hash);
+            uint32_t hash = position_hash(&s->columns, &child);
+            uint32_t slot = set_slot(&r->set, r->nodes, &child, hash);
             if (r->set.slots[slot])
                 continue;
             uint32_t added = add_node(s, r, slot, hash, &child, node, g + 1);
@@ -697,20 +694,16 @@ static void path_of(Solver *s, const Search *r, Path *path)
         nslots *= 2;
     set_init(s, &path->index, nslots);
     for (uint32_t i = 0; i < path->n; i++) {
-        Key k;
-        key_of(&path->at[i].p, &k);
-        uint32_t hash = (uint32_t)key_hash(&k);
-        set_put(&path->index, set_slot(&path->index, path->at, &k, hash), hash, i);
+        uint32_t hash = position_hash(&s->columns, &path->at[i].p);
+        set_put(&path->index, set_slot(&path->index, path->at, &path->at[i].p, hash), hash, i);
     }
 }
 
 /* Where a position lies on the path, or -1. */
-static long path_index(const Path *path, const Position *p)
+static long path_index(const Solver *s, const Path *path, const Position *p)
 {
-    Key k;
-    key_of(p, &k);
-    uint32_t hash = (uint32_t)key_hash(&k);
-    uint64_t v = path->index.slots[set_slot(&path->index, path->at, &k, hash)];
+    uint32_t hash = position_hash(&s->columns, p);
+    uint64_t v = path->index.slots[set_slot(&path->index, path->at, p, hash)];
     return v ? (long)slot_node(v) : -1;
 }
 
@@ -731,7 +724,7 @@ static uint32_t shortcut(Solver *s, const Path *path, Move **moves)
         for (int m = 0; m < count; m++) {
             Position child;
             successor(s, &p, &offered[m], &child);
-            long j = path_index(path, &child);
+            long j = path_index(s, path, &child);
             if (j > best) {
                 best = j;
                 move = offered[m];
@@ -906,7 +899,7 @@ static int solve_board(Solver *s, const Board *board, long long budget, Scratch 
     Columns *t = &s->columns;
     t->cap = 1024;
     t->at = grow(s, NULL, t->cap, sizeof *t->at);
-    t->at[0] = (Column){0, NONE, 0, 0, 99, 0, 0};
+    t->at[0] = (Column){0, NONE, 0, 0, 99, 0, 0, mix64(0)};
     t->n = 1;
     columns_rehash(s, t, 2048);
 
