@@ -66,17 +66,20 @@ static int stacks_on(int card, int onto)
     return rank(onto) == rank(card) + 1 && is_red(card) != is_red(onto);
 }
 
-/* The cards a card may lie on, ascending (as solver.PARENTS): filled in at import. */
+/* The cards a card may lie on, ascending (as solver.PARENTS), and the two cards of each rank
+** and colour as bits: filled in at import. */
 static uint8_t PARENTS[NCARDS][2];
 static uint8_t NPARENTS[NCARDS];
+static uint64_t TOPS_OF[13][2];  /* [rank][red] */
 
-static void init_parents(void)
+static void init_tables(void)
 {
     for (int c = 0; c < NCARDS; c++) {
         NPARENTS[c] = 0;
         for (int p = 0; p < NCARDS; p++)
             if (stacks_on(c, p))
                 PARENTS[c][NPARENTS[c]++] = (uint8_t)p;
+        TOPS_OF[rank(c)][is_red(c)] |= 1ULL << c;
     }
 }
 
@@ -337,10 +340,13 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
     const Columns *t = &s->columns;
     int free = s->ncells - p->ncell, n = 0, empty = 0, first_empty = -1;
     int8_t where[NCARDS];  /* top card -> its column */
+    uint64_t tops = 0;     /* the top cards, a bit each */
     memset(where, -1, sizeof where);
     for (int j = 0; j < 8; j++) {
-        if (p->col[j])
+        if (p->col[j]) {
             where[t->at[p->col[j]].top] = (int8_t)j;
+            tops |= 1ULL << t->at[p->col[j]].top;
+        }
         else if (empty++ == 0)
             first_empty = j;
     }
@@ -361,21 +367,31 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
         const Column *c = &t->at[p->col[j]];
         if (c->len == 0)
             continue;
-        uint8_t run[NCARDS];  /* run[k - 1]: the k-th card from the top */
+        /* The k-th card of the run from the top is of rank top + k - 1, of the top's
+        ** colour when k is odd, so which tops it could go on is known without looking at it:
+        ** the cards are looked up (walking down the column) only where there is one. */
         uint32_t id = p->col[j];
-        for (int k = 0; k < c->run; k++, id = t->at[id].below)
-            run[k] = t->at[id].top;
-        for (int k = 1; k <= c->run; k++) {
-            int card = run[k - 1];
+        int depth = 1, most = c->run < room ? c->run : room;
+        for (int k = 1; k <= most && rank(c->top) + k < 13; k++) {
+            int red_parent = is_red(c->top) != (k % 2 == 1);
+            if (!(tops & TOPS_OF[rank(c->top) + k][red_parent]))
+                continue;
+            for (; depth < k; depth++)
+                id = t->at[id].below;
+            int card = t->at[id].top;
             for (int q = 0; q < NPARENTS[card]; q++) {
                 int d = where[PARENTS[card][q]];
-                if (d >= 0 && k <= room)
+                if (d >= 0)
                     out[n++] = (Move){(uint8_t)card, (uint8_t)d, (uint8_t)k, (int8_t)j};
             }
         }
         if (empty) {
-            int most = c->run < c->len - 1 ? c->run : c->len - 1;  /* never the whole column */
-            for (int k = most; k >= 1; k--)
+            uint8_t run[NCARDS];  /* run[k - 1]: the k-th card from the top */
+            int alone = c->run < c->len - 1 ? c->run : c->len - 1;  /* never the whole column */
+            id = p->col[j];
+            for (int k = 0; k < alone; k++, id = t->at[id].below)
+                run[k] = t->at[id].top;
+            for (int k = alone; k >= 1; k--)
                 if (k <= room_empty)
                     out[n++] = (Move){run[k - 1], (uint8_t)first_empty, (uint8_t)k, (int8_t)j};
         }
@@ -1067,6 +1083,6 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__solver(void)
 {
-    init_parents();
+    init_tables();
     return PyModule_Create(&module);
 }
