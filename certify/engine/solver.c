@@ -71,14 +71,17 @@ static int stacks_on(int card, int onto)
 static uint8_t PARENTS[NCARDS][2];
 static uint8_t NPARENTS[NCARDS];
 static uint64_t TOPS_OF[13][2];  /* [rank][red] */
+static uint64_t PARENT_BITS[NCARDS];
 
 static void init_tables(void)
 {
     for (int c = 0; c < NCARDS; c++) {
         NPARENTS[c] = 0;
         for (int p = 0; p < NCARDS; p++)
-            if (stacks_on(c, p))
+            if (stacks_on(c, p)) {
                 PARENTS[c][NPARENTS[c]++] = (uint8_t)p;
+                PARENT_BITS[c] |= 1ULL << p;
+            }
         TOPS_OF[rank(c)][is_red(c)] |= 1ULL << c;
     }
 }
@@ -114,6 +117,7 @@ typedef struct {
     uint8_t out;     /* cards above a lower card, not in sequence on the card below ... */
     uint8_t seq;     /* ... and in sequence on it: solver.disorder = UNIT * out + w * seq */
     uint64_t mix;    /* its share of a position's hash (a hash of its id) */
+    uint64_t wants;  /* the cards that some card of its run may go onto, a bit each */
 } Column;
 
 typedef struct {
@@ -167,12 +171,15 @@ static uint32_t column_with(Solver *s, Columns *t, uint32_t below, int card)
         t->at = grow(s, t->at, t->cap, sizeof *t->at);
     }
     const Column *b = &t->at[below];
-    Column c = {below, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq, 0};
+    Column c = {below, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq, 0,
+                PARENT_BITS[card]};
     if (b->len == 0) {
         c.low = (uint8_t)rank(card);
     } else {
-        if (stacks_on(card, b->top))
+        if (stacks_on(card, b->top)) {
             c.run = (uint8_t)(b->run + 1);
+            c.wants |= b->wants;
+        }
         if (rank(card) > b->low) {  /* it lies above a lower card */
             if (stacks_on(card, b->top))
                 c.seq++;
@@ -214,8 +221,21 @@ typedef struct {
     uint8_t found[4];  /* cards home in each suit */
     uint8_t ncell;     /* cards in the free cells ... */
     uint8_t cells[8];  /* ... ascending, the places after them NONE */
+    uint16_t out, seq; /* the columns' disorder counts, added up (Column.out, Column.seq) */
     uint32_t col[8];   /* column ids, in the position's own order */
+    uint64_t mixes;    /* the columns' shares of the hash, added up (Column.mix) */
 } Position;
+
+/* Put column `id` in place j; every change of a column goes through here, to keep the sums
+** that the hash and the estimate need up to date. */
+static void set_column(const Columns *t, Position *p, int j, uint32_t id)
+{
+    const Column *was = &t->at[p->col[j]], *now = &t->at[id];
+    p->out = (uint16_t)(p->out - was->out + now->out);
+    p->seq = (uint16_t)(p->seq - was->seq + now->seq);
+    p->mixes += now->mix - was->mix;
+    p->col[j] = id;
+}
 
 /* Positions are the same up to the order of their columns. Most positions met twice have
 ** their columns in the same order (two moves made in either order), so that is tried first. */
@@ -240,15 +260,13 @@ static int same_position(const Position *a, const Position *b)
 }
 
 /* A hash that does not depend on the order of the columns: their shares are added. */
-static uint32_t position_hash(const Columns *t, const Position *p)
+static uint32_t position_hash(const Position *p)
 {
     uint64_t found, cells, h;
     memcpy(&found, p->found, 4);
     found &= 0xFFFFFFFFULL;
     memcpy(&cells, p->cells, 8);
-    h = mix64(found ^ mix64(cells));
-    for (int j = 0; j < 8; j++)
-        h += t->at[p->col[j]].mix;
+    h = mix64(found ^ mix64(cells)) + p->mixes;
     return (uint32_t)(mix64(h) >> 32);
 }
 
@@ -372,6 +390,8 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
         ** the cards are looked up (walking down the column) only where there is one. */
         uint32_t id = p->col[j];
         int depth = 1, most = c->run < room ? c->run : room;
+        if (!(tops & c->wants))
+            most = 0;
         for (int k = 1; k <= most && rank(c->top) + k < 13; k++) {
             int red_parent = is_red(c->top) != (k % 2 == 1);
             if (!(tops & TOPS_OF[rank(c->top) + k][red_parent]))
@@ -440,7 +460,7 @@ static void autoplay(Solver *s, Position *p, Line *line)
         for (int j = 0; j < 8 && card < 0; j++)
             if (p->col[j] && is_safe_home(t->at[p->col[j]].top, p->found)) {
                 card = t->at[p->col[j]].top;
-                p->col[j] = t->at[p->col[j]].below;
+                set_column(t, p, j, t->at[p->col[j]].below);
             }
         if (card < 0)
             return;
@@ -459,15 +479,18 @@ static void after(Solver *s, Position *p, const Move *m)
         moved[0] = m->card;
     } else {
         top_cards(t, p->col[m->source], m->k, moved);
-        p->col[m->source] = column_less(t, p->col[m->source], m->k);
+        set_column(t, p, m->source, column_less(t, p->col[m->source], m->k));
     }
     if (m->dest == HOME)
         p->found[suit(m->card)]++;
     else if (m->dest == CELL)
         cell_add(p, m->card);
-    else
+    else {
+        uint32_t id = p->col[m->dest];
         for (int i = 0; i < m->k; i++)
-            p->col[m->dest] = column_with(s, t, p->col[m->dest], moved[i]);
+            id = column_with(s, t, id, moved[i]);
+        set_column(t, p, m->dest, id);
+    }
 }
 
 /* The position after a player move and the safe foundation moves it allows, from a position
@@ -543,16 +566,11 @@ static void set_grow(Solver *s, NodeSet *set)
 
 /* ---- one search (solver.best_first) ------------------------------------------------------- */
 
-static uint64_t estimate(const Solver *s, const Position *p, int sequenced_weight)
+static uint64_t estimate(const Position *p, int sequenced_weight)
 {
-    const Columns *t = &s->columns;
     int64_t e = UNIT * (52 - p->found[0] - p->found[1] - p->found[2] - p->found[3]
                         + CELL_COST * p->ncell);
-    for (int j = 0; j < 8; j++) {
-        const Column *c = &t->at[p->col[j]];
-        e += UNIT * c->out + sequenced_weight * c->seq;
-    }
-    return (uint64_t)e;
+    return (uint64_t)(e + UNIT * p->out + sequenced_weight * p->seq);
 }
 
 static int entry_before(const Entry *a, const Entry *b)
@@ -626,9 +644,9 @@ static void search_init(Solver *s, Search *r, int style, const Position *root)
     r->heapcap = 1024;
     r->heap = grow(s, NULL, r->heapcap, sizeof *r->heap);
     set_init(s, &r->set, 2048);
-    uint32_t hash = position_hash(&s->columns, root);
+    uint32_t hash = position_hash(root);
     add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root, NO_NODE, 0);
-    heap_push(s, r, (Entry){estimate(s, root, r->sequenced_weight), 0, 0});
+    heap_push(s, r, (Entry){estimate(root, r->sequenced_weight), 0, 0});
     r->pushed = 0;
     r->won = NO_NODE;
 }
@@ -649,7 +667,7 @@ static int search_turn(Solver *s, Search *r, long long size)
         for (int i = 0; i < n; i++) {
             Position child;
             successor(s, &p, &moves[i], &child);
-            uint32_t hash = position_hash(&s->columns, &child);
+            uint32_t hash = position_hash(&child);
             uint32_t slot = set_slot(&r->set, r->nodes, &child, hash);
             if (r->set.slots[slot])
                 continue;
@@ -658,7 +676,7 @@ static int search_turn(Solver *s, Search *r, long long size)
                 r->won = added;
                 return WON;
             }
-            uint64_t priority = estimate(s, &child, r->sequenced_weight)
+            uint64_t priority = estimate(&child, r->sequenced_weight)
                                 + (uint64_t)r->move_weight * (g + 1);
             heap_push(s, r, (Entry){priority, ++r->pushed, added});
         }
@@ -710,15 +728,15 @@ static void path_of(Solver *s, const Search *r, Path *path)
         nslots *= 2;
     set_init(s, &path->index, nslots);
     for (uint32_t i = 0; i < path->n; i++) {
-        uint32_t hash = position_hash(&s->columns, &path->at[i].p);
+        uint32_t hash = position_hash(&path->at[i].p);
         set_put(&path->index, set_slot(&path->index, path->at, &path->at[i].p, hash), hash, i);
     }
 }
 
 /* Where a position lies on the path, or -1. */
-static long path_index(const Solver *s, const Path *path, const Position *p)
+static long path_index(const Path *path, const Position *p)
 {
-    uint32_t hash = position_hash(&s->columns, p);
+    uint32_t hash = position_hash(p);
     uint64_t v = path->index.slots[set_slot(&path->index, path->at, p, hash)];
     return v ? (long)slot_node(v) : -1;
 }
@@ -740,7 +758,7 @@ static uint32_t shortcut(Solver *s, const Path *path, Move **moves)
         for (int m = 0; m < count; m++) {
             Position child;
             successor(s, &p, &offered[m], &child);
-            long j = path_index(s, path, &child);
+            long j = path_index(path, &child);
             if (j > best) {
                 best = j;
                 move = offered[m];
@@ -799,14 +817,14 @@ static void play(Solver *s, Position *p, int card, int dest)
             j++;
         if (j == 8)
             longjmp(s->fail, 2);
-        p->col[j] = t->at[p->col[j]].below;
+        set_column(t, p, j, t->at[p->col[j]].below);
     }
     if (dest == HOME)
         p->found[suit(card)]++;
     else if (dest == CELL)
         cell_add(p, card);
     else
-        p->col[dest] = column_with(s, t, p->col[dest], card);
+        set_column(t, p, dest, column_with(s, t, p->col[dest], card));
 }
 
 /* The line of single-card moves for player moves from `start`, safe foundation moves (made
@@ -915,7 +933,7 @@ static int solve_board(Solver *s, const Board *board, long long budget, Scratch 
     Columns *t = &s->columns;
     t->cap = 1024;
     t->at = grow(s, NULL, t->cap, sizeof *t->at);
-    t->at[0] = (Column){0, NONE, 0, 0, 99, 0, 0, mix64(0)};
+    t->at[0] = (Column){0, NONE, 0, 0, 99, 0, 0, mix64(0), 0};
     t->n = 1;
     columns_rehash(s, t, 2048);
 
@@ -925,10 +943,14 @@ static int solve_board(Solver *s, const Board *board, long long budget, Scratch 
     memset(start.cells, NONE, sizeof start.cells);
     for (int i = 0; i < board->ncell; i++)
         cell_add(&start, board->cells[i]);
+    start.out = start.seq = 0;
+    start.mixes = 8 * t->at[0].mix;
     for (int j = 0; j < 8; j++) {
+        uint32_t id = 0;
         start.col[j] = 0;
         for (int i = 0; i < board->len[j]; i++)
-            start.col[j] = column_with(s, t, start.col[j], board->cards[j][i]);
+            id = column_with(s, t, id, board->cards[j][i]);
+        set_column(t, &start, j, id);
     }
     Position root = start;
     autoplay(s, &root, NULL);
