@@ -16,6 +16,11 @@ out or when its own graph is exhausted (supermoves and automatic foundation move
 smaller than the exhaustive one), and prove() then falls back to the exhaustive search, which
 alone may say that a deal cannot be won. It keeps to rules.ncells and never moves a card off a
 foundation, so its lines are legal whether or not the rules allow that.
+
+This is the reference. certify/engine/solver.c does the same, function by function, in C, and
+must find exactly the same line for the same position, free cells and budget (whole-number
+priorities, ties to the earlier push), so that both engines write the same certificates:
+tests/test_solver_native.py holds it to that. A change here is a change there.
 """
 
 import heapq

@@ -50,6 +50,12 @@ def played(position, ncells, rng, count):
     return position
 
 
+def test_the_engines_are_tuned_alike():
+    assert _solver.STYLES == solver.STYLES
+    assert (_solver.UNIT, _solver.CELL_COST, _solver.HEAD_START, _solver.TURN) == \
+        (solver.UNIT, solver.CELL_COST, solver.HEAD_START, solver.TURN)
+
+
 # ---- deals -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("first", range(1, 41, 10))

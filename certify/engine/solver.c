@@ -1103,8 +1103,37 @@ static struct PyModuleDef module = {
     "The best-first win solver of certify/solver.py, in C (certify/engine/solver.c).", -1,
     methods, NULL, NULL, NULL, NULL};
 
+/* The tuning, as module constants, so that a test can hold it to certify/solver.py's. */
+static int add_tuning(PyObject *m)
+{
+    PyObject *styles = PyTuple_New(NSTYLES);
+    if (styles == NULL)
+        return -1;
+    for (int i = 0; i < NSTYLES; i++) {
+        PyObject *style = Py_BuildValue("(ii)", MOVE_WEIGHT[i], SEQUENCED_WEIGHT[i]);
+        if (style == NULL) {
+            Py_DECREF(styles);
+            return -1;
+        }
+        PyTuple_SET_ITEM(styles, i, style);
+    }
+    if (PyModule_AddObject(m, "STYLES", styles) < 0) {
+        Py_DECREF(styles);
+        return -1;
+    }
+    if (PyModule_AddIntConstant(m, "UNIT", UNIT) < 0
+        || PyModule_AddIntConstant(m, "CELL_COST", CELL_COST) < 0
+        || PyModule_AddIntConstant(m, "HEAD_START", HEAD_START) < 0
+        || PyModule_AddIntConstant(m, "TURN", TURN) < 0)
+        return -1;
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__solver(void)
 {
     init_tables();
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && add_tuning(m) < 0)
+        Py_CLEAR(m);
+    return m;
 }
