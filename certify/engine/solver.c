@@ -688,8 +688,6 @@ static int search_turn(Solver *s, Search *r, long long size)
 ** when one runs out of positions or the budget is spent. */
 static int search_in_turns(Solver *s, const Position *root, long long budget)
 {
-    for (int style = 0; style < NSTYLES; style++)
-        search_init(s, &s->search[style], style, root);
     for (long long turn = 0;; turn++) {
         int style = (int)(turn % NSTYLES);
         long long size = turn == 0 ? HEAD_START : TURN;
@@ -698,6 +696,8 @@ static int search_in_turns(Solver *s, const Position *root, long long budget)
         if (size <= 0)
             return -1;
         budget -= size;
+        if (s->search[style].nodes == NULL)  /* most deals are won in the first turn */
+            search_init(s, &s->search[style], style, root);
         int outcome = search_turn(s, &s->search[style], size);
         if (outcome == WON)
             return style;
