@@ -19,7 +19,9 @@
 **  - A position is its foundations, its cells and eight column ids. Positions are the same up
 **    to the order of the columns: the hash set adds up a share for each column, and compares
 **    the whole position, the column ids sorted if need be (a hash never decides membership).
-**  - Nodes, heaps and tables are arrays that grow by doubling; nothing is allocated per node.
+**  - The positions waiting are kept in a queue for each priority (whole numbers, and not
+**    many of them): the same order as the reference's heap, without its log n.
+**  - Nodes, queues and tables are arrays that grow by doubling; nothing is allocated per node.
 **    All memory belongs to one Solver and is freed before solve() returns.
 **
 ** The search runs without the GIL: it touches no Python object. An allocation that fails
@@ -299,13 +301,8 @@ typedef struct {
     Position p;
     uint32_t parent;  /* NO_NODE for the root */
     uint32_t g;       /* player moves from the root */
+    uint32_t next;    /* the next node waiting with the same priority, or NO_NODE */
 } Node;
-
-typedef struct {
-    uint64_t priority;  /* estimate + weight * moves made */
-    uint32_t pushed;    /* the push counter: ties go to the earlier push */
-    uint32_t node;
-} Entry;
 
 typedef struct {    /* an open-addressing hash set of nodes */
     uint64_t *slots;   /* the key's hash << 32 | (node + 1); 0 marks a free slot. The hash */
@@ -317,8 +314,11 @@ typedef struct {        /* one best_first search of one style */
     Node *nodes;
     uint32_t n, cap;
     NodeSet set;
-    Entry *heap;
-    uint32_t nheap, heapcap, pushed;
+    /* The nodes waiting to be expanded: priorities are small whole numbers, so a queue for
+    ** each (first[q] .. last[q], linked by Node.next), the earlier push first as in the
+    ** reference's heap of (priority, push counter); `lowest` is at or below the least. */
+    uint32_t *first, *last;
+    size_t npriorities, lowest, waiting;
     uint32_t won;       /* the node of a won position once found */
 } Search;
 
@@ -573,48 +573,40 @@ static uint64_t estimate(const Position *p, int sequenced_weight)
     return (uint64_t)(e + UNIT * p->out + sequenced_weight * p->seq);
 }
 
-static int entry_before(const Entry *a, const Entry *b)
+static void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
 {
-    return a->priority < b->priority || (a->priority == b->priority && a->pushed < b->pushed);
+    if (priority >= r->npriorities) {
+        size_t was = r->npriorities, now = was;
+        while (now <= priority)
+            now *= 2;
+        r->first = grow(s, r->first, now, sizeof *r->first);
+        r->last = grow(s, r->last, now, sizeof *r->last);
+        for (size_t q = was; q < now; q++)
+            r->first[q] = r->last[q] = NO_NODE;
+        r->npriorities = now;
+    }
+    r->nodes[node].next = NO_NODE;
+    if (r->last[priority] == NO_NODE)
+        r->first[priority] = node;
+    else
+        r->nodes[r->last[priority]].next = node;
+    r->last[priority] = node;
+    if (priority < r->lowest)
+        r->lowest = (size_t)priority;
+    r->waiting++;
 }
 
-static void heap_push(Solver *s, Search *r, Entry e)
+/* The node of least priority, the earliest pushed of those; there is one. */
+static uint32_t dequeue(Search *r)
 {
-    if (r->nheap == r->heapcap) {
-        if (r->heapcap > UINT32_MAX / 2)
-            longjmp(s->fail, 1);
-        r->heapcap *= 2;
-        r->heap = grow(s, r->heap, r->heapcap, sizeof *r->heap);
-    }
-    uint32_t i = r->nheap++;
-    while (i > 0) {
-        uint32_t up = (i - 1) / 2;
-        if (!entry_before(&e, &r->heap[up]))
-            break;
-        r->heap[i] = r->heap[up];
-        i = up;
-    }
-    r->heap[i] = e;
-}
-
-static Entry heap_pop(Search *r)
-{
-    Entry top = r->heap[0], last = r->heap[--r->nheap];
-    uint32_t i = 0, n = r->nheap;
-    for (;;) {
-        uint32_t child = 2 * i + 1;
-        if (child >= n)
-            break;
-        if (child + 1 < n && entry_before(&r->heap[child + 1], &r->heap[child]))
-            child++;
-        if (!entry_before(&r->heap[child], &last))
-            break;
-        r->heap[i] = r->heap[child];
-        i = child;
-    }
-    if (n > 0)
-        r->heap[i] = last;
-    return top;
+    while (r->first[r->lowest] == NO_NODE)
+        r->lowest++;
+    uint32_t node = r->first[r->lowest];
+    r->first[r->lowest] = r->nodes[node].next;
+    if (r->first[r->lowest] == NO_NODE)
+        r->last[r->lowest] = NO_NODE;
+    r->waiting--;
+    return node;
 }
 
 /* Add a position the set does not hold (at `slot`); returns its node. */
@@ -628,7 +620,7 @@ static uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, con
         r->nodes = grow(s, r->nodes, r->cap, sizeof *r->nodes);
     }
     uint32_t node = r->n++;
-    r->nodes[node] = (Node){*p, parent, g};
+    r->nodes[node] = (Node){*p, parent, g, NO_NODE};
     set_put(&r->set, slot, hash, node);
     if (2 * r->set.n > r->set.mask + 1)
         set_grow(s, &r->set);
@@ -641,13 +633,18 @@ static void search_init(Solver *s, Search *r, int style, const Position *root)
     r->sequenced_weight = SEQUENCED_WEIGHT[style];
     r->cap = 1024;
     r->nodes = grow(s, NULL, r->cap, sizeof *r->nodes);
-    r->heapcap = 1024;
-    r->heap = grow(s, NULL, r->heapcap, sizeof *r->heap);
+    r->npriorities = 1024;
+    r->first = grow(s, NULL, r->npriorities, sizeof *r->first);
+    r->last = grow(s, NULL, r->npriorities, sizeof *r->last);
+    for (size_t q = 0; q < r->npriorities; q++)
+        r->first[q] = r->last[q] = NO_NODE;
+    r->lowest = r->npriorities;
+    r->waiting = 0;
     set_init(s, &r->set, 2048);
     uint32_t hash = position_hash(root);
-    add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root, NO_NODE, 0);
-    heap_push(s, r, (Entry){estimate(root, r->sequenced_weight), 0, 0});
-    r->pushed = 0;
+    uint32_t node = add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root,
+                             NO_NODE, 0);
+    enqueue(s, r, estimate(root, r->sequenced_weight), node);
     r->won = NO_NODE;
 }
 
@@ -658,9 +655,9 @@ static int search_turn(Solver *s, Search *r, long long size)
 {
     Move moves[MAX_MOVES];
     for (; size > 0; size--) {
-        if (r->nheap == 0)
+        if (r->waiting == 0)
             return EXHAUSTED;
-        uint32_t node = heap_pop(r).node;
+        uint32_t node = dequeue(r);
         Position p = r->nodes[node].p;  /* a copy: the nodes may move as they grow */
         uint32_t g = r->nodes[node].g;
         int n = player_moves(s, &p, moves);
@@ -678,10 +675,10 @@ static int search_turn(Solver *s, Search *r, long long size)
             }
             uint64_t priority = estimate(&child, r->sequenced_weight)
                                 + (uint64_t)r->move_weight * (g + 1);
-            heap_push(s, r, (Entry){priority, ++r->pushed, added});
+            enqueue(s, r, priority, added);
         }
     }
-    return r->nheap == 0 ? EXHAUSTED : RUNNING;
+    return r->waiting == 0 ? EXHAUSTED : RUNNING;
 }
 
 /* The searches of every style in turns (solver.search_in_turns): the style that wins, or -1
@@ -913,7 +910,8 @@ static void free_solver(Solver *s)
     free(s->columns.slots);
     for (int i = 0; i < NSTYLES; i++) {
         free(s->search[i].nodes);
-        free(s->search[i].heap);
+        free(s->search[i].first);
+        free(s->search[i].last);
         free(s->search[i].set.slots);
     }
     free(s->line.at);
