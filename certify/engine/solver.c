@@ -43,6 +43,12 @@
 #define NONE 0xFF
 #define NO_NODE UINT32_MAX
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
 /* The tuning of certify/solver.py, in the same units (UNIT = a twentieth of a move). */
 #define UNIT 20
 #define CELL_COST 1
@@ -654,6 +660,8 @@ enum { RUNNING, WON, EXHAUSTED };
 static int search_turn(Solver *s, Search *r, long long size)
 {
     Move moves[MAX_MOVES];
+    Position children[MAX_MOVES];
+    uint32_t hashes[MAX_MOVES];
     for (; size > 0; size--) {
         if (r->waiting == 0)
             return EXHAUSTED;
@@ -661,19 +669,24 @@ static int search_turn(Solver *s, Search *r, long long size)
         Position p = r->nodes[node].p;  /* a copy: the nodes may move as they grow */
         uint32_t g = r->nodes[node].g;
         int n = player_moves(s, &p, moves);
+        /* All the children first, so that their slots can be fetched from memory at once. */
         for (int i = 0; i < n; i++) {
-            Position child;
-            successor(s, &p, &moves[i], &child);
-            uint32_t hash = position_hash(&child);
-            uint32_t slot = set_slot(&r->set, r->nodes, &child, hash);
+            successor(s, &p, &moves[i], &children[i]);
+            hashes[i] = position_hash(&children[i]);
+            PREFETCH(&r->set.slots[hashes[i] & r->set.mask]);
+        }
+        for (int i = 0; i < n; i++) {
+            const Position *child = &children[i];
+            uint32_t hash = hashes[i];
+            uint32_t slot = set_slot(&r->set, r->nodes, child, hash);
             if (r->set.slots[slot])
                 continue;
-            uint32_t added = add_node(s, r, slot, hash, &child, node, g + 1);
-            if (is_won(&child)) {
+            uint32_t added = add_node(s, r, slot, hash, child, node, g + 1);
+            if (is_won(child)) {
                 r->won = added;
                 return WON;
             }
-            uint64_t priority = estimate(&child, r->sequenced_weight)
+            uint64_t priority = estimate(child, r->sequenced_weight)
                                 + (uint64_t)r->move_weight * (g + 1);
             enqueue(s, r, priority, added);
         }
