@@ -5,11 +5,12 @@
 **
 ** It finds exactly the line certify/solver.py finds (the Python reference; read it first, this
 ** file follows it function by function): the same player moves in the same order, the same
-** safe foundation moves, the same whole-number priorities, the same heap order (ties broken by
-** the push counter), the same styles and turns, the same shortcut and supermove expansion. So
-** both engines write byte-identical win certificates, and tests/test_solver_native.py holds
-** them to it. The line comes back as 2 bytes a single-card move (card, destination: 0..7 a
-** column, 8 a free cell, 9 the foundation), replayed here under the plain rules first.
+** safe foundation moves, the same whole-number priorities expanded in the same order (the
+** least first, ties to the earlier push), the same styles and turns, the same shortcut and
+** supermove expansion. So both engines write byte-identical win certificates, and
+** tests/test_solver_native.py holds them to it. The line comes back as 2 bytes a single-card
+** move (card, destination: 0..7 a column, 8 a free cell, 9 the foundation), replayed here
+** under the plain rules first.
 **
 ** What makes it fast:
 **  - Columns are interned in a trie: a column is (the column below its top card, the top
@@ -24,8 +25,9 @@
 **  - Nodes, queues and tables are arrays that grow by doubling; nothing is allocated per node.
 **    All memory belongs to one Solver and is freed before solve() returns.
 **
-** The search runs without the GIL: it touches no Python object. An allocation that fails
-** jumps (longjmp) to solve(), which frees everything and raises MemoryError.
+** The search runs without the GIL: it touches no Python object. An allocation that fails, or
+** a line that does not replay (a bug), jumps (longjmp) back to solve_board(); solve() then
+** frees everything and raises MemoryError or RuntimeError.
 */
 
 #define PY_SSIZE_T_CLEAN
