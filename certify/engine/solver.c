@@ -272,11 +272,11 @@ static int same_position(const Position *a, const Position *b)
 /* A hash that does not depend on the order of the columns: their shares are added. */
 static uint32_t position_hash(const Position *p)
 {
-    uint64_t found, cells, h;
+    uint32_t found;
+    uint64_t cells;
     memcpy(&found, p->found, 4);
-    found &= 0xFFFFFFFFULL;
     memcpy(&cells, p->cells, 8);
-    h = mix64(found ^ mix64(cells)) + p->mixes;
+    uint64_t h = mix64(found ^ mix64(cells)) + p->mixes;
     return (uint32_t)(mix64(h) >> 32);
 }
 
@@ -489,11 +489,11 @@ static void after(Solver *s, Position *p, const Move *m)
         top_cards(t, p->col[m->source], m->k, moved);
         set_column(t, p, m->source, column_less(t, p->col[m->source], m->k));
     }
-    if (m->dest == HOME)
+    if (m->dest == HOME) {
         p->found[suit(m->card)]++;
-    else if (m->dest == CELL)
+    } else if (m->dest == CELL) {
         cell_add(p, m->card);
-    else {
+    } else {
         uint32_t id = p->col[m->dest];
         for (int i = 0; i < m->k; i++)
             id = column_with(s, t, id, moved[i]);
