@@ -308,7 +308,7 @@ static uint32_t position_hash(const Position *p)
     uint64_t cells;
     memcpy(&found, p->found, 4);
     memcpy(&cells, p->cells, 8);
-    uint64_t h = mix64(found ^ mix64(cells)) + p->mixes;
+    uint64_t h = found * 0x9E3779B97F4A7C15ULL + cells * 0xC2B2AE3D27D4EB4FULL + p->mixes;
     return (uint32_t)(mix64(h) >> 32);
 }
 
