@@ -32,7 +32,7 @@ from . import deals, output
 from .cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, add_rule_options
 from .prove import NO_WIN, UNKNOWN, WIN, Result, prove
 from .rules import Rules, start
-from .solver import solve
+from .engine import solve  # the engine in use (certify/engine/)
 
 RANGE = re.compile(r"^(\d+)-(\d+)$")
 TABLE, SETTINGS = "results.jsonl", "census.json"

@@ -128,9 +128,8 @@ def run_certify(argv):
                                            "give a deal number or --board FILE (not both)")
     out = args.output or f"{label}.msgpack.zst"
     progress = for_stderr(args.quiet or args.json)
-    from .prove import prove
-    from .solver import solve
-    solver = None if args.no_solver else (lambda p: solve(p, rules))
+    from .prove import ENGINE, prove
+    solver = None if args.no_solver else ENGINE
     result = prove(position, rules, deal, out, args.max_positions, args.time_limit, progress,
                    solver=solver)
     if progress is not None:

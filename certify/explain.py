@@ -232,7 +232,7 @@ def searched(deal, board, position, rules, max_positions=None, time_limit=None, 
         src.moves = moves_along(position, outcome.path, rules.ncells, outcome.columns, rules)
         src.move_count = len(src.moves)
     elif outcome.verdict == NO_WIN:
-        src.table, src.records = outcome.columns, outcome.keys
+        src.table, src.records, src.width = outcome.columns, outcome.keys, outcome.width
     return src
 
 
@@ -271,7 +271,7 @@ def from_certificate(path):
         raise ExplainError(f"{path}: the body is not [column table, records]")
     src.width = 2 if len(table) <= 65536 else 3
     try:
-        src.records = certificate.front_decode(data, 4 + cells + 8 * src.width)
+        src.records = certificate.records(head, data, 4 + cells + 8 * src.width)
     except certificate.CertificateError as e:
         raise ExplainError(f"{path}: {e}") from None
     if len(src.records) != count:

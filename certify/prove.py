@@ -1,7 +1,10 @@
-"""From a start position to a certificate: search, then write what the search found.
+"""From a start position to a certificate: solve or search, then write what was found.
 
 This is the one place that decides what a run claims. WIN and NO_WIN come only with their
-evidence; anything else is UNKNOWN and writes nothing.
+evidence; anything else is UNKNOWN and writes nothing. The work itself is done by the engine
+(certify/engine/: compiled, or the Python reference); the order of the work, and the budgets
+that bound all of it, are decided here, the same for every engine, so that every engine writes
+the same certificate.
 """
 
 import hashlib
@@ -11,7 +14,7 @@ from dataclasses import dataclass
 
 from . import certificate, output
 from .rules import Rules, encode, is_won, moves
-from .search import NO_WIN, UNKNOWN, WIN, decode_key, search
+from .search import NO_WIN, TOO_MANY_COLUMNS, UNKNOWN, WIN, budget_reason, decode_key
 
 
 @dataclass
@@ -71,30 +74,86 @@ def win_certificate(moves_line, deal, board, rules):
     return certificate.encode_file(head, body), body
 
 
-def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
-          progress=None, solver=None):
-    """Search from `start`; write the certificate to `out` unless the outcome is UNKNOWN.
+# The order of work (issue 9 section 3), chosen by measurement (benchmarks/bench_engine.py
+# --order): a deal that can be won is nearly always won by the solver's first short attempt; one
+# that cannot is nearly always settled by a bounded exhaustive search (104 of the 130 deals
+# below ten million have at most 200,000 positions). Only the rest pay for the solver's full
+# budget before the search goes on to the end. The search is resumed, not restarted: its
+# outcome is exactly that of one uninterrupted search.
+SOLVER_FIRST = 2_000  # positions the solver expands in its first attempt
+SEARCH_FIRST = 200_000  # positions the exhaustive search may find before the solver's full try
+ENGINE = "engine"  # prove(solver=ENGINE): the engine's solver, in the order above
 
-    `solver`, if given, is tried first: a function start -> list of single-card moves or None.
-    Its line is replayed by the readable rules before it is believed.
-    `progress` (certify/progress.py) hears each phase and the search's figures.
+
+def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
+          progress=None, solver=ENGINE):
+    """Prove `start` won or not; write the certificate to `out` unless the outcome is UNKNOWN.
+
+    solver: ENGINE (the engine's solver, tried in the order above), None (the exhaustive search
+    alone), or a function start -> list of single-card moves or None, tried once, first.
+    A solver's line is replayed by the readable rules before it is believed (the compiled
+    solver replays its own lines in C). The budgets bound the whole run: `time_limit` the
+    seconds of everything, `max_positions` the positions of the solver's attempts (their
+    budgets, charged in full) and of the search together. `progress` (certify/progress.py)
+    hears each phase and the search's figures.
     """
+    from . import engine
     board = None if deal is not None else certificate.board_bytes(start, rules.ncells)
     t0 = time.monotonic()
-    if solver is not None:
+    budget = Budget(t0, max_positions, time_limit)
+
+    def won_by(line, verified=False):
+        if line is None or not (verified or replays_to_win(start, line, rules)):
+            return None
+        data, body = win_certificate(line, deal, board, rules)
+        # positions: the replayed line's, the only ones this result vouches for
+        return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line,
+                               body=body), data, out)
+
+    def solved(planned, tried):
+        # An attempt cannot be stopped midway, so under a time limit it grows fourfold at a time
+        # from the last one, looking at the clock in between. The solver's line for a budget is
+        # the first win within it, so the growing attempts find the same line as one attempt.
+        size = budget.solver(planned, tried)
+        while size > tried:
+            step = size if time_limit is None else min(size, max(4 * tried, SOLVER_FIRST))
+            _phase(progress, "solving")
+            found = won_by(engine.solve(start, rules, step), verified=engine.SOLVER_VERIFIES)
+            if found is not None or budget.out_of_time():
+                return found
+            tried = step
+        return None
+
+    if callable(solver):
         _phase(progress, "solving")
-        line = solver(start)
-        if line is not None and replays_to_win(start, line, rules):
-            data, body = win_certificate(line, deal, board, rules)
-            # positions: the replayed line's, the only ones this result vouches for
-            return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line,
-                                   body=body), data, out)
+        found = won_by(solver(start))
+        if found is not None:
+            return found
+    elif solver == ENGINE:
+        found = solved(SOLVER_FIRST, 0)
+        if found is not None:
+            return found
+    elif solver is not None:
+        raise ValueError(f"solver must be ENGINE, None or a function, not {solver!r}")
+
+    search = engine.Search(start, rules)
     _phase(progress, "searching")
-    outcome = search(start, rules, max_positions, time_limit, progress)
-    # seconds: the whole run, the solver's attempt included
-    result = Result(outcome.verdict, outcome.positions, time.monotonic() - t0, outcome.most_home,
-                    reason=outcome.reason)
+    outcome = search.run(*budget.search(SEARCH_FIRST if solver == ENGINE else None), progress)
+    if solver == ENGINE and outcome.verdict != NO_WIN and not budget.spent(outcome):
+        # Not settled: the solver's full attempt (its line is shorter than a search path's
+        # even when the search has a win), then the search to the end.
+        from .solver import BUDGET
+        found = solved(BUDGET, SOLVER_FIRST)
+        if found is not None:
+            return found
+        if outcome.verdict == UNKNOWN:
+            _phase(progress, "searching")
+            outcome = search.run(*budget.search(None), progress)
+    # seconds: the whole run, the solver's attempts included
+    result = Result(outcome.verdict, budget.positions(outcome), time.monotonic() - t0,
+                    outcome.most_home)
     if outcome.verdict == UNKNOWN:
+        result.reason = budget.reason(outcome)
         return result
     _phase(progress, "writing")
     if outcome.verdict == WIN:
@@ -102,11 +161,70 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         data, result.body = win_certificate(result.moves, deal, board, rules)
     else:
         assert outcome.verdict == NO_WIN
-        result.body = certificate.no_win_body(outcome.keys, outcome.columns, rules.ncells,
-                                              rules.fixed_columns)
-        head = certificate.header("no-win", deal, board, rules, outcome.positions, result.body)
+        result.body = engine.no_win_body(outcome, rules)
+        del outcome, search  # the key set: the file is written without it
+        head = certificate.header("no-win", deal, board, rules, result.positions, result.body)
         data = certificate.encode_file(head, result.body)
+    result.seconds = time.monotonic() - t0
     return _written(result, data, out)
+
+
+class Budget:
+    """What is left of --max-positions and --time-limit, shared by the solver and the search."""
+
+    def __init__(self, t0, max_positions, time_limit):
+        self.t0 = t0
+        self.max_positions = max_positions
+        self.time_limit = time_limit
+        self.charged = 0  # positions of the solver's failed attempts, charged in full
+
+    def solver(self, planned, tried):
+        """How far a solver attempt that would like `planned` positions may go, counting the
+        `tried` positions of an earlier attempt (which this one repeats): charged in full."""
+        if self.out_of_time():
+            return 0
+        size = planned
+        if self.max_positions is not None:
+            size = min(size, self.max_positions - self.charged + tried - 1)
+        self.charged += max(size - tried, 0)
+        return size
+
+    def search(self, planned):
+        """(max_positions, time_limit) for the search's run: `planned` positions in all (None:
+        to the end), within the run's budgets."""
+        limit = planned
+        if self.max_positions is not None:
+            left = self.max_positions - self.charged
+            limit = left if limit is None else min(limit, left)
+        seconds = None
+        if self.time_limit is not None:
+            seconds = max(0.0, self.t0 + self.time_limit - time.monotonic())
+        return limit, seconds
+
+    def spent(self, outcome):
+        """Whether the search stopped for good: a budget of the whole run ran out, or the
+        engine's own limit (not merely the planned size of this run)."""
+        return outcome.verdict == UNKNOWN and (outcome.reason == TOO_MANY_COLUMNS
+                                               or self.out_of_time()
+                                               or self.out_of_positions(outcome))
+
+    def out_of_time(self):
+        return self.time_limit is not None and time.monotonic() - self.t0 >= self.time_limit
+
+    def out_of_positions(self, outcome):
+        return self.max_positions is not None and \
+            outcome.positions + self.charged >= self.max_positions
+
+    def reason(self, outcome):
+        """The words of an UNKNOWN: which of the run's budgets ran out."""
+        if outcome.reason == TOO_MANY_COLUMNS:
+            return outcome.reason
+        if self.out_of_positions(outcome):
+            return budget_reason(self.max_positions)
+        return budget_reason(time_limit=self.time_limit)
+
+    def positions(self, outcome):
+        return outcome.positions + (self.charged if outcome.verdict == UNKNOWN else 0)
 
 
 def _phase(progress, name):

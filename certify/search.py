@@ -36,6 +36,7 @@ PARENTS = [
     for c in range(52)
 ]
 IDS = struct.Struct(">8H")  # eight 2-byte column ids
+NARROW_COLUMNS = 1 << 16  # ids that fit in 2 bytes
 MOST_COLUMNS = 1 << 24  # 3-byte ids, the format's widest
 TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
 CHECK_EVERY = 1024  # expansions between looks at the clock (and the progress display)
@@ -68,7 +69,7 @@ class Columns:
         self.top = []  # top card of each column, or -1 if empty
         self.popped = []  # id after removing the top card, or -1 until needed
         self.pushed = {}  # (id << 6 | card) -> id after putting card on top
-        self.limit = 1 << 16  # ids the keys' width can hold
+        self.limit = NARROW_COLUMNS  # ids the keys' width can hold
 
     def id(self, col):
         i = self.ids.get(col)
@@ -211,9 +212,10 @@ class Search:
     again goes on from where it stopped.
     """
 
-    def __init__(self, position, rules):
+    def __init__(self, position, rules, narrow=NARROW_COLUMNS):
         self.rules = rules
         self.columns = Columns()
+        self.columns.limit = narrow  # (tests widen early with a smaller one)
         self.width = 2
         try:
             first = start_key(position, rules, self.columns)
@@ -261,7 +263,7 @@ class Search:
                     raise
                 for n in successors:
                     if n not in parent:
-                        if len(parent) == limit:
+                        if len(parent) >= limit >= 0:
                             # Not added: k goes back, and expanding it again after a larger
                             # budget adds exactly the successors this expansion did not.
                             stack.append(k)

@@ -62,6 +62,7 @@ def _choose():
 
 _search, _solver, _description = _choose()
 NAME = "native" if _search is not None else "python"
+SOLVER_VERIFIES = _solver is not None  # the compiled solver replays its own lines in C
 
 
 def describe():
@@ -87,11 +88,11 @@ class Keys:
 class NativeSearch:
     """search.Search with the compiled engine: the same runs, the same outcomes."""
 
-    def __init__(self, position, rules):
+    def __init__(self, position, rules, narrow=1 << 16):
         found, cells, cols = position
         self.native = _search.Search(bytes(found), bytes(sorted(cells)),
                                      tuple(bytes(c) for c in cols), rules.ncells,
-                                     rules.fixed_columns, rules.foundation_moves)
+                                     rules.fixed_columns, rules.foundation_moves, narrow)
         self.seconds = 0.0
 
     def run(self, max_positions=None, time_limit=None, progress=None):
@@ -116,9 +117,9 @@ class NativeSearch:
         if status == _search.DONE:
             return Outcome(NO_WIN, n, most_home=native.most_home, keys=Keys(native),
                            columns=native.columns(), store=native, **common)
-        reason = {_search.MAX_POSITIONS: budget_reason(max_positions),
-                  _search.OUT_OF_TIME: budget_reason(time_limit=time_limit),
-                  _search.TOO_MANY_COLUMNS: TOO_MANY_COLUMNS}[status]
+        reason = budget_reason(max_positions) if status == _search.MAX_POSITIONS else \
+            budget_reason(time_limit=time_limit) if status == _search.OUT_OF_TIME else \
+            TOO_MANY_COLUMNS
         return Outcome(UNKNOWN, n, most_home=native.most_home, reason=reason,
                        columns=native.columns(), **common)
 

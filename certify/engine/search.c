@@ -494,7 +494,7 @@ static int explore(Search *s, int64_t limit, double seconds) {
             const uint8_t *n = s->succ + (size_t)i * (size_t)keylen;
             uint32_t h = (uint32_t)hash_bytes(n, (size_t)keylen), where;
             if (lookup(s, n, h, &where) >= 0) continue;
-            if ((int64_t)s->n == limit) {
+            if (limit >= 0 && (int64_t)s->n >= limit) {
                 /* Not added: k goes back, and expanding it again after a larger budget adds
                 ** exactly the successors this expansion did not. */
                 s->stack[s->nstack++] = k;
@@ -626,16 +626,23 @@ static int bytes_arg(PyObject *o, const char *what, const uint8_t **p, Py_ssize_
     return 0;
 }
 
-/* Search(found, cells, columns, ncells, fixed_columns, foundation_moves): the start position
-** (4 foundation counts, the cards in cells, 8 columns bottom card first) under the rules. */
+/* Search(found, cells, columns, ncells, fixed_columns, foundation_moves, narrow=65536): the
+** start position (4 foundation counts, the cards in cells, 8 columns bottom card first) under
+** the rules. `narrow`, the ids that 2-byte keys may hold, is smaller only in tests, which
+** widen the keys early that way. */
 static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     static char *names[] = {"found", "cells", "columns", "ncells", "fixed_columns",
-                            "foundation_moves", NULL};
+                            "foundation_moves", "narrow", NULL};
     PyObject *found, *cells, *cols;
     int ncells, fixed, back;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!ipp", names, &found, &cells,
-                                     &PyTuple_Type, &cols, &ncells, &fixed, &back))
+    long narrow = NARROW_COLUMNS;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!ipp|l", names, &found, &cells,
+                                     &PyTuple_Type, &cols, &ncells, &fixed, &back, &narrow))
         return -1;
+    if (narrow < 8 || narrow > (long)NARROW_COLUMNS) {
+        PyErr_SetString(PyExc_ValueError, "narrow must be 8..65536");
+        return -1;
+    }
     if (s->keys) { PyErr_SetString(PyExc_RuntimeError, "already started"); return -1; }
     const uint8_t *f, *c;
     Py_ssize_t nf, nc;
@@ -668,6 +675,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
         PyErr_NoMemory();
         return -1;
     }
+    s->columns.limit = (uint32_t)narrow;
     uint8_t key[MAX_KEY];
     uint32_t ids[8];
     memcpy(key, f, 4);
