@@ -201,6 +201,42 @@ static void columns_free(Columns *t) {
     memset(t, 0, sizeof *t);
 }
 
+/* ---- Sorting eight ids ------------------------------------------------------------------- */
+
+#define SWAP_IF_GREATER(a, b) do { uint32_t lo_ = a < b ? a : b, hi_ = a < b ? b : a; \
+                                   a = lo_; b = hi_; } while (0)
+
+/* Batcher's odd-even merge network for 8: 19 compare-exchanges, no branches to mispredict
+** (ids renumbered for the file come in any order). */
+static void sort8(uint32_t *v) {
+    static const uint8_t pairs[19][2] = {
+        {0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {1, 2}, {5, 6},
+        {0, 4}, {1, 5}, {2, 6}, {3, 7}, {2, 4}, {3, 5}, {1, 2}, {3, 4}, {5, 6}};
+    for (int i = 0; i < 19; i++) SWAP_IF_GREATER(v[pairs[i][0]], v[pairs[i][1]]);
+}
+
+/* Ids sorted but for one or two changed ones (a move changes at most two columns): insertion
+** sort does a handful of steps. */
+static void resort8(uint32_t *ids) {
+    for (int i = 1; i < 8; i++) {
+        uint32_t v = ids[i];
+        int j = i - 1;
+        while (j >= 0 && ids[j] > v) { ids[j + 1] = ids[j]; j--; }
+        ids[j + 1] = v;
+    }
+}
+
+/* Keys are equal: whole 8-byte words where they fit (keys are 24 to 36 bytes long). */
+static int same_key(const uint8_t *a, const uint8_t *b, size_t n) {
+    uint64_t x, y;
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return 0;
+    }
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
 /* ---- The set of positions --------------------------------------------------------------- */
 
 typedef struct {
@@ -276,7 +312,7 @@ static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, uint32_t *where) 
     for (uint64_t e; (e = s->slot[i]) != 0; i = (i + 1) & mask) {
         if ((uint32_t)(e >> 32) == h) {
             uint32_t idx = (uint32_t)e - 1;
-            if (memcmp(key_at(s, idx), k, (size_t)s->keylen) == 0) return idx;
+            if (same_key(key_at(s, idx), k, (size_t)s->keylen)) return idx;
         }
     }
     *where = i;
@@ -320,14 +356,7 @@ static void emit(Expansion *e, const uint8_t *found, const uint8_t *occ, int noc
     uint8_t *k = s->succ + (size_t)e->nout++ * (size_t)s->keylen;
     uint32_t ids[8];
     memcpy(ids, ids_in, sizeof ids);
-    if (!s->fixed) {   /* insertion sort: at most two ids are out of place */
-        for (int i = 1; i < 8; i++) {
-            uint32_t v = ids[i];
-            int j = i - 1;
-            while (j >= 0 && ids[j] > v) { ids[j + 1] = ids[j]; j--; }
-            ids[j + 1] = v;
-        }
-    }
+    if (!s->fixed) resort8(ids);
     memcpy(k, found, 4);
     memcpy(k + 4, occ, (size_t)nocc);
     memset(k + 4 + nocc, EMPTY_CELL, (size_t)(s->ncells - nocc));
@@ -699,11 +728,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
             PyErr_SetString(PyExc_ValueError, "the position must hold each card once");
             return -1;
         }
-    if (!fixed)
-        for (int i = 1; i < 8; i++)
-            for (int j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
-                uint32_t v = ids[j]; ids[j] = ids[j - 1]; ids[j - 1] = v;
-            }
+    if (!fixed) sort8(ids);
     for (int i = 0; i < 8; i++) put_id(key + 4 + ncells + 2 * i, ids[i], 2);
     uint32_t h = (uint32_t)hash_bytes(key, (size_t)s->keylen), where;
     lookup(s, key, h, &where);
@@ -820,11 +845,7 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
         uint32_t ids[8];
         memcpy(key, s->keys + i * (size_t)keylen, (size_t)keylen);
         for (int j = 0; j < 8; j++) ids[j] = renumber[get_id(key + at + j * width, width)];
-        if (!s->fixed)
-            for (int a = 1; a < 8; a++)
-                for (int b = a; b > 0 && ids[b - 1] > ids[b]; b--) {
-                    uint32_t v = ids[b]; ids[b] = ids[b - 1]; ids[b - 1] = v;
-                }
+        if (!s->fixed) sort8(ids);
         uint8_t *r = s->keys + i * w;
         memcpy(r, key, (size_t)at);
         for (int j = 0; j < 8; j++) put_id(r + at + j * fw, ids[j], fw);
