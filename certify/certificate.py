@@ -143,9 +143,20 @@ def win_body(moves):
 
 
 def encode_file(head, body, level=LEVEL):
-    content = msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)
+    # msgpack's packb(body) would copy the body once more (a large one is ~60 MB): its bin
+    # header is written here instead, the same bytes (tests/test_engine.py).
+    content = b"".join((msgpack.packb(head, use_bin_type=True), bin_header(len(body)), body))
     return zstandard.ZstdCompressor(level=level, write_checksum=False,
                                     write_content_size=True).compress(content)
+
+
+def bin_header(n):
+    """The msgpack header of a bin of n bytes, in its shortest form (as packb writes it)."""
+    if n <= 0xFF:
+        return bytes((0xC4, n))
+    if n <= 0xFFFF:
+        return b"\xc5" + n.to_bytes(2, "big")
+    return b"\xc6" + n.to_bytes(4, "big")
 
 
 def read(path, max_size=1 << 32):

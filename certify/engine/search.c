@@ -206,24 +206,13 @@ static void columns_free(Columns *t) {
 #define SWAP_IF_GREATER(a, b) do { uint32_t lo_ = a < b ? a : b, hi_ = a < b ? b : a; \
                                    a = lo_; b = hi_; } while (0)
 
-/* Batcher's odd-even merge network for 8: 19 compare-exchanges, no branches to mispredict
-** (ids renumbered for the file come in any order). */
+/* Batcher's odd-even merge network for 8: 19 compare-exchanges and no branches to mispredict,
+** which measured faster than insertion sort even where only one or two ids are out of place. */
 static void sort8(uint32_t *v) {
     static const uint8_t pairs[19][2] = {
         {0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {1, 2}, {5, 6},
         {0, 4}, {1, 5}, {2, 6}, {3, 7}, {2, 4}, {3, 5}, {1, 2}, {3, 4}, {5, 6}};
     for (int i = 0; i < 19; i++) SWAP_IF_GREATER(v[pairs[i][0]], v[pairs[i][1]]);
-}
-
-/* Ids sorted but for one or two changed ones (a move changes at most two columns): insertion
-** sort does a handful of steps. */
-static void resort8(uint32_t *ids) {
-    for (int i = 1; i < 8; i++) {
-        uint32_t v = ids[i];
-        int j = i - 1;
-        while (j >= 0 && ids[j] > v) { ids[j + 1] = ids[j]; j--; }
-        ids[j + 1] = v;
-    }
 }
 
 /* Keys are equal: whole 8-byte words where they fit (keys are 24 to 36 bytes long). */
@@ -356,7 +345,7 @@ static void emit(Expansion *e, const uint8_t *found, const uint8_t *occ, int noc
     uint8_t *k = s->succ + (size_t)e->nout++ * (size_t)s->keylen;
     uint32_t ids[8];
     memcpy(ids, ids_in, sizeof ids);
-    if (!s->fixed) resort8(ids);
+    if (!s->fixed) sort8(ids);
     memcpy(k, found, 4);
     memcpy(k + 4, occ, (size_t)nocc);
     memset(k + 4 + nocc, EMPTY_CELL, (size_t)(s->ncells - nocc));
@@ -519,9 +508,16 @@ static int explore(Search *s, int64_t limit, double seconds) {
             keylen = s->keylen;
             continue;
         }
+        /* Hash every successor first and ask for its slot's cache line: the look-ups that
+        ** follow then wait for memory once instead of once each. */
+        uint32_t hashes[MAX_SUCCESSORS];
+        for (int i = 0; i < m; i++) {
+            hashes[i] = (uint32_t)hash_bytes(s->succ + (size_t)i * (size_t)keylen, (size_t)keylen);
+            __builtin_prefetch(&s->slot[hashes[i] & (s->nslots - 1)]);
+        }
         for (int i = 0; i < m; i++) {
             const uint8_t *n = s->succ + (size_t)i * (size_t)keylen;
-            uint32_t h = (uint32_t)hash_bytes(n, (size_t)keylen), where;
+            uint32_t h = hashes[i], where;
             if (lookup(s, n, h, &where) >= 0) continue;
             if (limit >= 0 && (int64_t)s->n >= limit) {
                 /* Not added: k goes back, and expanding it again after a larger budget adds
