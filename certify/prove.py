@@ -10,25 +10,38 @@ the same certificate.
 import hashlib
 import os
 import time
-from dataclasses import dataclass
 
 from . import certificate, output
 from .rules import Rules, encode, is_won, moves
 from .search import NO_WIN, TOO_MANY_COLUMNS, UNKNOWN, WIN, budget_reason, decode_key
 
 
-@dataclass
 class Result:
-    verdict: str
-    positions: int
-    seconds: float
-    most_home: int
-    path: str = None  # the certificate written, if any
-    sha256: str = None
-    size: int = None
-    moves: list = None  # WIN: the single-card moves
-    reason: str = ""  # UNKNOWN: why
-    body: bytes = None  # the certificate's body (what a range certificate's entry carries)
+    """What a run claims, and the certificate it wrote. (A plain class: see search.Outcome.)"""
+
+    FIELDS = ("verdict", "positions", "seconds", "most_home", "path", "sha256", "size", "moves",
+              "reason", "body")
+
+    def __init__(self, verdict, positions, seconds, most_home, path=None, sha256=None,
+                 size=None, moves=None, reason="", body=None):
+        self.verdict = verdict
+        self.positions = positions
+        self.seconds = seconds
+        self.most_home = most_home
+        self.path = path  # the certificate written, if any
+        self.sha256 = sha256
+        self.size = size
+        self.moves = moves  # WIN: the single-card moves
+        self.reason = reason  # UNKNOWN: why
+        self.body = body  # the certificate's body (what a range certificate's entry carries)
+
+    def __eq__(self, other):
+        return isinstance(other, Result) and all(
+            getattr(self, f) == getattr(other, f) for f in self.FIELDS)
+
+    def __repr__(self):
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.FIELDS if f != "body")
+        return f"Result({shown})"
 
     def as_json(self, deal):
         return {

@@ -23,7 +23,6 @@ exactly as if it had never stopped (prove() uses that to try the solver in betwe
 
 import struct
 import time
-from dataclasses import dataclass, field
 
 from .cards import RED
 from .rules import WON
@@ -42,18 +41,25 @@ TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
 CHECK_EVERY = 1024  # expansions between looks at the clock (and the progress display)
 
 
-@dataclass
 class Outcome:
-    verdict: str
-    positions: int  # distinct positions found
-    seconds: float
-    most_home: int  # most cards ever on the foundations
-    path: list = field(default_factory=list)  # WIN: the positions from the start to a won one
-    keys: object = None  # NO_WIN: every reachable position's key (iterable, with len)
-    columns: list = field(default_factory=list)  # the interned columns, by id
-    reason: str = ""  # UNKNOWN: which budget ran out
-    width: int = 2  # bytes per column id in the keys
-    store: object = None  # the compiled engine's key set (for its certificate writer), or None
+    """What a search found. (A plain class, not a dataclass: `certify N` imports this module,
+    and dataclasses costs its start-up ~10 ms.)"""
+
+    def __init__(self, verdict, positions, seconds=0.0, most_home=0, path=None, keys=None,
+                 columns=None, reason="", width=2, store=None):
+        self.verdict = verdict
+        self.positions = positions  # distinct positions found
+        self.seconds = seconds
+        self.most_home = most_home  # most cards ever on the foundations
+        self.path = path if path is not None else []  # WIN: the keys from the start to a won one
+        self.keys = keys  # NO_WIN: every reachable position's key (iterable, with len)
+        self.columns = columns if columns is not None else []  # the interned columns, by id
+        self.reason = reason  # UNKNOWN: which budget ran out
+        self.width = width  # bytes per column id in the keys
+        self.store = store  # the compiled engine's key set (for its certificate writer), or None
+
+    def __repr__(self):
+        return f"Outcome({self.verdict!r}, {self.positions}, reason={self.reason!r})"
 
 
 class ColumnsFull(Exception):
