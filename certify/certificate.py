@@ -2,6 +2,10 @@
 
 Encoding is deterministic (everything sorted, fixed compression level, no timestamps), so the
 same deal and rules give the same bytes everywhere. Files are written by certify/output.py.
+
+certify writes version 2 (no-win records as byte planes) and reads versions 1 and 2. The writer
+here is the reference; the compiled engine's (certify/engine/search.c) gives the same bytes
+without a Python object per position, and prove() uses whichever engine runs.
 """
 
 import os
