@@ -108,8 +108,8 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
 
     solver: ENGINE (the engine's solver, tried in the order above), None (the exhaustive search
     alone), or a function start -> list of single-card moves or None, tried once, first.
-    A solver's line is replayed by the readable rules before it is believed (the compiled
-    solver replays its own lines in C). The budgets bound the whole run: `time_limit` the
+    A solver's line is replayed before it is believed: by the readable rules in the reference
+    engine, in C by the compiled one (tests/test_engine.py holds the two to the same answers). The budgets bound the whole run: `time_limit` the
     seconds of everything, `max_positions` the positions of the solver's attempts (their
     budgets, charged in full) and of the search together. `progress` (certify/progress.py)
     hears each phase and the search's figures.
@@ -119,8 +119,8 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     t0 = time.monotonic()
     budget = Budget(t0, max_positions, time_limit)
 
-    def won_by(line, verified=False):
-        if line is None or not (verified or replays_to_win(start, line, rules)):
+    def won_by(line):
+        if line is None or not engine.replays_to_win(start, line, rules):
             return None
         data, body = win_certificate(line, deal, board, rules)
         # positions: the replayed line's, the only ones this result vouches for
@@ -135,7 +135,7 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         while size > tried:
             step = size if time_limit is None else min(size, max(4 * tried, SOLVER_STEP))
             _phase(progress, "solving")
-            found = won_by(engine.solve(start, rules, step), verified=engine.SOLVER_VERIFIES)
+            found = won_by(engine.solve(start, rules, step))
             if found is not None or budget.out_of_time():
                 return found
             tried = step

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from certify import certificate, engine, prove as prove_module, search as reference
 from certify.deals import deal
 from certify.prove import prove, replays_to_win
-from certify.rules import Rules, encode, start
+from certify.rules import Rules, encode, moves, start
 from certify.search import NO_WIN, UNKNOWN, WIN, decode_key
 from tests.boards import reachable, small_boards
 
@@ -167,6 +167,44 @@ def test_a_used_search_refuses_more():
         list(outcome.keys)
 
 
+@st.composite
+def lines(draw):
+    """A position and a line from it: legal moves (by rules.moves), maybe one changed."""
+    position, rules = draw(boards_and_rules(max_left=9))
+    line, p = [], position
+    for _ in range(draw(st.integers(0, 30))):
+        options = list(moves(p, rules.ncells, rules.foundation_moves))
+        if not options:
+            break
+        card, dest, p = options[draw(st.integers(0, len(options) - 1))]
+        line.append((card, dest))
+    if line and draw(st.booleans()):
+        k = draw(st.integers(0, len(line) - 1))
+        line[k] = (draw(st.integers(0, 51)), draw(st.integers(0, 9)))
+    return position, rules, line
+
+
+@settings(max_examples=300)
+@given(lines())
+def test_native_replay_judges_lines_as_the_readable_rules_do(case):
+    position, rules, line = case
+    assert engine.replays_to_win(position, line, rules) == replays_to_win(position, line, rules)
+
+
+def test_native_replay_accepts_real_wins_and_refuses_their_mutants():
+    position, rules = start(deal(11982)), Rules(5)
+    line = prove(position, rules).moves
+    assert engine.replays_to_win(position, line, rules)
+    assert not engine.replays_to_win(position, line[:-1], rules)
+    for k in range(0, len(line), 7):
+        card, dest = line[k]
+        for other in range(10):
+            if other != dest:
+                bad = line[:k] + [(card, other)] + line[k + 1:]
+                assert engine.replays_to_win(position, bad, rules) == \
+                    replays_to_win(position, bad, rules)
+
+
 # ---- Certificates ------------------------------------------------------------------------
 
 def certificate_of(position, rules, tmp_path, name, **budgets):
@@ -186,7 +224,6 @@ def test_prove_writes_the_same_bytes_with_either_engine(tmp_path_factory, case):
     try:
         mp.setattr(engine, "_search", None)
         mp.setattr(engine, "_solver", None)
-        mp.setattr(engine, "SOLVER_VERIFIES", False)
         b, data_b = certificate_of(position, rules, tmp, "python.zst")
     finally:
         mp.undo()

@@ -5,6 +5,7 @@
     Search(position, rules).run(max_positions, time_limit, progress) -> search.Outcome
     search(position, rules, max_positions, time_limit, progress)     -> search.Outcome
     solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
+    replays_to_win(position, line, rules) -> whether the line is legal and ends won
     no_win_body(outcome, rules)          -> the body of the no-win certificate of a search
 
 The reference is certify/search.py, certify/solver.py and the writer in certify/certificate.py,
@@ -62,7 +63,6 @@ def _choose():
 
 _search, _solver, _description = _choose()
 NAME = "native" if _search is not None else "python"
-SOLVER_VERIFIES = _solver is not None  # the compiled solver replays its own lines in C
 
 
 def describe():
@@ -150,6 +150,18 @@ def solve(position, rules, budget=None):
     return None if line is None else list(zip(line[0::2], line[1::2]))
 
 
+def replays_to_win(position, line, rules):
+    """Whether a line of (card, dest) moves is legal move by move and ends won
+    (prove.replays_to_win, whose moves are rules.moves; in C when the engine is compiled)."""
+    if _search is None:
+        from ..prove import replays_to_win as reference
+        return reference(position, line, rules)
+    found, cells, cols = position
+    return _search.replays(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
+                           rules.ncells, rules.foundation_moves,
+                           bytes(b for move in line for b in move))
+
+
 def no_win_body(outcome, rules):
     """The no-win certificate's body (version 2) for a finished search's outcome.
 
@@ -163,5 +175,5 @@ def no_win_body(outcome, rules):
     return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
 
 
-__all__ = ["NAME", "describe", "Search", "search", "solve", "no_win_body", "WIN", "NO_WIN",
-           "UNKNOWN"]
+__all__ = ["NAME", "describe", "Search", "search", "solve", "replays_to_win", "no_win_body",
+           "WIN", "NO_WIN", "UNKNOWN"]

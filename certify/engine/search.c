@@ -632,6 +632,86 @@ static void release_search_tables(Search *s) {
     free(s->stack); s->stack = NULL; s->nstack = 0;
 }
 
+/* ---- Replaying a line ------------------------------------------------------------------ */
+
+/* Whether a line of single-card moves (card, destination: 0..7 a column, 8 a free cell, 9 the
+** foundation) is legal move by move from a position and ends won: prove()'s replays_to_win,
+** whose statement of each move is rules.moves. A card says where its move starts: the top of
+** a column, a free cell, or (with foundation moves) the top of its foundation. */
+static int replays(uint8_t found[4], uint8_t *cells, int ncells_used, int ncells,
+                   uint8_t cols[8][52], int len[8], int back, const uint8_t *line, size_t n) {
+    for (size_t m = 0; m < n; m++) {
+        int card = line[2 * m], dest = line[2 * m + 1];
+        if (card >= 52 || dest > 9) return 0;
+        int suit = card & 3, rank = card >> 2;
+        int from_col = -1, from_cell = -1, from_home = 0;
+        for (int j = 0; j < 8; j++)
+            if (len[j] && cols[j][len[j] - 1] == card) from_col = j;
+        for (int c = 0; c < ncells_used; c++)
+            if (cells[c] == card) from_cell = c;
+        if (back && found[suit] == rank + 1) from_home = 1;
+        if (from_col < 0 && from_cell < 0 && !from_home) return 0;   /* not free to move */
+        if (dest == 9) {   /* home: from a column or a cell, onto exactly the rank below */
+            if (from_home || found[suit] != rank) return 0;
+        } else if (dest == 8) {   /* a free cell: from a column, with one empty */
+            if (from_col < 0 || ncells_used >= ncells) return 0;
+        } else {   /* a column: another one, empty or with a top the card may lie on */
+            if (dest == from_col) return 0;
+            if (len[dest]) {
+                int top = cols[dest][len[dest] - 1];
+                if ((top >> 2) != rank + 1 || red(top) == red(card)) return 0;
+            }
+        }
+        if (from_col >= 0) len[from_col]--;
+        else if (from_cell >= 0) {
+            for (int c = from_cell; c + 1 < ncells_used; c++) cells[c] = cells[c + 1];
+            ncells_used--;
+        } else found[suit]--;
+        if (dest == 9) found[suit]++;
+        else if (dest == 8) cells[ncells_used++] = (uint8_t)card;
+        else cols[dest][len[dest]++] = (uint8_t)card;
+    }
+    return found[0] == 13 && found[1] == 13 && found[2] == 13 && found[3] == 13;
+}
+
+/* replays(found, cells, columns, ncells, foundation_moves, line) -> bool */
+static PyObject *py_replays(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *cols_in;
+    const uint8_t *f, *c, *line;
+    Py_ssize_t nf, nc, nl;
+    int ncells, back;
+    if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
+                          &ncells, &back, &line, &nl))
+        return NULL;
+    if (nf != 4 || nc > 8 || ncells < 0 || ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8 || nl % 2) {
+        PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
+        return NULL;
+    }
+    uint8_t found[4], cells[8], cols[8][52];
+    int len[8];
+    memcpy(found, f, 4);
+    memcpy(cells, c, (size_t)nc);
+    for (int j = 0; j < 8; j++) {
+        PyObject *col = PyTuple_GET_ITEM(cols_in, j);
+        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
+            PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
+            return NULL;
+        }
+        len[j] = (int)PyBytes_GET_SIZE(col);
+        memcpy(cols[j], PyBytes_AS_STRING(col), (size_t)len[j]);
+    }
+    return PyBool_FromLong(replays(found, cells, (int)nc, ncells, cols, len, back, line,
+                                   (size_t)nl / 2));
+}
+
+static PyMethodDef module_methods[] = {
+    {"replays", py_replays, METH_VARARGS,
+     "replays(found, cells, columns, ncells, foundation_moves, line) -> whether the line of "
+     "(card, destination) byte pairs is legal move by move and ends won"},
+    {NULL, NULL, 0, NULL},
+};
+
 /* ---- Python --------------------------------------------------------------------------- */
 
 static int usable(Search *s) {
@@ -931,7 +1011,7 @@ static PyTypeObject SearchType = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_search",
     "The compiled exhaustive search and no-win certificate writer (see certify/engine/).",
-    -1, NULL, NULL, NULL, NULL, NULL,
+    -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__search(void) {
