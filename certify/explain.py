@@ -52,7 +52,8 @@ from .cards import name
 from .cli import EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count, starting_point
 from .rules import Rules, start
 from .progress import for_stderr
-from .search import NO_WIN, UNKNOWN, WIN, search
+from .engine import search  # the engine in use (certify/engine/)
+from .search import NO_WIN, UNKNOWN, WIN
 
 DEFAULT_CELL_BUDGET = 2_000_000  # positions per extra search for the fewest free cells
 DEFAULT_CELL_TIME = 120.0  # seconds per extra search
@@ -212,7 +213,7 @@ class Source:
 def solved(position, rules):
     """A winning line from certify's fast solver, checked by the readable rules, or None."""
     from .prove import replays_to_win
-    from .solver import solve
+    from .engine import solve
     line = solve(position, rules)
     return line if line is not None and replays_to_win(position, line, rules) else None
 
