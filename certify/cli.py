@@ -125,9 +125,8 @@ def run_certify(argv):
     # With the certificate on standard output, everything said goes to stderr.
     said = sys.stderr if out == "-" else sys.stdout
     from .progress import phases
-    from .prove import prove
-    from .solver import solve
-    solver = None if args.no_solver else (lambda p: solve(p, rules))
+    from .prove import ENGINE, prove
+    solver = None if args.no_solver else ENGINE
     progress = phases(args.quiet or args.json)
     try:
         result = prove(position, rules, deal, out, args.max_positions, args.time_limit,

@@ -54,7 +54,8 @@ from .options import (CERTIFICATE_SUFFIX, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, 
                       count_or_zero, is_number, positive_count, seconds)
 from .progress import phases
 from .rules import Rules, start
-from .search import NO_WIN, UNKNOWN, WIN, search
+from .engine import search  # the engine in use (certify/engine/)
+from .search import NO_WIN, UNKNOWN, WIN
 from .svg import deal_svg, label
 
 DEFAULT_CELL_BUDGET = 2_000_000  # positions per extra search for the fewest free cells
@@ -215,7 +216,7 @@ class Source:
 def solved(position, rules):
     """A winning line from certify's fast solver, checked by the readable rules, or None."""
     from .prove import replays_to_win
-    from .solver import solve
+    from .engine import solve
     line = solve(position, rules)
     return line if line is not None and replays_to_win(position, line, rules) else None
 
@@ -237,7 +238,7 @@ def searched(deal, board, position, rules, max_positions=None, time_limit=None, 
         src.moves = moves_along(position, outcome.path, rules.ncells, outcome.columns, rules)
         src.move_count = len(src.moves)
     elif outcome.verdict == NO_WIN:
-        src.table, src.records = outcome.columns, outcome.keys
+        src.table, src.records, src.width = outcome.columns, outcome.keys, outcome.width
     return src
 
 
@@ -276,7 +277,7 @@ def from_certificate(path):
         raise ExplainError(f"{path}: the body is not [column table, records]")
     src.width = 2 if len(table) <= 65536 else 3
     try:
-        src.records = certificate.front_decode(data, 4 + cells + 8 * src.width)
+        src.records = certificate.records(head, data, 4 + cells + 8 * src.width)
     except certificate.CertificateError as e:
         raise ExplainError(f"{path}: {e}") from None
     if len(src.records) != count:

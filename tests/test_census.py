@@ -14,12 +14,11 @@ import sys
 
 import pytest
 
-from certify import cli, progress, range_certificate
+from certify import cli, engine, progress, range_certificate
 from certify.census import chunks, command, work
 from certify.deals import deal
 from certify.prove import Result, prove
 from certify.rules import Rules, start
-from certify.solver import solve
 
 SMALL = "1-4"  # a few quick deals
 NAME = "1-4.msgpack.zst"
@@ -68,8 +67,7 @@ def test_rows_are_those_of_certify_json_with_the_single_certificates_digest(refe
         assert r["moves"] > 0 and r["seconds"] >= 0
     # The digest is that of the file `certify 3` writes (and `certify extract` rebuilds).
     rules = Rules(4)
-    result = prove(start(deal(3)), rules, 3, tmp_path / "3.msgpack.zst",
-                   solver=lambda position: solve(position, rules))
+    result = prove(start(deal(3)), rules, 3, tmp_path / "3.msgpack.zst")
     data = (tmp_path / "3.msgpack.zst").read_bytes()
     assert rows[2]["sha256"] == result.sha256 == hashlib.sha256(data).hexdigest()
     assert rows[2]["bytes"] == len(data) and rows[2]["moves"] == len(result.moves)
@@ -251,20 +249,20 @@ def test_progress_reads_the_workers_counts_at_each_redraw():
 
 
 def test_a_failing_deal_stops_the_census_and_keeps_finished_chunks(tmp_path, monkeypatch, capsys):
-    real = work.solve
+    real = engine.solve
 
-    def solve(position, rules):
+    def solve(position, rules, budget=None):
         if position == start(deal(3)):
             raise ZeroDivisionError("a bug")
-        return real(position, rules)
+        return real(position, rules, budget)
 
-    monkeypatch.setattr(work, "solve", solve)
+    monkeypatch.setattr(engine, "solve", solve)
     folder = tmp_path / "c"
     code, out, err = run(capsys, SMALL, "-j", 1, "--chunk", 1, "-q", "--out", folder)
     assert code == 1 and out == ""
     assert "census stopped: deal 3: ZeroDivisionError: a bug" in err
     assert [r["deal"] for r in table(folder)] == [1, 2]
-    monkeypatch.setattr(work, "solve", real)
+    monkeypatch.setattr(engine, "solve", real)
     assert run(capsys, SMALL, "-q", "--out", folder)[0] == 0
     assert [r["deal"] for r in table(folder)] == [1, 2, 3, 4]
 

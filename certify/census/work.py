@@ -21,7 +21,6 @@ from .. import certificate, deals
 from ..prove import NO_WIN, UNKNOWN, WIN, Result, prove
 from ..range_certificate import pack_entry
 from ..rules import Rules, start
-from ..solver import solve
 from .chunks import Item
 
 VERDICTS = (WIN, NO_WIN, UNKNOWN)
@@ -79,7 +78,7 @@ def as_certify_does(deal, settings):
     holds the two to the same bytes. Nothing is written: out is None."""
     rules = settings.rules()
     return prove(start(deals.deal(deal)), rules, deal, None, settings.max_positions,
-                 settings.time_limit, solver=lambda position: solve(position, rules))
+                 settings.time_limit)
 
 
 def prove_chunk(numbers, settings, tick=None):
