@@ -53,10 +53,14 @@ def test_the_three_ranges_draw_differently():
     assert len({deal(5), deal(5 + 2**31), deal(5 + 2**32)}) == 3
 
 
-@pytest.mark.parametrize("bad", [0, -1, MAX_DEAL + 1, 1.0, "7", True, None])
+@pytest.mark.parametrize("bad", [0, -1, 2**33, 2**33 + 1, 1.0, "7", True, None])
 def test_bad_deal_numbers(bad):
     with pytest.raises(ValueError):
         deal(bad)
+
+
+def test_the_last_deal_is_2_to_the_33_minus_1():
+    assert MAX_DEAL == 2**33 - 1 and deal(2**33 - 1)
 
 
 def test_card_names_round_trip():

@@ -64,6 +64,18 @@ def test_the_oracle_by_hand():
     assert {d for c, d, _ in oracle.moves(seven, 2) if c == 51} == {4, 5, 6}
 
 
+def test_won_is_all_four_foundations_full():
+    # The position one king short, for each suit in turn, is not won; all four full is.
+    for suit in range(4):
+        found = [13] * 4
+        found[suit] = 12
+        pos = oracle.start([[48 + suit]] + [[]] * 7, found)
+        assert oracle.is_position(pos, 0) and not oracle.is_won(pos)
+        assert not rules.is_won(as_certify(pos)) and not checker.won(as_certify(pos))
+        done = oracle.moves(pos, 0)[-1][2]
+        assert oracle.is_won(done) and rules.is_won(as_certify(done)) and checker.won(as_certify(done))
+
+
 @given(positions(), st.booleans())
 def test_certify_generates_exactly_the_oracles_moves(case, foundation_moves):
     pos, ncells = case
@@ -71,6 +83,7 @@ def test_certify_generates_exactly_the_oracles_moves(case, foundation_moves):
     expected = sorted((card, dest, nxt) for card, dest, nxt in oracle.moves(pos, ncells, foundation_moves))
     got = sorted((card, dest, as_oracle(nxt)) for card, dest, nxt in rules.moves(as_certify(pos), ncells, foundation_moves))
     assert got == expected
+    assert rules.is_won(as_certify(pos)) == oracle.is_won(pos)
 
 
 @given(positions(), st.booleans())
