@@ -44,13 +44,12 @@ def run_export(argv):
     path = args.coq or args.lean
     head, body = read_certificate(path)
     label = "Board" if head["deal"] is None else str(head["deal"])
-    out = args.output or f"FreeCell{label}{'.v' if args.coq else '.lean'}"
+    out = output.target(args.output, f"FreeCell{label}{'.v' if args.coq else '.lean'}",
+                        stdout_ok=False)
     filename = os.path.basename(out)
     if args.coq and not (filename.endswith(".v") and COQ_MODULE.match(filename[:-2])):
         raise Usage(f"{out}: coqc needs a file named like FreeCell{label}.v "
                     "(a letter, then letters, digits or _, then .v)")
-    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
-        raise Usage(f"cannot write {out}: no such folder")
     if head["claim"] == "win" and args.lean:
         raise Usage(f"{path} is a win certificate; only no-win certificates are exported to "
                     "Lean (--coq exports a win too)")

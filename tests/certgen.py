@@ -221,6 +221,25 @@ def claim_holds(blob, limit=20000):
         return False
 
 
+def nowin_positions(blob):
+    """The positions of a version 1 no-win certificate file, read the test side's way: each as
+    (foundations, cells, columns in record order)."""
+    h, body = unpack_file(blob)
+    table, data = msgpack.unpackb(body)
+    ncells = h['cells']
+    w = 2 if len(table) <= 65536 else 3
+    W = 4 + ncells + 8 * w
+    out, prev, i = [], b'', 0
+    while i < len(data):
+        p = data[i]
+        rec = prev[:p] + data[i + 1:i + 1 + W - p]
+        ids = [int.from_bytes(rec[k:k + w], 'big') for k in range(4 + ncells, W, w)]
+        out.append(make(rec[:4], [c for c in rec[4:4 + ncells] if c != 0xFF], [table[k] for k in ids]))
+        prev, i = rec, i + 1 + W - p
+    assert len(out) == h['count']
+    return out
+
+
 def front_code(recs):
     out, prev = bytearray(), b''
     for r in recs:
@@ -358,6 +377,8 @@ def rebuild(blob, body=None, **changes):
 NOWIN0 = board((13, 6, 6, 10), ['TH 7D', 'JS 9D KH', '7H QH 8D KD', 'QD', 'JD 8H QS', 'JH 9H', 'KS', 'TD'])  # 0 cells
 NOWIN1 = board((10, 4, 6, 9), ['TD TS 5D 7H KD JH TH', 'JS QH KH', '8H', 'QD KC QS 9D', 'QC JD 8D', '6D JC',
                                '7D KS', '9H'])                                                       # 1 cell
+NOWIN2 = board((5, 13, 13, 5), ['KS 7C', 'QS JS', '6S TS TC', '8C', '6C KC 9C', 'JC', '8S', '9S QC'],
+               cells=['7S'])                                                                         # 2 cells
 WIN0 = board((11, 12, 12, 12), ['QC KD', 'KC', 'KH', 'KS', '', '', '', ''])                         # 0 cells
 WIN1 = board((10, 11, 11, 11), ['KH JC', 'QC KD', 'QD KC', 'KS', 'QS', 'QH', '', ''])               # 1 cell
 WIN3 = board((9, 10, 11, 11), ['KH JC', 'QC KD', 'QD KC TC', 'KS QH', 'QS', 'JD', '', ''])          # 1 cell
@@ -445,5 +466,36 @@ def bad_corpus():
                                  'a win certificate must have symmetry "none"'),
         'board-duplicate-card': (rebuild(good, board=board_bytes(NOWIN1, 1).replace(b'\x33', b'\x32')), 'rejected',
                                  'the board is not a position: the 52 cards are not each in one place'),
+        # Issue 14's mutants: each of these verified under one of them.
+        'start-only-winnable': (nowin_file(WIN1, 1, {canon(WIN1, 'columns')}), 'rejected', 'record 1 ('),
+        'last-record-not-closed': (last_record_not_closed(), 'rejected', 'record 2490 ('),
+        'win-trailing-bytes': (rebuild(win_file(WIN1, 1, moves), bytes(b for mv in moves for b in mv) + b'\x09\x09'),
+                               'rejected', 'the body has 22 bytes, not 2 x count = 20'),
+        'win-cell-to-cell': (win_file(WIN1, 2, moves[:6] + [(card('KC'), CELL)] + moves[6:]), 'rejected',
+                             'move 7 (KC to a free cell) is illegal: only a column card may go to a free cell'),
+        'win-foundation-to-cell': (win_file(WIN1, 1, moves[:1] + [(card('QH'), CELL)] + moves[1:], fmoves=True),
+                                   'rejected', 'move 2 (QH to a free cell) is illegal'),
+        'win-foundation-to-foundation': (win_file(WIN1, 1, moves[:1] + [(card('QH'), FOUNDATION)] + moves[1:],
+                                                  fmoves=True), 'rejected', 'move 2 (QH to its foundation) is illegal'),
     }
     return out
+
+
+def last_record_not_closed():
+    """NOWIN1 with columns in fixed places, less what only moves from its last record reach: that
+    record's closure alone fails (a checker that skipped the last record would verify it)."""
+    everything = explore(NOWIN1, 1, symmetry='none')
+    table, _ = nowin_parts(everything, 1, 'none')
+    last = max(everything, key=lambda p: record(p, table, 1, 'none'))
+    return nowin_file(NOWIN1, 1, explore(NOWIN1, 1, symmetry='none', unexpanded={last}), symmetry='none')
+
+
+def write_corpus(folder):
+    """(Re)write the files of tests/bad-certificates/ (their table is its README.md)."""
+    for name, (blob, _, _) in bad_corpus().items():
+        (folder / f'{name}.msgpack.zst').write_bytes(blob)
+
+
+if __name__ == '__main__':   # python tests/certgen.py: rewrite tests/bad-certificates/
+    from pathlib import Path
+    write_corpus(Path(__file__).parent / 'bad-certificates')

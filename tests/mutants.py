@@ -12,7 +12,7 @@ column, which the stacking rule already forbids); they carry `equivalent=` with 
 run, and are scored apart.
 
     python tests/mutants.py                  # every mutant, its own test subset, one at a time
-    python tests/mutants.py --only check -j 2
+    python tests/mutants.py --only check -j 2     # or --only rules, --only writer
     python tests/mutants.py --list           # the mutants and whether each still applies
     python tests/mutants.py -k closure --tests tests    # some mutants, against the whole default run
 
@@ -32,23 +32,31 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKER, RULES, CARDS, DEALS = 'check/checker.py', 'certify/rules.py', 'certify/cards.py', 'certify/deals.py'
+WRITER = 'certify/certificate.py'
 
 # The tests each group is run against (--tests replaces them): those that read the rules through
-# check/ or certify/, kept to a few seconds a mutant.
+# check/ or certify/ and are quick, so that a mutant takes seconds, not minutes.
 SUBSETS = {
-    'check': ['tests/test_check.py', 'tests/test_check_v2.py', 'tests/test_checked_everywhere.py'],
-    'rules': ['tests/test_search.py', 'tests/test_deals.py', 'tests/test_oracle.py',
-              'tests/test_checked_everywhere.py'],
+    'check': ['tests/test_check.py', 'tests/test_check_v2.py', 'tests/test_oracle.py', 'tests/test_deals.py',
+              'tests/test_certify_checked.py'],
+    'rules': ['tests/test_oracle.py', 'tests/test_deals.py', 'tests/test_certify_checked.py',
+              'tests/test_search.py::test_successors_match_the_readable_rules',
+              'tests/test_search.py::test_search_finds_exactly_the_reachable_set',
+              'tests/test_search.py::test_certificates_hold_the_reachable_set_or_a_winning_line',
+              'tests/test_search.py::test_same_input_same_bytes_across_processes',
+              'tests/test_search.py::test_moves_name_their_destinations',
+              'tests/test_solver.py::test_solver_finds_a_win_whenever_there_is_one'],
+    'writer': ['tests/test_certify_checked.py'],
 }
 
 
 def subset(group):
-    return [t for t in SUBSETS[group] if (ROOT / t).exists()]
+    return [t for t in SUBSETS[group] if (ROOT / t.split('::')[0]).exists()]
 
 
 @dataclass
 class Mutant:
-    group: str          # 'check' (the trusted checker) or 'rules' (certify's readable rules, cards, deals)
+    group: str          # 'check' (the trusted checker), 'rules' (certify's readable rules, cards, deals), 'writer'
     name: str           # the semantic change, in words
     file: str
     old: str
@@ -427,6 +435,17 @@ MUTANTS = [
     M('rules', 'deal: deal 0 accepted', DEALS, 'not 1 <= n <= MAX_DEAL', 'not 0 <= n <= MAX_DEAL'),
     M('rules', 'deal: the drawn card is taken without the last card filling its place', DEALS,
       '        deck[j] = deck[-1]\n        deck.pop()', '        deck.pop(j)'),
+
+    # ---- certify/certificate.py: the writer (whose output check must verify) ----
+    M('writer', 'id width: 3 bytes from 65,536 entries (< instead of <=)', WRITER,
+      '    width = 2 if len(table) <= 65536 else 3\n    records = []', '    width = 2 if len(table) < 65536 else 3\n    records = []'),
+    M('writer', 'column ids not sorted under symmetry', WRITER,
+      '        if not fixed_columns:\n            ids.sort()', '        if False:\n            ids.sort()'),
+    M('writer', 'column ids sorted for fixed columns too', WRITER,
+      '        if not fixed_columns:\n            ids.sort()', '        if True:\n            ids.sort()'),
+    M('writer', 'records not sorted', WRITER, '    records.sort()\n', ''),
+    M('writer', 'the column table in the order the search met the columns', WRITER,
+      'order = sorted(set().union(*old_ids), key=columns.__getitem__)', 'order = sorted(set().union(*old_ids))'),
 ]
 
 
@@ -480,13 +499,13 @@ def run_mutant(mutant, tests, timeout):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--only', choices=sorted(SUBSETS), help='only the mutants of check/ or of the rules')
-    parser.add_argument('-k', metavar='TEXT', help='only the mutants whose name contains TEXT')
+    parser.add_argument('-k', metavar='TEXT', action='append', help='only the mutants whose name contains TEXT (repeatable)')
     parser.add_argument('-j', type=int, default=1, metavar='N', help='mutants run at once (default 1)')
     parser.add_argument('--tests', nargs='+', metavar='PATH', help="test files to run instead of each group's subset")
     parser.add_argument('--timeout', type=float, default=900, help='seconds a mutant may take before it counts as killed')
     parser.add_argument('--list', action='store_true', help='list the mutants and whether each applies; run nothing')
     args = parser.parse_args(argv)
-    chosen = [m for m in MUTANTS if (not args.only or m.group == args.only) and (not args.k or args.k in m.name)]
+    chosen = [m for m in MUTANTS if (not args.only or m.group == args.only) and (not args.k or any(k in m.name for k in args.k))]
     if args.list:
         for m in chosen:
             print(f"{'stale' if apply(m) is None else 'live':5}  {m.group:5}  {m.name}" +

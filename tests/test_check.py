@@ -36,6 +36,8 @@ NOWIN = {
     'deal1-cell0': (g.deal_start(1), 0, False, 'columns', 1),
     'deal1-cell1-fm': (g.deal_start(1), 1, True, 'columns', 1),
     'board1-fixed': (NOWIN1, 1, False, 'none', None),
+    'board2': (g.NOWIN2, 2, False, 'columns', None),         # a card may enter a cell below one there
+    'board2-fixed': (g.NOWIN2, 2, False, 'none', None),
 }
 # name -> (start, cells, deal)
 WIN = {'win0': (WIN0, 0, None), 'win1': (WIN1, 1, None), 'win3': (WIN3, 1, None)}
@@ -296,6 +298,8 @@ def test_front_coding_is_exact(workdir):
     blob = g.rebuild(nowin('board0'), msgpack.packb([table, loose]))
     rejected(workdir, blob, 'records: record 2 shares more than its stated')
     for bad, phrase in [(bytes([W]) + body[1:], 'records: record 1 says it shares'),
+                        (bytes([1]) + body[1:], 'records: record 1 says it shares 1 bytes'),
+                        (body + bytes([W]), f'records: record 91 says it shares {W} bytes'),
                         (body + b'\x00', 'records: record 91 is cut short'),
                         (body[:-1], 'records: record 90 is cut short'),
                         (body + bytes([W - 1]) + recs[-1][-1:], 'does not sort strictly after')]:
@@ -308,7 +312,9 @@ def test_column_table_rules(workdir):
     for bad, phrase in [(table[1:2] + table[0:1] + table[2:], 'column table entry 1 ('),
                         (table + [b'\x34'], 'is not cards'),
                         (table + [bytes(range(53))], 'is not cards'),
-                        (table + [b'\x33\x33\x33'], f'column table entry {len(table)} is unused')]:
+                        (table + [b'\x33\x33\x33'], f'column table entry {len(table)} is unused'),
+                        (table[:2] + table[1:2] + table[2:], 'column table entry 2 ('),   # a repeated entry
+                        (table + [b'\x33' * 53], f'column table entry {len(table)} ({"33" * 53}) is not cards')]:
         rejected(workdir, g.rebuild(blob, msgpack.packb([bad, g.front_code(recs)])), phrase)
     w = 2
     beyond = recs[-1][:-w] + (len(table)).to_bytes(w, 'big')
@@ -667,6 +673,16 @@ def corpus_table():
     rows = re.findall(r'^\| `([^`]+)` \| (\w+) \| (.+?) \|$', (BAD / 'README.md').read_text(), re.M)
     assert rows
     return rows
+
+
+def test_the_corpus_is_what_certgen_writes():
+    # `python tests/certgen.py` rewrites the files; they must be exactly what it writes now.
+    made = g.bad_corpus()
+    assert {f'{name}.msgpack.zst' for name in made} == {p.name for p in BAD.glob('*.msgpack.zst')}
+    for name, (blob, verdict, phrase) in made.items():
+        assert (BAD / f'{name}.msgpack.zst').read_bytes() == blob, name
+    assert {(f'{name}.msgpack.zst', verdict, phrase) for name, (_, verdict, phrase) in made.items()} == \
+        {(f, v, p.strip('`')) for f, v, p in corpus_table()}
 
 
 def test_bad_certificates_corpus():
