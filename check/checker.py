@@ -341,11 +341,9 @@ def check_range(h, s, limits):
 # (verdict, header or {}, the theorem or the reason it fails, sha256 of the file).
 def verify(path, limits=LIMITS):
     h, digest = {}, None
-    progress()
     try:
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), 'rb') as f:   # a FIFO opens at once, to be refused
-            mode, size = os.fstat(f.fileno()).st_mode, os.fstat(f.fileno()).st_size
-            need(stat.S_ISREG(mode) and size <= CEILING, f'{path} is not a regular file of at most 4 GiB', Unreadable)
+            need(stat.S_ISREG((st := os.fstat(f.fileno())).st_mode) and st.st_size <= CEILING, f'{path} is not a regular file of at most 4 GiB', Unreadable)
             digest, _ = hashlib.file_digest(f, 'sha256').hexdigest(), f.seek(0)   # the whole file's, then read it
             if (h := header(s := Stream(f)))['claim'] == 'range':
                 h = check_range(h, s, limits)
@@ -387,12 +385,12 @@ def printable(text): return ''.join(c if c.isprintable() else ascii(c)[1:-1] for
 
 
 # Progress of a long check: a line on stderr every 10 seconds, for a terminal and a log alike.
-PROGRESS = {'label': '', 'next': 0.0}
+PROGRESS = {'label': '', 'next': time.monotonic() + 10}
 
 
-def progress(text=None):   # None: a check begins
-    if text is None or time.monotonic() >= PROGRESS['next']:
-        if text: print(printable(f'{PROGRESS["label"]}: {text}')[:shutil.get_terminal_size().columns - 1], file=sys.stderr)
+def progress(text):
+    if time.monotonic() >= PROGRESS['next']:
+        print(printable(f'{PROGRESS["label"]}: {text}')[:shutil.get_terminal_size().columns - 1], file=sys.stderr)
         PROGRESS['next'] = time.monotonic() + 10
 
 
@@ -413,7 +411,7 @@ def main(argv=None):
                                                else []) if not f.is_dir()] or [(p if p.is_dir() else p.name, p)]]
     several, verdicts = len(targets) > 1 or any(p.is_dir() for p in args.paths), []
     for shown, path in targets:
-        began, PROGRESS['label'] = time.perf_counter(), str(shown)
+        began, PROGRESS['label'], PROGRESS['next'] = time.perf_counter(), str(shown), time.monotonic() + 10
         verdict, h, text, digest = verify(path, limits)
         verdicts.append(verdict)
         if args.json:
