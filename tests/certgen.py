@@ -222,20 +222,26 @@ def claim_holds(blob, limit=20000):
 
 
 def nowin_positions(blob):
-    """The positions of a version 1 no-win certificate file, read the test side's way: each as
-    (foundations, cells, columns in record order)."""
+    """The positions of a no-win certificate file (version 1 or 2), read the test side's way: each
+    as (foundations, cells, columns in record order)."""
     h, body = unpack_file(blob)
     table, data = msgpack.unpackb(body)
     ncells = h['cells']
     w = 2 if len(table) <= 65536 else 3
     W = 4 + ncells + 8 * w
-    out, prev, i = [], b'', 0
-    while i < len(data):
-        p = data[i]
-        rec = prev[:p] + data[i + 1:i + 1 + W - p]
+    if h['version'] == 2:
+        recs = unplane(data, h['count'])
+    else:
+        recs, prev, i = [], b'', 0
+        while i < len(data):
+            p = data[i]
+            prev = prev[:p] + data[i + 1:i + 1 + W - p]
+            recs.append(prev)
+            i += 1 + W - p
+    out = []
+    for rec in recs:
         ids = [int.from_bytes(rec[k:k + w], 'big') for k in range(4 + ncells, W, w)]
         out.append(make(rec[:4], [c for c in rec[4:4 + ncells] if c != 0xFF], [table[k] for k in ids]))
-        prev, i = rec, i + 1 + W - p
     assert len(out) == h['count']
     return out
 

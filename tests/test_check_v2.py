@@ -395,7 +395,7 @@ def test_progress_is_a_line_every_ten_seconds(capsys, monkeypatch):
     clock = [1000.0]
     monkeypatch.setattr(checker, 'time', type('Clock', (), {'monotonic': staticmethod(lambda: clock[0])}))
     monkeypatch.setitem(checker.PROGRESS, 'label', 'big.msgpack.zst')
-    checker.progress()                      # a check begins: nothing for ten seconds
+    monkeypatch.setitem(checker.PROGRESS, 'next', clock[0] + 10)   # as main sets it: a check begins
     checker.progress('record 8,192 of 99 closed')
     clock[0] += 9.9
     checker.progress('record 16,384 of 99 closed')
