@@ -402,7 +402,7 @@ def main(argv=None):
     parser.add_argument('-q', '--quiet', action='store_true', help='print only failures')
     for key in LIMITS:   # (columns: entries of a column table)
         parser.add_argument(f'--max-{key}', type=int, default=LIMITS[key], help=f'at most this many {key} (%(default)s)')
-    parser.add_argument('--version', action='version', version=importlib.metadata.version('freecell-certificates'))
+    parser.add_argument('--version', action='version', version='check ' + importlib.metadata.version('freecell-certificates'))
     args = parser.parse_args(argv)   # --help, --version and bad usage exit here: 0 or 2
     if not args.paths or min((limits := {key: getattr(args, 'max_' + key) for key in LIMITS}).values()) < 0:
         parser.exit(2, 'usage: check [-h] [--json] [-q] [--max-positions N] ... CERTIFICATE|FOLDER ... (see --help)\n')

@@ -374,7 +374,7 @@ def test_usage_and_version():
     code, out, err = run()
     assert code == 2 and out == '' and len(err.splitlines()) == 1 and err.startswith('usage: check ')
     code, out, err = run('--version')
-    assert code == 0 and out.strip() == __import__('importlib.metadata').metadata.version('freecell-certificates')
+    assert code == 0 and out.strip() == 'check ' + __import__('importlib.metadata').metadata.version('freecell-certificates')
 
 
 # ---- the sentence: extended deals, foundation moves ----
