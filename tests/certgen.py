@@ -229,15 +229,7 @@ def nowin_positions(blob):
     ncells = h['cells']
     w = 2 if len(table) <= 65536 else 3
     W = 4 + ncells + 8 * w
-    if h['version'] == 2:
-        recs = unplane(data, h['count'])
-    else:
-        recs, prev, i = [], b'', 0
-        while i < len(data):
-            p = data[i]
-            prev = prev[:p] + data[i + 1:i + 1 + W - p]
-            recs.append(prev)
-            i += 1 + W - p
+    recs = unplane(data, h['count']) if h['version'] == 2 else unfront(data, W)
     out = []
     for rec in recs:
         ids = [int.from_bytes(rec[k:k + w], 'big') for k in range(4 + ncells, W, w)]
@@ -256,6 +248,17 @@ def front_code(recs):
         out += r[p:]
         prev = r
     return bytes(out)
+
+
+def unfront(data, W):
+    """The records of a version 1 records bin (the inverse of front_code)."""
+    recs, prev, i = [], b'', 0
+    while i < len(data):
+        p = data[i]
+        prev = prev[:p] + data[i + 1:i + 1 + W - p]
+        recs.append(prev)
+        i += 1 + W - p
+    return recs
 
 
 def plane_code(recs):
@@ -344,13 +347,7 @@ def as_entry(blob):
     h, body = unpack_file(blob)
     if h['claim'] == 'no-win' and h['version'] == 1:
         table, data = msgpack.unpackb(body)
-        W = 4 + h['cells'] + 8 * (2 if len(table) <= 65536 else 3)
-        recs, prev, i = [], b'', 0
-        while i < len(data):
-            p = data[i]
-            prev = prev[:p] + data[i + 1:i + 1 + W - p]
-            recs.append(prev)
-            i += 1 + W - p
+        recs = unfront(data, 4 + h['cells'] + 8 * (2 if len(table) <= 65536 else 3))
         body = nowin_body((table, recs), version=2)
     return entry(h['deal'], h['claim'], h['count'], body)
 

@@ -131,7 +131,9 @@ MUTANTS = [
       'for card in [n * 4 + suit for suit, n in enumerate(found)]',
       'for card in [(n + 1) * 4 + suit for suit, n in enumerate(found) if n < 12]'),
     M('check', 'goes home: a foundation card onto its own foundation', CHECKER,
-      '             if source.get(card, FOUNDATION) != FOUNDATION] +', '             if card in source] +'),
+      '             if source.get(card, FOUNDATION) != FOUNDATION] +', '             if card in source] +',
+      equivalent='the card tried is the next one of its suit, n * 4 + suit; the only foundation cards in source are '
+                 'tops, (n - 1) * 4 + suit, so the next card is never a foundation card and the two tests agree'),
     M('check', 'goes home: never from a free cell', CHECKER,
       '             if source.get(card, FOUNDATION) != FOUNDATION] +', '             if source.get(card, FOUNDATION) < 8] +'),
     M('check', 'columns: no move onto an empty column', CHECKER,

@@ -19,26 +19,10 @@ from certify.census import chunks, command, work
 from certify.deals import deal
 from certify.prove import Result, prove
 from certify.rules import Rules, start
+from census_runs import run, table, timeless
 
 SMALL = "1-4"  # a few quick deals
 NAME = "1-4.msgpack.zst"
-
-
-def run(capsys, *argv):
-    """(exit code, stdout, stderr) of `certify ARGV...`."""
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def table(folder):
-    with open(folder / "results.jsonl", encoding="utf-8") as f:
-        return [json.loads(line) for line in f]
-
-
-def timeless(rows):
-    """Rows without `seconds`, the one field that differs from run to run."""
-    return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
 
 
 @pytest.fixture(scope="module")

@@ -25,28 +25,12 @@ from certify.census import chunks
 from certify.deals import deal
 from certify.prove import replays_to_win
 from certify.rules import Rules, encode, start
+from census_runs import run, table, timeless
 
 RANGE = "11975-11990"  # sixteen deals around 11982, the one below 32,000 that cannot be won
 FIRST, LAST = 11975, 11990
 NAME = "11975-11990.msgpack.zst"
 RUN_CLI = "import sys; from certify.cli import main; sys.exit(main(sys.argv[1:]))"
-
-
-def run(capsys, *argv):
-    """(exit code, stdout, stderr) of `certify ARGV...`."""
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def table(folder):
-    with open(folder / "results.jsonl", encoding="utf-8") as f:
-        return [json.loads(line) for line in f]
-
-
-def timeless(rows):
-    """Rows without `seconds`, the one field that differs from run to run."""
-    return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
 
 
 @pytest.fixture(scope="module")
