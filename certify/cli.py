@@ -128,7 +128,7 @@ def run_certify(argv):
     progress = phases(args.quiet or args.json)
     try:
         result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
-                       progress, solver=solver)
+                       progress, solver=solver, together=True)
     except BrokenPipeError:  # `certify 1 -o - | head -c 10`: the certificate was not delivered
         output.silence(sys.stdout)
         return EXIT_FAILED

@@ -257,6 +257,42 @@ def test_budgets_bound_the_whole_run(tmp_path):
     assert prove(start(deal(11982)), rules, max_positions=115_238).verdict == UNKNOWN
 
 
+def claims(result):
+    """What a Result says and wrote, its timing left out."""
+    return (result.verdict, result.positions, result.most_home, result.sha256, result.size,
+            result.moves, result.reason, result.body)
+
+
+@pytest.mark.parametrize("number, rules, max_positions", [
+    (1, Rules(4), None), (617, Rules(4), None), (11982, Rules(4), None),
+    (11982, Rules(3), None), (11982, Rules(4, False, True), None), (1, Rules(0), None),
+    (11982, Rules(4), 1), (11982, Rules(4), 40_000), (11982, Rules(4), 115_239),
+    (11982, Rules(4), 115_238), (1, Rules(4), 50), (7484159, Rules(4), 240_000),
+])
+def test_the_solver_and_the_search_together_claim_what_they_claim_in_turn(
+        number, rules, max_positions):
+    """certify DEAL runs the solver's first attempt and the bounded search at once: the same
+    result, byte for byte, as prove()'s documented order one after the other."""
+    position = start(deal(number))
+    alone = prove(position, rules, number, max_positions=max_positions)
+    together = prove(position, rules, number, max_positions=max_positions, together=True)
+    assert claims(together) == claims(alone)
+
+
+def test_a_search_stopped_by_the_solvers_line_runs_on_as_if_never_stopped():
+    position, rules = start(deal(1)), Rules(4)
+    search = engine.Search(position, rules)
+    line, outcome = engine.solve_and_search(position, rules, 32_000, search, 150_000)
+    assert outcome is None and line == engine.solve(position, rules, 32_000)
+    same_outcome(search.run(150_000), engine.Search(position, rules).run(150_000))
+    # No line: the search's own outcome; no solver budget at all: the search alone.
+    for budget in (50, 0):
+        search = engine.Search(position, rules)
+        line, outcome = engine.solve_and_search(position, rules, budget, search, 3_000)
+        assert line is None
+        same_outcome(outcome, engine.Search(position, rules).run(3_000))
+
+
 def test_progress_hears_every_phase(tmp_path):
     class Heard:
         def __init__(self):
@@ -274,6 +310,9 @@ def test_progress_hears_every_phase(tmp_path):
     heard = Heard()
     prove(start(deal(1)), Rules(4), progress=heard)
     assert heard.phases == ["solving"]
+    heard = Heard()
+    prove(start(deal(11982)), Rules(4), progress=heard, together=True)
+    assert heard.phases == ["solving and searching", "writing"]
 
 
 def test_the_solver_finds_the_same_line_with_a_larger_budget():
