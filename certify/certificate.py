@@ -9,6 +9,7 @@ without a Python object per position, and prove() uses whichever engine runs.
 """
 
 import os
+import threading
 
 import msgpack
 import xxhash
@@ -143,6 +144,10 @@ def front_decode(data, width):
 
 
 def win_body(moves):
+    """The body of a win certificate: card and destination of each move. A line that is bytes
+    already (the engine's solve_line) is its own body."""
+    if isinstance(moves, bytes):
+        return moves
     return bytes(b for card, dest in moves for b in (card, dest))
 
 
@@ -150,8 +155,23 @@ def encode_file(head, body, level=LEVEL):
     # msgpack's packb(body) would copy the body once more (a large one is ~60 MB): its bin
     # header is written here instead, the same bytes (tests/test_engine.py).
     content = b"".join((msgpack.packb(head, use_bin_type=True), bin_header(len(body)), body))
-    return zstandard.ZstdCompressor(level=level, write_checksum=False,
-                                    write_content_size=True).compress(content)
+    return compressor(level).compress(content)
+
+
+_compressors = threading.local()
+
+
+def compressor(level=LEVEL):
+    """This thread's zstd compressor for `level`, made once: making one costs more than
+    compressing a win certificate, and a census writes thousands a second. (A compressor is
+    used by one thread at a time; its output depends only on its settings and the input.)"""
+    made = getattr(_compressors, "by_level", None)
+    if made is None:
+        made = _compressors.by_level = {}
+    if level not in made:
+        made[level] = zstandard.ZstdCompressor(level=level, write_checksum=False,
+                                               write_content_size=True)
+    return made[level]
 
 
 def bin_header(n):

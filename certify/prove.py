@@ -81,9 +81,10 @@ def moves_along(start, keys, ncells, columns, rules):
 
 
 def win_certificate(moves_line, deal, board, rules):
-    """(file bytes, body) of the win certificate for a line of single-card moves."""
+    """(file bytes, body) of the win certificate for a line of single-card moves (a list of
+    pairs, or its bytes as the engine's solve_line gives)."""
     body = certificate.win_body(moves_line)
-    head = certificate.header("win", deal, board, rules, len(moves_line), body)
+    head = certificate.header("win", deal, board, rules, len(body) // 2, body)
     return certificate.encode_file(head, body), body
 
 
@@ -123,9 +124,11 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     budget = Budget(t0, max_positions, time_limit)
 
     def won_by(line):
+        # line: [(card, dest), ...], or its bytes (engine.solve_line), kept as bytes to the file
         if line is None or not engine.replays_to_win(start, line, rules):
             return None
         data, body = win_certificate(line, deal, board, rules)
+        line = engine.moves_of(body)
         # positions: the replayed line's, the only ones this result vouches for
         return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line,
                                body=body), data, out)
@@ -138,7 +141,7 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         while size > tried:
             step = size if time_limit is None else min(size, max(4 * tried, SOLVER_STEP))
             _phase(progress, "solving")
-            found = won_by(engine.solve(start, rules, step))
+            found = won_by(engine.solve_line(start, rules, step))
             if found is not None or budget.out_of_time():
                 return found
             tried = step

@@ -283,7 +283,8 @@ def test_a_search_stopped_by_the_solvers_line_runs_on_as_if_never_stopped():
     position, rules = start(deal(1)), Rules(4)
     search = engine.Search(position, rules)
     line, outcome = engine.solve_and_search(position, rules, 32_000, search, 150_000)
-    assert outcome is None and line == engine.solve(position, rules, 32_000)
+    assert outcome is None and line == engine.solve_line(position, rules, 32_000)
+    assert engine.moves_of(line) == engine.solve(position, rules, 32_000)
     same_outcome(search.run(150_000), engine.Search(position, rules).run(150_000))
     # No line: the search's own outcome; no solver budget at all: the search alone.
     for budget in (50, 0):
@@ -390,3 +391,24 @@ def test_engine_choice_from_the_environment(tmp_path):
     fallback = run({"CERTIFY_ENGINE": ""}, hide)
     assert fallback.returncode == 0 and fallback.stdout.startswith("python |")
     assert fallback.stderr.count("\n") == 1 and "slower Python engine" in fallback.stderr
+
+
+def test_a_reused_compressor_writes_what_a_fresh_one_writes():
+    """encode_file keeps one zstd compressor per thread: its output must not depend on what it
+    compressed before (a large no-win body, then small win bodies, then the large one again)."""
+    import zstandard
+    position, rules = start(deal(11982)), Rules(4)
+    big = engine.no_win_body(engine.search(position, rules), rules)
+    bodies = [big, certificate.win_body([(0, 9)] * 3), engine.solve_line(start(deal(1)), rules),
+              big[:70_000], big]
+    for body in bodies:
+        head = certificate.header("no-win", 11982, None, rules, 1, body)
+        content = certificate.encode_file(head, body)
+        fresh = zstandard.ZstdCompressor(level=certificate.LEVEL, write_checksum=False,
+                                         write_content_size=True)
+        assert content == fresh.compress(msgpack_packed(head, body))
+
+
+def msgpack_packed(head, body):
+    import msgpack
+    return msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)

@@ -7,6 +7,7 @@
     solve_and_search(position, rules, budget, search, max_positions)  -> (line, Outcome):
                                          the two at once, on two threads
     solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
+    solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None
     replays_to_win(position, line, rules) -> whether the line is legal and ends won
     no_win_body(outcome, rules)          -> the body of the no-win certificate of a search
 
@@ -149,19 +150,32 @@ def search(position, rules, max_positions=None, time_limit=None, progress=None):
 
 def solve(position, rules, budget=None):
     """A winning line [(card, dest), ...] from the solver in use, or None (solver.solve)."""
+    line = solve_line(position, rules, budget)
+    return None if line is None else moves_of(line)
+
+
+def solve_line(position, rules, budget=None):
+    """solve()'s line as bytes, card and destination for each move (a win certificate's
+    body), or None: what the compiled solver gives, kept as it is (a census proves
+    thousands of deals a second, and a list of pairs per deal costs more than the C)."""
     if budget is None:
         from ..solver import BUDGET as budget
     if _solver is None:
         from ..solver import solve as reference
-        return reference(position, rules, budget)
+        line = reference(position, rules, budget)
+        return None if line is None else bytes(b for move in line for b in move)
     found, cells, cols = position
-    line = _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
+    return _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
                          rules.ncells, budget)
-    return None if line is None else list(zip(line[0::2], line[1::2]))
+
+
+def moves_of(line):
+    """[(card, dest), ...] of a line held as bytes."""
+    return list(zip(line[0::2], line[1::2]))
 
 
 def solve_and_search(position, rules, budget, search, max_positions):
-    """(solve(position, rules, budget), search.run(max_positions)) worked out at once on two
+    """(solve_line(position, rules, budget), search.run(max_positions)) worked out at once on two
     threads, when the compiled engine runs (both parts leave the GIL; elsewhere they run in
     turn). Neither part depends on the other, so each gives what it gives alone. When the
     solver finds a line, the search is stopped and its outcome is None: `search` is left as
@@ -169,7 +183,7 @@ def solve_and_search(position, rules, budget, search, max_positions):
     if budget <= 0:
         return None, search.run(max_positions)
     if _search is None or _solver is None:
-        line = solve(position, rules, budget)
+        line = solve_line(position, rules, budget)
         return line, (None if line is not None else search.run(max_positions))
     import threading
     stop = threading.Event()
@@ -184,7 +198,7 @@ def solve_and_search(position, rules, budget, search, max_positions):
     worker = threading.Thread(target=searching, name="search", daemon=True)
     worker.start()
     try:
-        line = solve(position, rules, budget)
+        line = solve_line(position, rules, budget)
     except BaseException:  # Ctrl-C, MemoryError: the search is not needed either
         stop.set()
         worker.join()
@@ -198,14 +212,16 @@ def solve_and_search(position, rules, budget, search, max_positions):
 
 
 def replays_to_win(position, line, rules):
-    """Whether a line of (card, dest) moves is legal move by move and ends won
-    (prove.replays_to_win, whose moves are rules.moves; in C when the engine is compiled)."""
+    """Whether a line of (card, dest) moves (or its bytes, as solve_line gives) is legal move by
+    move and ends won (prove.replays_to_win, whose moves are rules.moves; in C when the engine
+    is compiled)."""
     if _search is None:
         from ..prove import replays_to_win as reference
-        return reference(position, line, rules)
+        return reference(position, moves_of(line) if isinstance(line, bytes) else line, rules)
     found, cells, cols = position
     return _search.replays(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
                            rules.ncells, rules.foundation_moves,
+                           line if isinstance(line, bytes) else
                            bytes(b for move in line for b in move))
 
 
@@ -222,6 +238,5 @@ def no_win_body(outcome, rules):
     return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
 
 
-__all__ = ["NAME", "describe", "Search", "search", "solve", "solve_and_search", "replays_to_win",
-           "no_win_body",
-           "WIN", "NO_WIN", "UNKNOWN"]
+__all__ = ["NAME", "describe", "Search", "search", "solve", "solve_line", "solve_and_search",
+           "moves_of", "replays_to_win", "no_win_body", "WIN", "NO_WIN", "UNKNOWN"]
