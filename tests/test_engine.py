@@ -412,3 +412,42 @@ def test_a_reused_compressor_writes_what_a_fresh_one_writes():
 def msgpack_packed(head, body):
     import msgpack
     return msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_the_writer_past_65536_columns_agrees_in_both_engines_and_with_certgen(fixed):
+    """Over 65,536 columns the file's ids take 3 bytes. No board of a testable size has that
+    many, so the outcome is made up: the real closed set of a small board plus positions with
+    no legal move (tests/certgen.py), as search keys with the columns in a scrambled order.
+    Both engines' writers give the same bytes, and the table and records of certgen's own
+    writer, written from the format document."""
+    from tests import certgen as g
+    symmetry = "none" if fixed else "columns"
+    positions = sorted(g.with_columns(g.explore(g.NOWIN0, 0, symmetry=symmetry), 0, 70_000))
+    columns = sorted({bytes(c) for p in positions for c in p[2]}, key=lambda c: (len(c), c[::-1]))
+    index = {c: i for i, c in enumerate(columns)}
+    keys = [bytes(p[0]) + b"".join(index[bytes(c)].to_bytes(3, "big") for c in p[2])
+            for p in positions]
+    rules = Rules(0, fixed, False)
+    reference_body = certificate.no_win_body(keys, columns, 0, fixed)
+    search = engine.NativeSearch(g.NOWIN0, rules)
+    search.native.load(columns, keys)
+    assert search.native.positions == len(keys)
+    native_body = search.native.write_body()
+    assert native_body == reference_body
+    import msgpack
+    table, planes = msgpack.unpackb(native_body)
+    assert len(table) > 65536
+    expected_table, expected_records = g.nowin_parts(positions, 0, symmetry)
+    assert table == expected_table
+    assert certificate.from_planes(planes, len(keys), 4 + 8 * 3) == expected_records
+
+
+def test_load_wants_a_search_that_has_not_run():
+    search = native_search(start(deal(1)), Rules(4))
+    search.run(10)
+    with pytest.raises(RuntimeError, match="not run"):
+        search.native.load([b""], [bytes(8 + 24)])
+    fresh = native_search(start(deal(1)), Rules(4))
+    with pytest.raises(ValueError, match="not in the list"):
+        fresh.native.load([b""], [bytes(8) + b"\x00\x00\x01" * 8])
