@@ -151,11 +151,12 @@ def win_body(moves):
     return bytes(b for card, dest in moves for b in (card, dest))
 
 
-def encode_file(head, body, level=LEVEL):
+def encode_file(head, body, level=LEVEL, fresh=False):
     # msgpack's packb(body) would copy the body once more (a large one is ~60 MB): its bin
     # header is written here instead, the same bytes (tests/test_engine.py).
     content = b"".join((msgpack.packb(head, use_bin_type=True), bin_header(len(body)), body))
-    return compressor(level).compress(content)
+    # fresh: a new compressor, as the one file of `certify DEAL` has (for benchmarks)
+    return (new_compressor(level) if fresh else compressor(level)).compress(content)
 
 
 _compressors = threading.local()
@@ -169,9 +170,12 @@ def compressor(level=LEVEL):
     if made is None:
         made = _compressors.by_level = {}
     if level not in made:
-        made[level] = zstandard.ZstdCompressor(level=level, write_checksum=False,
-                                               write_content_size=True)
+        made[level] = new_compressor(level)
     return made[level]
+
+
+def new_compressor(level=LEVEL):
+    return zstandard.ZstdCompressor(level=level, write_checksum=False, write_content_size=True)
 
 
 def bin_header(n):
