@@ -455,3 +455,5 @@ def test_load_wants_a_search_that_has_not_run():
     fresh = native_search(start(deal(1)), Rules(4))
     with pytest.raises(ValueError, match="not in the list"):
         fresh.native.load([b""], [bytes(8) + b"\x00\x00\x01" * 8])
+    with pytest.raises(RuntimeError):  # half loaded: used no more
+        fresh.native.write_body()

@@ -974,7 +974,8 @@ fail:
 ** one holding `keys` (bytes of 4 + ncells + 8 x 3 bytes: foundations, cells, and for each
 ** column its index in `columns`, a list of bytes), so that write_body() can be held to the
 ** reference writer at table sizes no board of a testable size reaches (over 65,536 columns:
-** 3-byte ids in the file). The keys are taken as given: distinct, and closed is not asked. */
+** 3-byte ids in the file). The keys are taken as given: distinct, and closed is not asked.
+** After an error the search is not to be used again. */
 static PyObject *Search_load(Search *s, PyObject *args) {
     PyObject *cols, *keys;
     if (!PyArg_ParseTuple(args, "O!O!:load", &PyList_Type, &cols, &PyList_Type, &keys) ||
@@ -1029,6 +1030,7 @@ static PyObject *Search_load(Search *s, PyObject *args) {
 fail:
     free(ids);
     free(loaded);
+    s->consumed = 1;   /* half loaded: refuse whatever comes next */
     return NULL;
 }
 
