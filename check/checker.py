@@ -1,31 +1,34 @@
 """Verify FreeCell certificates (*.msgpack.zst), independently: the rules are docs/certificate-format.md.
 
-VERIFIED exits 0; REJECTED (the content fails the check; the first failure is named) 1; UNREADABLE (not a
-certificate) 2, as does bad usage. Records and moves count from 1, columns 1..8. Several files or a folder
-exit 0 only if every certificate verifies, with one line each and a summary."""
-# Read top to bottom: cards and the deal, positions and their moves, the file, the two kinds of
-# certificate, the command line. "§n" is section n of the format document. Every line is trusted.
-import argparse, functools, hashlib, json, pathlib, re, time
+VERIFIED exits 0, REJECTED 1 (its first failure named), UNREADABLE 2: not a certificate, or more work than a limit
+allows. Records, moves, entries count from 1, columns 1..8. Several files or folders: a line each, a summary."""
+# Read top to bottom: cards and the deal, positions and their moves, the file, the certificates, the
+# command line. "§n" is section n of the format document. Every line is trusted.
+import argparse, functools, hashlib, importlib.metadata, itertools, json, os, pathlib, shutil, stat, struct, sys, time
 
 import msgpack, xxhash, zstandard
 
 CELL, FOUNDATION = 8, 9      # destination codes of a win body (§3); 0..7 are columns 1..8
-HEADER_ZONE = 64 * 1024      # the header must decode from the first 64 KiB (§3)
-CEILING = 4 * 1024 ** 3      # this checker refuses a file that decompresses to more (§5)
-CHUNK = 1024                 # compressed bytes per step: zstd inflates 4 bytes to 128 KiB at most
+CEILING = 4 * 1024 ** 3      # this checker refuses a file that is, or decompresses to, more (§5)
+# The default limits on one certificate, or one entry of a range (§5): the largest published no-win has
+# 2,449,032 positions and a column table of 844 entries; honest wins have a few hundred moves.
+LIMITS = {'positions': 4_000_000, 'columns': 1_000_000, 'moves': 100_000}
 KEYS = {'format', 'version', 'claim', 'deal', 'board', 'cells', 'foundation_moves', 'symmetry', 'count', 'xxh3_64'}
+RANGE_KEYS = KEYS - {'deal', 'board'} | {'first', 'last'}
 
 
-class Unreadable(Exception): pass   # not a readable certificate: exit 2
+class Unreadable(Exception): pass   # not a readable certificate, or more work than the limits allow: exit 2
 class Rejected(Exception): pass     # a readable certificate whose content fails the check: exit 1
 
 
 def integer(x, low, high): return type(x) is int and low <= x <= high   # type(True) is bool, not int
 
 
-def need(ok, reason, failure=Rejected):
-    if not ok:
-        raise failure(reason)
+def need(ok, reason, failure=Rejected):   # (returns None, so `need(...) or x` is x)
+    if not ok: raise failure(reason)
+
+
+def within(n, key, limits): need(n <= limits[key], f'{n:,} {key}: more than --max-{key} {limits[key]:,}', Unreadable)
 
 
 # ---- Cards and the deal (§1, §2) ----
@@ -34,9 +37,10 @@ def name(card): return 'A23456789TJQK'[card // 4] + 'CDHS'[card % 4]
 def red(card): return card % 4 in (1, 2)   # diamonds, hearts
 
 
-# The two cards each card may go onto: one rank higher, in the other colour (a red 7 on a black 8).
-# (A king's would be the non-cards 52..55.)
-ONTO = [{(card // 4 + 1) * 4 + suit for suit in range(4) if red(suit) != red(card)} for card in range(52)]
+# The two cards that may go onto each card: one rank lower, in the other colour (a red 7 on a black 8).
+GOES_ON = [[card - 4 - card % 4 + suit for suit in range(4) if card > 3 and red(suit) != red(card)] for card in range(52)]
+# PAD: a record's empty cells; WON: the foundations of a won position, all 52 cards on them.
+BYTE, PAD, WON = [bytes((b,)) for b in range(256)], [b'\xff' * n for n in range(9)], bytes([13] * 4)
 
 
 # The eight columns of deal n, bottom card first (§2).
@@ -45,18 +49,15 @@ def deal(n):
     state, deck, cols = n % 2**32, list(range(52)), [bytearray() for _ in range(8)]
     for i in range(52):
         state = (state * 214013 + 2531011) % 2**32
-        if n < 2**31: r = (state >> 16) & 0x7fff
-        elif n < 2**32: r = ((state >> 16) & 0x7fff) | 0x8000
-        else: r = ((state >> 16) & 0xffff) + 1
-        j = r % len(deck)
+        j = (((state >> 16) & 0xffff) + 1 if n >= 2**32 else ((state >> 16) & 0x7fff) | 0x8000 * (n >= 2**31)) % len(deck)
         deck[j], deck[-1] = deck[-1], deck[j]   # take deck[j]; the last card fills its place
         cols[i % 8].append(deck.pop())
     return [bytes(col) for col in cols]
 
 
 # ---- Positions and moves (§1) ----
-# A position is (foundations, cells, columns): four counts for C D H S, the cards in the free
-# cells, and the eight columns as bytes, bottom card first.
+# A position is four foundation counts for C D H S, the cards in the free cells, and the eight
+# columns, bottom card first (all bytes).
 
 # The cards that foundations with these counts do not hold, ascending.
 @functools.lru_cache(maxsize=None)
@@ -72,272 +73,356 @@ def problem(found, cellbytes, cols):
     if sorted(free + b''.join(cols)) != off_foundation(bytes(found)): return 'the 52 cards are not each in one place'
 
 
-# Every legal move from pos, as (card, source, destination) coded like a win body (§1).
-def moves(pos, cells, foundation_moves):
-    found, free, cols = pos
-    # The sources: the top card of a non-empty column, a card in a free cell, and, only if the
-    # rules allow it, the top card of a non-empty foundation.
-    sources = [(col[-1], c) for c, col in enumerate(cols) if col] + [(card, CELL) for card in free]
-    if foundation_moves:
-        sources += [((found[s] - 1) * 4 + s, FOUNDATION) for s in range(4) if found[s]]
-    for card, source in sources:
-        rank, suit = divmod(card, 4)
-        # Its foundation, when that holds exactly the ranks below it (not from the foundation).
-        if source != FOUNDATION and found[suit] == rank:
-            yield card, source, FOUNDATION
-        # Another column: an empty one, or one topped by the next rank up in the other colour.
-        for c, col in enumerate(cols):
-            if c != source and (not col or col[-1] in ONTO[card]):
-                yield card, source, c
-        # An empty free cell, only from a column (the cells are a set: no cell-to-cell moves).
-        if source < 8 and len(free) < cells:
-            yield card, source, CELL
+# Every legal move from a position, as (card, source, destination) coded like a win body (§1).
+def moves(found, free, cols, cells, foundation_moves):
+    # The cards free to move, and where each is: the top card of a non-empty column, a card in a free
+    # cell, and, only if the rules allow it, the top card of a non-empty foundation.
+    source = {col[-1]: c for c, col in enumerate(cols) if col} | dict.fromkeys(free, CELL)
+    if foundation_moves: source.update(((n - 1) * 4 + suit, FOUNDATION) for suit, n in enumerate(found) if n)
+    # To its foundation: the next card of each suit, if it is free (and not on that foundation already).
+    # Onto a column: any free card if it is empty, else a card that goes on its top card. (Never from the
+    # column itself: its top card does not go on itself.) To an empty free cell: only from a column (the
+    # cells are a set: no cell-to-cell moves).
+    return ([(card, source[card], FOUNDATION) for card in [n * 4 + suit for suit, n in enumerate(found)]
+             if source.get(card, FOUNDATION) != FOUNDATION] +
+            [(card, source[card], dest) for dest, col in enumerate(cols) for card in (GOES_ON[col[-1]] if col else source)
+             if card in source] +
+            [(card, place, CELL) for card, place in source.items() if place < 8 and len(free) < cells])
 
 
-# The position after moving card from source to dest.
-def play(pos, card, source, dest):
-    found, free, cols = list(pos[0]), list(pos[1]), list(pos[2])
+# Why moving card from source (the place it is in) to dest is not a legal move (§1), or None: the rules as
+# one test, for replaying a win.
+def illegal(found, free, cols, card, source, dest, rules):
+    # Free to move: the top card of a column, a card in a cell, or (if the rules allow it) a foundation's top card.
+    rank, suit, cells, foundation_moves = card // 4, card % 4, rules['cells'], rules['foundation_moves']
+    if not (cols[source][-1] == card if source < 8 else source == CELL or foundation_moves and found[suit] == rank + 1):
+        return f'{name(card)} is not free to move'
+    if dest == CELL and source >= 8: return 'only a column card may go to a free cell'   # (the cells are a set)
+    if dest == source: return 'it is on it' if dest == FOUNDATION else 'it is there'
+    if dest == FOUNDATION and found[suit] != rank: return f'that needs {name(found[suit] * 4 + suit)}'
+    if dest == CELL and len(free) >= cells: return 'no free cell is empty'
+    if dest < 8 and cols[dest] and card not in GOES_ON[cols[dest][-1]]:
+        return f'column {dest + 1} ends in {name(cols[dest][-1])}'
+
+
+# The position after moving card from source to dest: only the two places it touches change (§1).
+def after(found, free, cols, card, source, dest):
+    cols, suit = list(cols), card % 4
     if source < 8: cols[source] = cols[source][:-1]
-    elif source == CELL: free.remove(card)
-    else: found[card % 4] -= 1
-    if dest < 8: cols[dest] += bytes((card,))
-    elif dest == CELL: free.append(card)
-    else: found[card % 4] += 1
+    elif source == CELL: free = free.replace(BYTE[card], b'')
+    else: found = found[:suit] + BYTE[found[suit] - 1] + found[suit + 1:]
+    if dest < 8: cols[dest] += BYTE[card]
+    elif dest == CELL: free = bytes(sorted(free + BYTE[card]))
+    else: found = found[:suit] + BYTE[found[suit] + 1] + found[suit + 1:]
     return found, free, cols
 
 
-def won(pos): return list(pos[0]) == [13] * 4
 def place(code): return {CELL: 'a free cell', FOUNDATION: 'its foundation'}.get(code, f'column {code + 1}')
 
 
 # A position in words: foundation top cards, cell cards, columns 1..8 bottom to top.
-def show(pos):
-    found, free, cols = pos
+def show(found, free, cols, *_):
     tops = ' '.join(name((n - 1) * 4 + s) if n else '--' for s, n in enumerate(found))
     columns = ' | '.join(' '.join(map(name, col)) or '-' for col in cols)
     return f'foundations {tops}; cells {" ".join(map(name, sorted(free))) or "-"}; columns {columns}'
 
 
-# In words, why moving card to dest is not one of moves(pos).
-def why_illegal(pos, card, dest, foundation_moves):
-    found, free, cols = pos
-    rank, suit = divmod(card, 4)
-    on_top = [c for c, col in enumerate(cols) if col[-1:] == bytes((card,))]
-    source = on_top[0] if on_top else CELL if card in free else FOUNDATION if found[suit] == rank + 1 else None
-    if source is None or source == FOUNDATION and not foundation_moves: return f'{name(card)} is not free to move'
-    if dest == FOUNDATION: return 'it is on it' if source == FOUNDATION else f'that needs {name(found[suit] * 4 + suit)}'
-    if dest == CELL: return 'no free cell is empty' if source < 8 else 'only a column card may go to a free cell'
-    return 'it is there' if dest == source else f'column {dest + 1} ends in {name(cols[dest][-1])}'
+# ---- The file (§3, §5, §6) ----
 
+# The decompressed bytes of the file's zstd frame, taken in order and each held once: a taken piece
+# leaves the buffer. A piece must end by `end` (the end of the body being read); once `hash` is set,
+# that xxh3 hasher sees every byte taken.
+class Stream:
+    def __init__(self, f):
+        self.f, self.d, self.buf = f, zstandard.ZstdDecompressor().decompressobj(), bytearray()
+        self.taken, self.end, self.hash = 0, CEILING, None
 
-# ---- The file (§3, §5) ----
+    def fill(self, n):   # decompress until n bytes wait or the frame ends; whether they wait
+        while len(self.buf) < n and not self.d.eof:
+            # 1 KiB of compressed bytes a step: zstd inflates 4 bytes to 128 KiB at most.
+            need(chunk := self.f.read(1024), 'the file is empty or its zstd frame is cut short', Unreadable)
+            self.buf += self.d.decompress(chunk)   # a zstandard.ZstdError is caught in verify()
+        return len(self.buf) >= n
 
-# Decompress more of the zstd frame into out, until it holds more than upto bytes or ends.
-def inflate(f, d, out, upto):
-    while len(out) <= upto and not d.eof:
-        chunk = f.read(CHUNK)
-        need(chunk, 'the file is empty or its zstd frame is cut short', Unreadable)
-        out += d.decompress(chunk)   # a zstandard.ZstdError is caught in verify()
+    def take(self, n, what):
+        need(self.taken + n <= CEILING, f'the data decompresses to more than {CEILING} bytes', Unreadable)
+        need(self.taken + n <= self.end, f'the body is not valid msgpack: {what} is cut short')
+        need(self.fill(n), f'{what} is cut short')   # (in a whole frame; a cut frame is refused by fill())
+        piece, self.taken = bytes(memoryview(self.buf)[:n]), self.taken + n
+        del self.buf[:n]
+        if self.hash: self.hash.update(piece)
+        return piece
 
-
-# decode(), with msgpack's errors (format, limits, nesting depth) as one-line reasons.
-def unpack(decode, what, failure):
-    try:
-        return decode()
-    except (msgpack.OutOfData, ValueError) as e:   # msgpack's errors: format, limits, nesting, extra data
-        why = {msgpack.OutOfData: 'is cut short', msgpack.ExtraData: 'has data after it',
-               msgpack.StackError: 'is nested too deeply'}.get(type(e), f'is not valid msgpack ({e})')
-        raise failure(f'{what} {why}') from None
+    def finish(self, what, xxh3_64, failure=Unreadable):   # nothing may follow, in the frame or after it; the hash
+        need(not self.fill(1), f'{what} has data after it: the data decompresses to more than it holds', failure)
+        need(not self.d.unused_data and not self.f.read(1), 'there are bytes after the zstd frame', Unreadable)
+        need(self.hash.hexdigest() == xxh3_64, f'{what} does not match its xxh3_64: the file is corrupt')
 
 
 # A msgpack map as a dict, refusing repeated keys (a dict would silently keep the last).
-def strict_map(pairs):
-    need(len({key for key, _ in pairs}) == len(pairs), 'a msgpack map repeats a key', Unreadable)
-    return dict(pairs)
+def strict_map(pairs): return need(len(dict(pairs)) == len(pairs), 'a msgpack map repeats a key', Unreadable) or dict(pairs)
 
 
-# The header map, checked against the table in §3.
-def header(h):
+# The header map (msgpack's errors as one-line reasons), checked against the tables of §3 and §6.
+def header(s):
+    s.fill(65536)   # the header must decode from the first 64 KiB (§3)
+    unpacker = msgpack.Unpacker(max_buffer_size=65536, max_array_len=16, max_map_len=16, object_pairs_hook=strict_map)
+    unpacker.feed(bytes(s.buf[:65536]))
+    try:
+        h = unpacker.unpack()
+    except (msgpack.OutOfData, ValueError) as e:   # msgpack's errors: format, limits, nesting
+        raise Unreadable('the header (in the first 64 KiB) ' + {msgpack.OutOfData: 'is cut short', msgpack.StackError:
+                         'is nested too deeply'}.get(type(e), f'is not valid msgpack ({e})')) from None
+    s.take(unpacker.tell(), 'the header')
     need(type(h) is dict, 'the file does not start with a msgpack map: not a certificate', Unreadable)
-    need(set(h) == KEYS, f'the header keys are not exactly: {", ".join(sorted(KEYS))}', Unreadable)
-    for key, ok in [('format', h['format'] == 'freecell-certificate'), ('version', integer(h['version'], 1, 1)),
-                    ('claim', h['claim'] in ('no-win', 'win')), ('board', h['board'] is None or type(h['board']) is bytes),
-                    ('deal', h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)), ('cells', integer(h['cells'], 0, 8)),
-                    ('foundation_moves', type(h['foundation_moves']) is bool), ('count', integer(h['count'], 0, 2**32)),
-                    ('symmetry', h['symmetry'] in ('columns', 'none')),
-                    ('xxh3_64', type(h['xxh3_64']) is str and re.fullmatch('[0-9a-f]{16}', h['xxh3_64']))]:
-        need(ok, f'header {key} = {repr(h[key])[:40]} is not allowed (format version 1)', Unreadable)
-    need((h['deal'] is None) != (h['board'] is None), 'the header must have exactly one of deal and board', Unreadable)
+    keys = RANGE_KEYS if (ranged := h.get('claim') == 'range') else KEYS
+    need(set(h) == keys, f'the header keys are not exactly: {", ".join(sorted(keys))}', Unreadable)
+    for key, ok in [('format', h['format'] == 'freecell-certificate'), ('version', integer(h['version'], 1 + ranged, 2)),
+                    ('claim', ranged or h['claim'] in ('no-win', 'win')), ('cells', integer(h['cells'], 0, 8)),
+                    ('foundation_moves', type(h['foundation_moves']) is bool),
+                    ('symmetry', h['symmetry'] in ('columns', 'none')), ('count', integer(h['count'], 0, 2**(32 + ranged))),
+                    ('first', not ranged or integer(h['first'], 1, 2**33 - 1)),   # and first <= last:
+                    ('last', not ranged or integer(h['last'], 1, 2**33 - 1) and h['first'] <= h['last']),
+                    ('deal', ranged or h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)),   # and a board if no deal:
+                    ('board', ranged or (type(h['board']) is bytes if h['deal'] is None else h['board'] is None))]:
+        need(ok, f'header {key} = {repr(h.get(key))[:40]} is not allowed (format versions 1 and 2)', Unreadable)
     return h
 
 
-# (header, body bytes) of a certificate file, inflating no more than the header allows (§5).
-def read(f):
-    d, out = zstandard.ZstdDecompressor().decompressobj(), bytearray()
-    inflate(f, d, out, HEADER_ZONE)
-    unpacker = msgpack.Unpacker(max_buffer_size=HEADER_ZONE, max_array_len=16, max_map_len=16, object_pairs_hook=strict_map)
-    unpacker.feed(bytes(out[:HEADER_ZONE]))
-    h = header(unpack(unpacker.unpack, 'the header (in the first 64 KiB)', Unreadable))
-    # The most body bytes an honest certificate with this header has (§5); W with the widest ids.
-    cap = 2 * h['count'] if h['claim'] == 'win' else 64 + h['count'] * (4 + h['cells'] + 8 * 3 + 1 + 8 * 55)
-    limit = min(unpacker.tell() + 5 + cap, CEILING)   # 5: the body's own msgpack bin framing
-    inflate(f, d, out, limit)
-    need(len(out) <= limit, f'the data decompresses to more than {limit} bytes, the most its header allows', Unreadable)
-    need(not d.unused_data and not f.read(1), 'there are bytes after the zstd frame', Unreadable)
-    body = unpack(lambda: msgpack.unpackb(memoryview(out)[unpacker.tell():], max_bin_len=limit), 'the body', Unreadable)
-    need(type(body) is bytes, 'the body is not a msgpack bin', Unreadable)
-    return h, body
+# The msgpack formats of the values after the header (all of msgpack a body or an entry needs): the kind,
+# and its value or length, in the first byte or in the 1, 2, 4 or 8 big-endian bytes after it.
+FIXED = {b: ('int', b) if b < 128 else ('array', b - 144) if b < 160 else ('str', b - 160)
+         for b in range(192) if b >> 4 != 8}
+SIZED = {0xc4: ('bin', 1), 0xc5: ('bin', 2), 0xc6: ('bin', 4), 0xcc: ('int', 1), 0xcd: ('int', 2), 0xce: ('int', 4),
+         0xcf: ('int', 8), 0xd9: ('str', 1), 0xda: ('str', 2), 0xdb: ('str', 4), 0xdc: ('array', 2), 0xdd: ('array', 4)}
 
 
-# ---- The certificates (§2, §3) ----
+# The value (an int) or the length (an array, bin or str) of the next msgpack value, which must be this kind.
+def expect(s, kind, what, failure=Rejected):
+    got, n = FIXED.get(first := s.take(1, what)[0]) or SIZED.get(first, (None, 0))
+    need(got == kind, f'{what} is not a msgpack {kind}', failure)
+    return int.from_bytes(s.take(n, what), 'big') if first in SIZED else n
+
+
+# ---- The certificates (§2, §3, §6) ----
 
 # The starting position: the numbered deal, or the custom board, checked like a record.
 def start(h):
-    if h['deal'] is not None:
-        return bytes(4), b'', deal(h['deal'])
-    board, cells = h['board'], h['cells']
-    found, cellbytes, cols = board[:4], board[4:4 + cells], board[4 + cells:].split(b'\xff')
+    if h['deal'] is not None: return bytes(4), b'', deal(h['deal'])
+    found, cellbytes, cols = (board := h['board'])[:4], board[4:4 + (cells := h['cells'])], board[4 + cells:].split(b'\xff')
     need(len(board) >= 4 + cells and len(cols) == 9 and not cols.pop(),
          'the board is not four counts, the cells and eight columns each ended by 0xFF')
     need(not problem(found, cellbytes, cols), f'the board is not a position: {problem(found, cellbytes, cols)}')
     return found, cellbytes.rstrip(b'\xff'), cols
 
 
-# Replay the moves from the start: each must be legal, the last position won (§3).
-def check_win(h, body, pos):
-    count, foundation_moves = h['count'], h['foundation_moves']
-    need(h['symmetry'] == 'none', 'a win certificate must have symmetry "none"')
-    need(len(body) == 2 * count, f'the body has {len(body)} bytes, not 2 x count = {2 * count}')
-    for n in range(count):
+# A win certificate's body (§3), size bytes of the stream: the moves, replayed from the start with columns
+# in their dealt places, each legal and the last position won. read() runs once the body is read (for a
+# single certificate: nothing may follow it, and its hash must match).
+def check_win(s, rules, size, limits, read):
+    within(count := rules['count'], 'moves', limits)
+    need(size == 2 * count, f'the body has {size} bytes, not 2 x count = {2 * count}')
+    body, (found, free, cols) = s.take(size, 'the body'), read() or start(rules)
+    where = {card: c for c, cards in [(CELL, free)] + list(enumerate(cols)) for card in cards}
+    for n in range(count):   # where: each card's place, a column 0..7 or CELL; a card not in it is on its foundation
         card, dest = body[2 * n], body[2 * n + 1]
-        need(card < 52 and dest < 10, f'move {n + 1}: bytes {card}, {dest} are not a card and a destination')
-        legal = {(c, d): s for c, s, d in moves(pos, h['cells'], foundation_moves)}
-        if (card, dest) not in legal:
-            raise Rejected(f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: '
-                           f'{why_illegal(pos, card, dest, foundation_moves)}; before it: {show(pos)}')
-        pos = play(pos, card, legal[card, dest], dest)
-    need(won(pos), f'after all {count} moves the position is not won: {show(pos)}')
+        if card >= 52 or dest >= 10:
+            raise Rejected(f'move {n + 1}: bytes {card}, {dest} are not a card and a destination')
+        if why := illegal(found, free, cols, card, source := where.get(card, FOUNDATION), dest, rules):
+            raise Rejected(f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: {why}; '
+                           f'before it: {show(found, free, cols)}')
+        (found, free, cols), where[card] = after(found, free, cols, card, source, dest), dest
+    need(found == WON, f'after all {count} moves the position is not won: {show(found, free, cols)}')
 
 
-# The count front-coded records of data, strictly ascending, no bytes left over (§3).
-def unfront(data, count, W):
-    records, prev, i = [], b'', 0
-    while i < len(data):
-        n, p = len(records) + 1, data[i]
-        need(p < W and (n > 1 or p == 0), f'records: record {n} says it shares {p} bytes with the one before')
-        rec = prev[:p] + data[i + 1:i + 1 + W - p]
-        need(len(rec) == W, f'records: record {n} is cut short')
-        need(n == 1 or rec > prev, f'records: record {n} does not sort strictly after record {n - 1}')
-        # p is the whole shared prefix, so the byte after it differs (the writer is deterministic).
-        need(n == 1 or rec[p] != prev[p], f'records: record {n} shares more than its stated {p} bytes with the one before')
-        records.append(rec)
-        prev, i = rec, i + 1 + W - p
-    need(len(records) == count, f'records: there are {len(records)} records, not count = {count}')
-    return records
-
-
-# Steps 2 to 7 of "What a checker verifies (no-win)" (§3).
-def check_nowin(h, body, begin):
-    cells, foundation_moves, sort_ids = h['cells'], h['foundation_moves'], h['symmetry'] == 'columns'
-    # An honest table has at most 2**24 entries (3-byte ids), each at least one body byte.
-    value = unpack(lambda: msgpack.unpackb(body, max_bin_len=len(body), max_array_len=min(len(body), 2**24),
-                                           max_str_len=0, max_map_len=0, max_ext_len=0), 'the body', Rejected)
-    need(type(value) is list and len(value) == 2 and type(value[0]) is list and type(value[1]) is bytes
-         and all(type(col) is bytes for col in value[0]), 'the body is not [column table, records]: bins, then a bin')
-    table, data = value
-    for i, col in enumerate(table):                                                          # step 2
+# A no-win certificate's body (§3), size bytes of the stream. The column table and the records are checked
+# as they are read (steps 2, 3, 4 and 6), the limits and the sizes that follow from count (§5) before
+# anything large is read; then read() runs (as for a win); then steps 5 and 7.
+def check_nowin(s, rules, size, limits, read):
+    within(count := rules['count'], 'positions', limits)
+    cells, sort_ids, table, s.end = rules['cells'], rules['symmetry'] == 'columns', [], s.taken + size   # (the body's end)
+    need(expect(s, 'array', 'the body') == 2, 'the body is not [column table, records]')
+    within(columns := expect(s, 'array', 'the column table'), 'columns', limits)
+    for i in range(columns):   # (an entry of more than 52 bytes is refused on its first 53)                # step 2
+        table.append(col := s.take(min(expect(s, 'bin', f'column table entry {i}'), 53), f'column table entry {i}'))
         need(len(col) <= 52 and max(col, default=0) < 52, f'column table entry {i} ({col.hex()}) is not cards')
-        need(i == 0 or table[i - 1] < col, f'column table entry {i} ({col.hex()}) does not sort after entry {i - 1}')
-    w = 2 if len(table) <= 65536 else 3
-    W = 4 + cells + 8 * w
-    records = unfront(data, h['count'], W)                                                   # step 3
-    known, index = set(records), {col: i.to_bytes(w, 'big') for i, col in enumerate(table)}
-
-    def encode(found, free, cols):   # the canonical record; None if a column is not in the table
-        ids = [index.get(col) for col in cols]
-        if None not in ids:   # fixed-width big-endian ids sort like their numbers
-            return bytes(found) + bytes(sorted(free)) + b'\xff' * (cells - len(free)) + b''.join(
-                sorted(ids) if sort_ids else ids)
-
-    need(encode(*begin) in known, f'the starting position ({show(begin)}) is not one of the records')  # step 5
-    # Steps 4, 6 and 7 in one pass: a position lives only while its record is checked, so the
-    # memory needed is the records themselves. (Membership needs only the bytes in `known`.)
-    used = set()
-    for n, rec in enumerate(records, 1):
-        ids = [int.from_bytes(rec[i:i + w], 'big') for i in range(4 + cells, W, w)]                    # step 4
-        cols = [table[i] for i in ids] if max(ids) < len(table) else None
-        why = ('a column id is beyond the table' if cols is None else
-               'its column ids are not ascending' if sort_ids and ids != sorted(ids) else
-               problem(rec[:4], rec[4:4 + cells], cols))
-        if why:
-            raise Rejected(f'record {n} ({rec.hex()}) is not a well-formed position: {why}')
+        need(i == 0 or table[-2] < col, f'column table entry {i} ({col.hex()}) does not sort after entry {i - 1}')
+    w = 2 if columns <= 65536 else 3
+    W, nbytes = 4 + cells + 8 * w, expect(s, 'bin', 'the records')
+    # Version 2: exactly count x W bytes; version 1: at most count x (W + 1), one byte more per record.
+    need(nbytes == count * W if rules['version'] > 1 else nbytes <= count * (W + 1), f'records: {nbytes} bytes for {count}')
+    if rules['version'] == 2:   # byte planes: byte j of record k is records[j * count + k]
+        rows = bytearray(nbytes)
+        for j in range(W): rows[j::W] = s.take(count, 'the records')
+        produced = (bytes(rows[k:k + W]) for k in range(0, nbytes, W))
+    else:
+        produced = itertools.islice(unfront(s.take(nbytes, 'the records'), W), count + 1)
+    need(s.taken == s.end, 'the body has data after it')
+    index, s.end, records, used = {col: i.to_bytes(w, 'big') for i, col in enumerate(table)}, CEILING, [], set()
+    column, layout = {i: col for col, i in index.items()}, struct.Struct(f'4s{cells}s' + f'{w}s' * 8)
+    for n, rec in enumerate(produced, 1):                                                       # steps 3, 4, 6
+        if n > 1 and rec <= records[-1]:
+            raise Rejected(f'records: record {n} does not sort strictly after record {n - 1}')
+        found, cellbytes, *ids = layout.unpack(rec)   # a record's parts: foundations, cells, column ids
+        cols = [column.get(i) for i in ids]
+        why = ('a column id is beyond the table' if None in cols else
+               'its column ids are not ascending' if sort_ids and ids != sorted(ids) else problem(found, cellbytes, cols))
+        if why or found == WON:   # (a conditional expression builds only the message it picks)
+            raise Rejected(f'record {n} ({rec.hex()}) is not a well-formed position: {why}' if why else
+                           f'record {n} ({show(found, b"", cols)}) is won')
+        records.append(rec)
         used.update(ids)
-        pos = (rec[:4], rec[4:4 + cells].rstrip(b'\xff'), cols)
-        if won(pos):                                                                                    # step 6
-            raise Rejected(f'record {n} ({show(pos)}) is won')
-        for card, source, dest in moves(pos, cells, foundation_moves):                                  # step 7
-            if encode(*play(pos, card, source, dest)) not in known:
-                raise Rejected(f'record {n} ({show(pos)}): moving {name(card)} from {place(source)}'
-                               f' to {place(dest)} gives a position not in the certificate')
+    need(len(records) == count, f'records: there are {len(records)}{"+" * (len(records) > count)}, not count = {count}')
     # Stricter than soundness needs, for one certificate per theorem: the table holds no unused column.
-    need(len(used) == len(table), f'column table entry {min(set(range(len(table))) - used, default=0)} is unused')
+    unused = set(range(columns)) - {int.from_bytes(i, 'big') for i in used}
+    need(not unused, f'column table entry {min(unused, default=0)} is unused')
+    begin, known = read() or start(rules), set(records)
+
+    def record(found, free, ids):   # the canonical record; None if a column is not in the table
+        if None not in ids:         # (fixed-width big-endian ids sort like their numbers)
+            return found + free + PAD[cells - len(free)] + b''.join(sorted(ids) if sort_ids else ids)
+
+    need(record(begin[0], begin[1], [index.get(col) for col in begin[2]]) in known,
+         f'the starting position ({show(*begin)}) is not one of the records')                                # step 5
+    for n, rec in enumerate(records, 1):                                                                      # step 7
+        found, cellbytes, *ids = layout.unpack(rec)
+        free, cols = cellbytes.rstrip(b'\xff'), [column[i] for i in ids]
+        for card, source, dest in moves(found, free, cols, cells, rules['foundation_moves']):
+            # The position after the move, as after() makes it, but by the ids of the (at most two) columns it changes.
+            after_found, after_free, after_ids, suit = found, free, ids.copy(), card % 4
+            if source < 8: after_ids[source] = index.get(cols[source][:-1])
+            elif source == CELL: after_free = free.replace(BYTE[card], b'')
+            else: after_found = found[:suit] + BYTE[found[suit] - 1] + found[suit + 1:]
+            if dest < 8: after_ids[dest] = index.get(cols[dest] + BYTE[card])
+            elif dest == CELL: after_free = bytes(sorted(free + BYTE[card]))
+            else: after_found = found[:suit] + BYTE[found[suit] + 1] + found[suit + 1:]
+            if record(after_found, after_free, after_ids) not in known:
+                raise Rejected(f'record {n} ({show(found, free, cols)}): moving {name(card)} from {place(source)}'
+                               f' to {place(dest)} gives a position not in the certificate')
+        if n % 8192 == 0: progress(f'record {n:,} of {count:,} closed')
+
+
+# The records of a version 1 body, front-coded: each is p bytes of the one before, then W - p new bytes.
+def unfront(data, W):
+    prev, i, n = b'', 0, 0
+    while i < len(data):
+        n, p = n + 1, data[i]
+        rec = prev[:p] + data[i + 1:i + 1 + W - p]
+        if p >= W or n == 1 and p: raise Rejected(f'records: record {n} says it shares {p} bytes with the one before')
+        if len(rec) != W: raise Rejected(f'records: record {n} is cut short')
+        # p is the whole shared prefix: the byte after it differs. (A record not after the one before is refused later.)
+        if n > 1 and rec > prev and rec[p] == prev[p]:
+            raise Rejected(f'records: record {n} shares more than its stated {p} bytes with the one before')
+        yield rec
+        prev, i = rec, i + 1 + W - p
+
+
+# The entries of a range certificate (§6), each checked as it streams in, exactly as the single
+# certificate of its deal would be: the header with the deals that cannot be won.
+def check_range(h, s, limits):
+    need(h['count'] == h['last'] - h['first'] + 1, f'count = {h["count"]}, not last - first + 1')
+    s.hash, unwinnable = xxhash.xxh3_64(), []
+    for i, number in enumerate(range(h['first'], h['last'] + 1)):
+        try:
+            need(expect(s, 'array', 'the entry') == 4, 'the entry is not [deal, claim, count, body]')
+            need((got := expect(s, 'int', 'its deal')) == number, f'the entry is for deal {got}, not {number}')
+            claim = s.take(min(expect(s, 'str', 'its claim'), 7), 'its claim').decode(errors='replace')
+            need(claim in ('win', 'no-win'), f'its claim {claim!r} is not "win" or "no-win"')
+            rules = {**h, 'deal': number, 'board': None, 'claim': claim, 'count': expect(s, 'int', 'its count')}
+            (check_win if claim == 'win' else check_nowin)(s, rules, expect(s, 'bin', 'its body'), limits, lambda: None)
+        except (Rejected, Unreadable) as e:
+            raise type(e)(f'entry {i + 1} (deal {number}): {e}') from None
+        unwinnable += [number] * (claim == 'no-win')
+        progress(f'deal {number:,} ({i + 1:,} of {h["count"]:,})')
+    s.finish('the range', h['xxh3_64'], Rejected)
+    return {**h, 'unwinnable': unwinnable}
 
 
 # (verdict, header or {}, the theorem or the reason it fails, sha256 of the file).
-def verify(path):
+def verify(path, limits=LIMITS):
     h, digest = {}, None
     try:
-        with open(path, 'rb') as f:
-            digest = hashlib.file_digest(f, 'sha256').hexdigest()
-            f.seek(0)
-            h, body = read(f)
-        need(xxhash.xxh3_64_hexdigest(body) == h['xxh3_64'], 'the body does not match its xxh3_64: the file is corrupt')
-        (check_win if h['claim'] == 'win' else check_nowin)(h, body, start(h))
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), 'rb') as f:   # a FIFO opens at once, to be refused
+            need(stat.S_ISREG((st := os.fstat(f.fileno())).st_mode) and st.st_size <= CEILING, f'{path} is not a regular file of at most 4 GiB', Unreadable)
+            digest, _ = hashlib.file_digest(f, 'sha256').hexdigest(), f.seek(0)   # the whole file's, then read it
+            if (h := header(s := Stream(f)))['claim'] == 'range':
+                h = check_range(h, s, limits)
+            else:   # the hash covers the body bin's bytes, and is checked before what they say
+                need(h['claim'] == 'no-win' or h['symmetry'] == 'none', 'a win certificate must have symmetry "none"')
+                length, s.hash = expect(s, 'bin', 'the body', Unreadable), xxhash.xxh3_64()
+                check = check_win if h['claim'] == 'win' else check_nowin
+                check(s, h, length, limits, lambda: s.finish('the body', h['xxh3_64']))
         return 'verified', h, theorem(h, path), digest
     except (Rejected, Unreadable) as e:
-        return ('rejected' if type(e) is Rejected else 'unreadable'), h, str(e), digest
-    except zstandard.ZstdError as e:
-        return 'unreadable', h, f'not a valid zstd frame ({e})', digest
-    except OSError as e:
-        return 'unreadable', h, f'cannot read {path}: {e.strerror or e}', digest
+        return type(e).__name__.lower(), h, str(e), digest
+    except (zstandard.ZstdError, OSError) as e:   # (a folder is checked only when it holds no certificate: see main)
+        return 'unreadable', h, (f'{path} is a folder without certificates' if type(e) is IsADirectoryError else
+                                 f'cannot read {path}: {e.strerror or e}' if isinstance(e, OSError) else
+                                 f'{path} is not a certificate: not a valid zstd frame ({e})'), digest
+    except Exception as e:   # the last guard: an unforeseen failure is a one-line verdict, not a traceback
+        return 'unreadable', h, f'internal error: {type(e).__name__}: {e}', digest
 
 
 # ---- The command line ----
 
 def theorem(h, path):
-    who = f'Microsoft FreeCell deal {h["deal"]}' if h['deal'] is not None else f'the layout in {path}'
-    off = 'moves off foundations allowed' if h['foundation_moves'] else 'no moves off foundations'
-    return (f'{who} ({h["cells"]} free cell{"" if h["cells"] == 1 else "s"}, single-card moves, {off}) ' +
-            (f'can be won: {h["count"]} single-card moves replay to a won position' if h['claim'] == 'win' else
-             f'cannot be won: {h["count"]} positions closed under every legal move, none won'))
+    rules = (f'{h["cells"]} free cell{"s" * (h["cells"] != 1)}, single-card moves, ' +
+             ("a foundation's top card may go back onto a column" if h['foundation_moves'] else 'no moves off foundations'))
+    if h['claim'] == 'range':   # (FreeCell Pro's numbers extend Microsoft's 1..2**31 - 1)
+        lost, who = h['unwinnable'], ('Microsoft FreeCell deals' if h['last'] < 2**31 else
+                                      "FreeCell Pro's extended deals" if h['first'] >= 2**31 else "FreeCell Pro's deals")
+        return (f'of {who} {h["first"]:,}..{h["last"]:,} ({rules}) exactly {len(lost):,} cannot be won{": " * bool(lost)}'
+                f'{", ".join(map(str, lost))}; each of the other {h["count"] - len(lost):,} is won by a line that replays')
+    who = (f'the layout in {path}' if h['deal'] is None else f"FreeCell Pro's extended deal {h['deal']}"
+           if h['deal'] >= 2**31 else f'Microsoft FreeCell deal {h["deal"]}')
+    return f'{who} ({rules}) ' + (f'can be won: {h["count"]} single-card moves replay to a won position'
+                                  if h['claim'] == 'win' else
+                                  f'cannot be won: {h["count"]} positions closed under every legal move, none won')
+
+
+# Text with control and other unprintable characters escaped, so a file name cannot redraw the screen.
+def printable(text): return ''.join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+# Progress of a long check: a line on stderr every 10 seconds, for a terminal and a log alike.
+PROGRESS = {'label': '', 'next': time.monotonic() + 10}
+
+
+def progress(text):
+    if time.monotonic() >= PROGRESS['next']:
+        print(printable(f'{PROGRESS["label"]}: {text}')[:shutil.get_terminal_size().columns - 1], file=sys.stderr)
+        PROGRESS['next'] = time.monotonic() + 10
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser('check', description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('paths', nargs='+', type=pathlib.Path, help='certificates, or folders: each *.msgpack.zst in them')
+    parser.add_argument('paths', nargs='*', type=pathlib.Path,
+                        help='certificates, or folders: each *.msgpack.zst in them and (always) in their subfolders')
     parser.add_argument('--json', action='store_true', help='print one JSON object per certificate')
     parser.add_argument('-q', '--quiet', action='store_true', help='print only failures')
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:      # --help and usage errors: argparse has printed; 0 or 2
-        return e.code
-    paths = [f for p in args.paths for f in (sorted(p.glob('*.msgpack.zst')) if p.is_dir() else [p])]
-    several, verdicts = len(args.paths) > 1 or any(p.is_dir() for p in args.paths), []
-    for path in paths:
-        began = time.perf_counter()
-        try:
-            verdict, h, text, digest = verify(path)
-        except Exception as e:   # the last guard: an unforeseen failure is a one-line verdict, not a traceback
-            verdict, h, text, digest = 'unreadable', {}, f'internal error: {type(e).__name__}: {e}', None
+    for key in LIMITS:   # (columns: entries of a column table)
+        parser.add_argument(f'--max-{key}', type=int, default=LIMITS[key], help=f'at most this many {key} (%(default)s)')
+    parser.add_argument('--version', action='version', version='check ' + importlib.metadata.version('freecell-certificates'))
+    args = parser.parse_args(argv)   # --help, --version and bad usage exit here: 0 or 2
+    if not args.paths or min((limits := {key: getattr(args, 'max_' + key) for key in LIMITS}).values()) < 0:
+        parser.exit(2, 'usage: check [-h] [--json] [-q] [--max-positions N] ... CERTIFICATE|FOLDER ... (see --help)\n')
+    # (the name to print, the path) of each certificate; a folder without any stands for itself
+    targets = [t for p in args.paths for t in [(f.relative_to(p), f) for f in sorted(p.rglob('*.msgpack.zst') if p.is_dir()
+                                               else []) if not f.is_dir()] or [(p if p.is_dir() else p.name, p)]]
+    several, verdicts = len(targets) > 1 or any(p.is_dir() for p in args.paths), []
+    for shown, path in targets:
+        began, PROGRESS['label'], PROGRESS['next'] = time.perf_counter(), str(shown), time.monotonic() + 10
+        verdict, h, text, digest = verify(path, limits)
         verdicts.append(verdict)
         if args.json:
-            fields = {k: h.get(k) for k in ('claim', 'deal', 'cells', 'foundation_moves', 'symmetry', 'count')}
-            print(json.dumps({'path': str(path), 'verdict': verdict, **fields, 'sha256': digest, 'seconds':
-                              round(time.perf_counter() - began, 3), 'reason': None if verdict == 'verified' else text}))
+            keys = ('claim', 'deal', 'first', 'last', 'unwinnable', 'cells', 'foundation_moves', 'symmetry', 'count')
+            print(json.dumps({'path': str(path), 'verdict': verdict, **{k: h.get(k) for k in keys}, 'sha256': digest,
+                              'seconds': round(time.perf_counter() - began, 3),
+                              'reason': None if verdict == 'verified' else text}))
         elif verdict != 'verified' or not args.quiet:
             line = f'{verdict.upper()}: {text}' + (f'. sha256 {digest}' if verdict == 'verified' else '')
-            print(f'{path.name}: {line}' if several else line)
+            print(printable(f'{shown}: {line}' if several else line))
     n, ok, bad = len(verdicts), verdicts.count('verified'), verdicts.count('unreadable')
     if several and not args.json and not args.quiet:
-        print(f'{n} certificates: {ok} verified, {n - ok} rejected' + (f' ({bad} unreadable)' if bad else ''))
-    return 0 if n and ok == n else 1 if n and not bad else 2   # 2 also for folders without certificates
+        print(f'{n} certificate{"s" * (n != 1)}: {ok} verified, {n - ok} rejected' + f' ({bad} unreadable)' * bool(bad))
+    return 0 if ok == n else 2 if bad else 1

@@ -222,20 +222,26 @@ def claim_holds(blob, limit=20000):
 
 
 def nowin_positions(blob):
-    """The positions of a version 1 no-win certificate file, read the test side's way: each as
-    (foundations, cells, columns in record order)."""
+    """The positions of a no-win certificate file (version 1 or 2), read the test side's way: each
+    as (foundations, cells, columns in record order)."""
     h, body = unpack_file(blob)
     table, data = msgpack.unpackb(body)
     ncells = h['cells']
     w = 2 if len(table) <= 65536 else 3
     W = 4 + ncells + 8 * w
-    out, prev, i = [], b'', 0
-    while i < len(data):
-        p = data[i]
-        rec = prev[:p] + data[i + 1:i + 1 + W - p]
+    if h['version'] == 2:
+        recs = unplane(data, h['count'])
+    else:
+        recs, prev, i = [], b'', 0
+        while i < len(data):
+            p = data[i]
+            prev = prev[:p] + data[i + 1:i + 1 + W - p]
+            recs.append(prev)
+            i += 1 + W - p
+    out = []
+    for rec in recs:
         ids = [int.from_bytes(rec[k:k + w], 'big') for k in range(4 + ncells, W, w)]
         out.append(make(rec[:4], [c for c in rec[4:4 + ncells] if c != 0xFF], [table[k] for k in ids]))
-        prev, i = rec, i + 1 + W - p
     assert len(out) == h['count']
     return out
 
@@ -252,8 +258,19 @@ def front_code(recs):
     return bytes(out)
 
 
-def header(claim, count, body, deal=None, board=None, cells=4, foundation_moves=False, symmetry='columns'):
-    return {'format': 'freecell-certificate', 'version': 1, 'claim': claim, 'deal': deal, 'board': board,
+def plane_code(recs):
+    """Version 2 records: the records as a table stored column by column (byte j of record k at j * count + k)."""
+    return bytes(r[j] for j in range(len(recs[0])) for r in recs) if recs else b''
+
+
+def unplane(data, count):
+    """The records of a version 2 records bin (the inverse of plane_code)."""
+    W = len(data) // count if count else 0
+    return [bytes(data[j * count + k] for j in range(W)) for k in range(count)]
+
+
+def header(claim, count, body, deal=None, board=None, cells=4, foundation_moves=False, symmetry='columns', version=1):
+    return {'format': 'freecell-certificate', 'version': version, 'claim': claim, 'deal': deal, 'board': board,
             'cells': cells, 'foundation_moves': foundation_moves, 'symmetry': symmetry, 'count': count,
             'xxh3_64': xxhash.xxh3_64_hexdigest(body)}
 
@@ -273,25 +290,78 @@ def finish(h, body, changes):
     return pack(h, body)
 
 
+def nowin_body(parts, version=1):
+    """The body bytes of a no-win certificate: [column table, records], front-coded (1) or as byte planes (2)."""
+    table, recs = parts
+    return msgpack.packb([table, front_code(recs) if version == 1 else plane_code(recs)], use_bin_type=True)
+
+
 def nowin_file(start, ncells, positions=None, fmoves=False, symmetry='columns', deal=None, parts=None,
-               width=None, **changes):
+               version=1, width=None, **changes):
     """A no-win certificate file (correct unless positions/parts/width/changes make it otherwise)."""
     if parts is None:
         if positions is None:
             positions = explore(start, ncells, fmoves, symmetry)
         parts = nowin_parts(positions, ncells, symmetry, width)
-    table, recs = parts
-    body = msgpack.packb([table, front_code(recs)], use_bin_type=True)
-    h = header('no-win', len(recs), body, deal=deal, board=None if deal else board_bytes(start, ncells),
-               cells=ncells, foundation_moves=fmoves, symmetry=symmetry)
+    body = nowin_body(parts, version)
+    h = header('no-win', len(parts[1]), body, deal=deal, board=None if deal else board_bytes(start, ncells),
+               cells=ncells, foundation_moves=fmoves, symmetry=symmetry, version=version)
     return finish(h, body, changes)
 
 
-def win_file(start, ncells, path, fmoves=False, deal=None, **changes):
+def win_file(start, ncells, path, fmoves=False, deal=None, version=1, **changes):
     body = bytes(b for mv in path for b in mv)
     h = header('win', len(path), body, deal=deal, board=None if deal else board_bytes(start, ncells),
-               cells=ncells, foundation_moves=fmoves, symmetry='none')
+               cells=ncells, foundation_moves=fmoves, symmetry='none', version=version)
     return finish(h, body, changes)
+
+
+# ---- Range certificates (section 6) ----
+
+def entry(deal, claim, count, body):
+    """One entry of a range certificate: [deal, claim, count, body]."""
+    return msgpack.packb([deal, claim, count, body], use_bin_type=True)
+
+
+def range_header(first, last, entries, cells=4, foundation_moves=False, symmetry='columns'):
+    return {'format': 'freecell-certificate', 'version': 2, 'claim': 'range', 'first': first, 'last': last,
+            'cells': cells, 'foundation_moves': foundation_moves, 'symmetry': symmetry, 'count': last - first + 1,
+            'xxh3_64': xxhash.xxh3_64_hexdigest(b''.join(entries))}
+
+
+def range_file(start, entries, level=3, **changes):
+    """A range certificate for deals start.. from entry bytes (see entry()); the rules (cells, foundation_moves,
+    symmetry) given, and then other header changes (the entries' hash is not redone for those)."""
+    h = range_header(start, start + len(entries) - 1, entries, **{k: changes.pop(k) for k in
+                                                                 ('cells', 'foundation_moves', 'symmetry') if k in changes})
+    h.update(changes)
+    data = msgpack.packb(h, use_bin_type=True) + b''.join(entries)
+    return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+
+
+def as_entry(blob):
+    """The range entry that holds the same proof as a single certificate file (version 1 or 2), body in version 2."""
+    h, body = unpack_file(blob)
+    if h['claim'] == 'no-win' and h['version'] == 1:
+        table, data = msgpack.unpackb(body)
+        W = 4 + h['cells'] + 8 * (2 if len(table) <= 65536 else 3)
+        recs, prev, i = [], b'', 0
+        while i < len(data):
+            p = data[i]
+            prev = prev[:p] + data[i + 1:i + 1 + W - p]
+            recs.append(prev)
+            i += 1 + W - p
+        body = nowin_body((table, recs), version=2)
+    return entry(h['deal'], h['claim'], h['count'], body)
+
+
+def unpack_range(blob):
+    """(header, [[deal, claim, count, body], ...]) of a range certificate (trusting it)."""
+    data = zstandard.ZstdDecompressor().decompress(blob, max_output_size=1 << 31)
+    u = msgpack.Unpacker(raw=False, max_buffer_size=1 << 31)
+    u.feed(data)
+    h = next(u)
+    return h, list(u)
 
 
 def unpack_file(blob):

@@ -259,19 +259,20 @@ def test_a_changed_copy_of_a_record_is_rejected(workdir):
 
 def test_header_changes_are_caught_by_the_semantic_check(workdir):
     rejected(workdir, nowin('deal1-cell1', deal=2), 'the starting position (foundations -- -- -- --; cells -;')
-    rejected(workdir, nowin('deal1-cell1', cells=2), 'records:')
-    rejected(workdir, nowin('deal1-cell1', cells=0), 'records:')
+    # With another cell count the records have another width W: read as W-byte records they are not positions.
+    rejected(workdir, nowin('deal1-cell1', cells=2), 'record 1 (')
+    rejected(workdir, nowin('deal1-cell1', cells=0), 'record 1 (')
     rejected(workdir, nowin('deal1-cell1', symmetry='none'), 'the starting position')
-    rejected(workdir, nowin('deal1-cell1-fixed', symmetry='columns'), 'the starting position')
+    rejected(workdir, nowin('deal1-cell1-fixed', symmetry='columns'), 'its column ids are not ascending')
     rejected(workdir, nowin('board1', foundation_moves=True), 'from its foundation to')
-    rejected(workdir, nowin('board0', count=91), 'records: there are 90 records, not count = 91')
-    rejected(workdir, nowin('board0', count=89), 'records: there are 90 records, not count = 89')
-    # Claimed as a win, the body is far longer than 2 x count bytes: the cap from the header refuses it.
-    rejected(workdir, nowin('board0', claim='win'), 'the data decompresses to more than', 'unreadable')
+    rejected(workdir, nowin('board0', count=91), 'records: there are 90, not count = 91')
+    rejected(workdir, nowin('board0', count=89), 'records: there are 90+, not count = 89')   # (read no further)
+    # Claimed as a win, the body is not 2 x count bytes: refused from the body's length, before it is read.
+    rejected(workdir, nowin('board0-fixed', claim='win'), 'the body has')
     rejected(workdir, nowin('board0', claim='win', count=10**4), 'a win certificate must have symmetry "none"')
     rejected(workdir, nowin('board0-fixed', claim='win', count=10**4), 'the body has')
     # With one cell the board still reads as a position (TH in the cell), but no record does.
-    rejected(workdir, nowin('board0', cells=1), 'records:')
+    rejected(workdir, nowin('board0', cells=1), 'record 1 (')
     rejected(workdir, nowin('board0', xxh3_64='0' * 16), 'does not match its xxh3_64')
 
 
@@ -336,16 +337,17 @@ def test_cells_must_be_ascending_then_ff(workdir):
 
 
 @pytest.mark.parametrize('body, phrase', [
-    (b'', 'the body is not valid msgpack'),
+    (b'', 'the body is not valid msgpack: the body is cut short'),
     (msgpack.packb([]), 'the body is not [column table, records]'),
     (msgpack.packb([[], b'', b'']), 'the body is not [column table, records]'),
-    (msgpack.packb([['x'], b'']), 'the body is not valid msgpack'),
-    (msgpack.packb([[1], b'']), 'the body is not [column table, records]'),
-    (msgpack.packb({'a': 1}), 'the body is not valid msgpack'),
-    (b'\xdd\xff\xff\xff\xff', 'the body is not valid msgpack'),                 # array32 of 2**32 - 1
-    (b'\x92\xdd\x00\x01\x00\x00', 'the body is not valid msgpack'),             # table of 65536, no data
-    (msgpack.packb([[], b'']), 'records: there are 0 records, not count'),
+    (msgpack.packb([['x'], b'']), 'column table entry 0 is not a msgpack bin'),
+    (msgpack.packb([[1], b'']), 'column table entry 0 is not a msgpack bin'),
+    (msgpack.packb({'a': 1}), 'the body is not a msgpack array'),
+    (b'\xdd\xff\xff\xff\xff', 'the body is not [column table, records]'),       # array32 of 2**32 - 1
+    (b'\x92\xdd\x00\x01\x00\x00', 'the body is not valid msgpack: column table entry 0 is cut short'),  # 65536, no data
+    (msgpack.packb([[], b'']), 'records: there are 0, not count'),
     (msgpack.packb([[], b'']) + b'\x00', 'the body has data after it'),
+    (msgpack.packb([[], b'\x00' * 3000]), 'records: 3000 bytes for 90'),
 ])
 def test_nowin_body_structure(workdir, body, phrase):
     rejected(workdir, g.rebuild(nowin('board0'), body), phrase)
@@ -483,7 +485,7 @@ def test_the_id_width_switches_above_65536_columns(workdir, columns, width):
     assert text.endswith(f'cannot be won: {len(everything)} positions closed under every legal move, none won')
     # The same positions with ids of the other width do not decode as records of this table.
     wrong = g.nowin_parts(everything, 0, 'columns', width=5 - width)
-    rejected(workdir, nowin('board0', parts=wrong), 'records: ')
+    rejected(workdir, nowin('board0', parts=wrong), 'record')   # (the records' framing, or record 1 as a position)
 
 
 def test_a_3_byte_id_beyond_the_table_is_refused(workdir):
@@ -515,31 +517,45 @@ def raw_header(**changes):
     (frame(msgpack.packb([1, 2, 3])), 'does not start with a msgpack map'),
     (frame(b'\xdf\xff\xff\xff\xff'), 'the header (in the first 64 KiB) is not valid msgpack'),   # map32 of 2**32-1
     (frame(b'\x91' * 5000 + b'\xc0'), 'is nested too deeply'),
-    (frame(raw_header()), 'the body is not valid msgpack'),
-    (frame(raw_header() + b'\xc6\xff\xff\xff\xff' + b'\x00' * 6), 'the body is not valid msgpack'),
     (frame(raw_header() + msgpack.packb('text!!')), 'the body is not a msgpack bin'),
     (frame(raw_header() + msgpack.packb(b'\x00' * 6) + b'\x00'), 'the body has data after it'),
     (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + b'\x00', 'there are bytes after the zstd frame'),
     (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + frame(b'x'), 'there are bytes after the zstd frame'),
     (frame(raw_header() + msgpack.packb(b'\x00' * 6))[:-3], 'cut short'),
-    (frame(raw_header() + b'\x00' * 65536), 'the data decompresses to more than'),
+    (frame(raw_header() + b'\x00' * 65536), 'the body is not a msgpack bin'),
     (frame(b'\x00' * 65536 + raw_header()), 'does not start with a msgpack map'),
 ])
 def test_hostile_files_are_unreadable(workdir, blob, phrase):
     rejected(workdir, blob, phrase, 'unreadable')
 
 
+@pytest.mark.parametrize('blob, phrase', [
+    # A whole zstd frame whose data ends before the body does: readable, and short of what it claims.
+    (frame(raw_header()), 'the body is cut short'),
+    (frame(raw_header() + b'\xc5\x00\x06'), 'the body is cut short'),
+    # A body far longer than a 3-move win: refused from its length, before it is read.
+    (frame(raw_header() + b'\xc6\xff\xff\xff\xff' + b'\x00' * 6), 'the body has 4294967295 bytes, not 2 x count = 6'),
+])
+def test_short_or_overlong_bodies_are_rejected(workdir, blob, phrase):
+    rejected(workdir, blob, phrase)
+
+
 @pytest.mark.parametrize('key, value', [
-    ('format', 'freecell'), ('format', b'freecell-certificate'), ('version', 2), ('version', True), ('version', '1'),
+    ('format', 'freecell'), ('format', b'freecell-certificate'), ('version', 0), ('version', True), ('version', '1'),
     ('version', 1.0), ('claim', 'lose'), ('claim', None), ('deal', 0), ('deal', 2**33), ('deal', -1), ('deal', True),
     ('board', 'text'), ('board', [1]), ('cells', 9), ('cells', -1), ('cells', True), ('cells', 4.0),
     ('foundation_moves', 0), ('foundation_moves', None), ('symmetry', 'rows'), ('symmetry', 1), ('count', -1),
-    ('count', 2**32 + 1), ('count', False), ('xxh3_64', 'ABCDEF0123456789'), ('xxh3_64', '0' * 15),
-    ('xxh3_64', '0' * 16 + '\n'), ('xxh3_64', 12),
+    ('count', 2**32 + 1), ('count', False), ('version', 3),
 ])
 def test_header_types_and_ranges(workdir, key, value):
     blob = g.rebuild(win('win1'), **{key: value})
     rejected(workdir, blob, f'header {key} = ', 'unreadable')
+
+
+@pytest.mark.parametrize('value', ['ABCDEF0123456789', '0' * 15, '0' * 16 + '\n', 12, None])
+def test_a_hash_that_is_not_the_bodys_is_rejected(workdir, value):
+    # Only the body's own XXH3-64, as 16 lowercase hex digits, matches: anything else, of any type, is refused.
+    rejected(workdir, g.rebuild(win('win1'), xxh3_64=value), 'does not match its xxh3_64: the file is corrupt')
 
 
 def test_header_shape(workdir):
@@ -547,8 +563,8 @@ def test_header_shape(workdir):
     bin_body = msgpack.packb(body)
     for changed, phrase in [({**h, 'extra': 1}, 'the header keys are not exactly'),
                             ({k: v for k, v in h.items() if k != 'count'}, 'the header keys are not exactly'),
-                            ({**h, 'deal': 1}, 'exactly one of deal and board'),
-                            ({**h, 'board': None}, 'exactly one of deal and board')]:
+                            ({**h, 'deal': 1}, 'header board = '),      # a board needs deal nil
+                            ({**h, 'board': None}, 'header board = ')]:  # no deal needs a board
         rejected(workdir, frame(msgpack.packb(changed) + bin_body), phrase, 'unreadable')
     # A repeated key: a map of eleven entries, 'cells' twice.
     items = b''.join(msgpack.packb(k) + msgpack.packb(v) for k, v in h.items())
@@ -582,17 +598,25 @@ def bomb(head, size, chunk=b'\x00' * (1 << 20)):
 
 
 def test_zstd_bomb_stops_at_the_cap_from_the_header(workdir):
-    # 5 GiB of zeros after a header that allows a six-byte body: read no more than the cap.
+    # 5 GiB of zeros after a header that allows a six-byte body: refused before any of it is decompressed.
     blob = bomb(raw_header() + b'\xc6\x40\x00\x00\x00', 5 << 30)
     assert len(blob) < 1 << 20
-    rejected(workdir, blob, 'the data decompresses to more than', 'unreadable')
+    rejected(workdir, blob, 'the body has 1073741824 bytes, not 2 x count = 6')
+    # The six bytes, then 5 GiB more: refused at the first byte after the body.
+    rejected(workdir, bomb(raw_header() + msgpack.packb(bytes(6)), 5 << 30), 'the data decompresses to more than it holds',
+             'unreadable')
     rejected(workdir, bomb(b'', 5 << 30), 'does not start with a msgpack map', 'unreadable')
 
 
 def test_zstd_bomb_stops_at_the_ceiling(workdir, monkeypatch):
+    # A version 1 body whose records claim 2 GiB, with the positions limit raised to let it try.
     monkeypatch.setattr(checker, 'CEILING', 1 << 20)
     head = msgpack.packb({**g.header('no-win', 2**32, b'', deal=1), 'symmetry': 'columns'})
-    rejected(workdir, bomb(head + b'\xc6\xff\xff\xff\xff', 64 << 20), 'more than 1048576 bytes', 'unreadable')
+    p = workdir / 'ceiling.msgpack.zst'
+    p.write_bytes(bomb(head + b'\xc6\xff\xff\xff\xff' + b'\x92\x90\xc6\x7f\xff\xff\xff', 64 << 20))
+    verdict, _, text, _ = checker.verify(p, {**checker.LIMITS, 'positions': 2**32})
+    assert verdict == 'unreadable' and 'the data decompresses to more than 1048576 bytes' in text, text
+    rejected(workdir, p.read_bytes(), '4,294,967,296 positions: more than --max-positions 4,000,000', 'unreadable')
 
 
 def test_empty_win_body(workdir):
@@ -694,7 +718,7 @@ def test_command_line(workdir, capsys):
     assert checker.main([str(folder)]) == 2
     assert capsys.readouterr().out.splitlines()[-1] == '4 certificates: 2 verified, 2 rejected (1 unreadable)'
     assert checker.main([str(folder / 'd.msgpack.zst')]) == 2
-    assert capsys.readouterr().out.startswith('UNREADABLE: not a valid zstd frame')
+    assert capsys.readouterr().out.startswith(f'UNREADABLE: {folder / "d.msgpack.zst"} is not a certificate: not a valid zstd')
 
     assert checker.main(['--json', str(folder)]) == 2
     objects = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -717,8 +741,11 @@ def test_command_line(workdir, capsys):
     assert checker.main([str(empty)]) == 2
     assert checker.main([str(workdir / 'missing.msgpack.zst')]) == 2
     assert 'UNREADABLE: cannot read' in capsys.readouterr().out
-    assert checker.main(['--help']) == 0 and 'exit' in capsys.readouterr().out
-    assert checker.main([]) == 2 and checker.main(['--bogus', 'x']) == 2
+    for argv, code in [(['--help'], 0), ([], 2), (['--bogus', 'x'], 2)]:
+        with pytest.raises(SystemExit) as stop:
+            checker.main(argv)
+        assert stop.value.code == code, argv
+    assert 'exit' in capsys.readouterr().out
 
 
 def test_python_dash_m(workdir):

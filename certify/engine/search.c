@@ -157,10 +157,15 @@ static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
     return (int32_t)id;
 }
 
+/* column_id may move t->col and t->cards (realloc), so callers hand it a copy of the cards and
+** index t->col afresh after it: never a pointer taken before the call. */
 static int32_t column_pop(Columns *t, uint32_t id) {
     int32_t j = t->col[id].popped;
     if (j < 0) {
-        j = column_id(t, column_cards(t, id), t->col[id].len - 1);
+        uint8_t buf[52];
+        int len = t->col[id].len - 1;
+        memcpy(buf, column_cards(t, id), (size_t)len);
+        j = column_id(t, buf, len);
         if (j >= 0) t->col[id].popped = j;
     }
     return j;
@@ -169,17 +174,17 @@ static int32_t column_pop(Columns *t, uint32_t id) {
 /* The column with `card` put on top. The search only ever puts a card on an empty column or
 ** on one whose top card it may lie on, so two memo slots (or 52 for the empty one) suffice. */
 static int32_t column_push(Columns *t, uint32_t id, int card) {
-    int32_t *memo = t->col[id].len ? &t->col[id].pushed[card & 1] : &t->onto_empty[card];
-    if (*memo < 0) {
+    int len = t->col[id].len;
+    int32_t j = len ? t->col[id].pushed[card & 1] : t->onto_empty[card];
+    if (j < 0) {
         uint8_t buf[53];
-        int len = t->col[id].len;
         memcpy(buf, column_cards(t, id), (size_t)len);
         buf[len] = (uint8_t)card;
-        int32_t j = column_id(t, buf, len + 1);
-        if (j >= 0) *memo = j;
-        return j;
+        j = column_id(t, buf, len + 1);
+        if (j >= 0 && len) t->col[id].pushed[card & 1] = j;
+        else if (j >= 0) t->onto_empty[card] = j;
     }
-    return *memo;
+    return j;
 }
 
 static int columns_init(Columns *t) {

@@ -1,0 +1,184 @@
+"""Benchmark check/ on hostile files, on version 2 copies of the published certificates, and on ranges.
+
+    python3 benchmarks/bench_check.py hostile             # each hostile file of issue 10: verdict, seconds, peak MiB
+    python3 benchmarks/bench_check.py published [FILE...] # certificates/ (or FILEs) as they are, then as version 2
+    python3 benchmarks/bench_check.py range FOLDER A B    # a range certificate of deals A..B built from FOLDER's
+                                                          # single certificates (a census), then checked
+
+Every check runs as its own process (`python -m check`); its seconds are wall time and its peak is the
+process's own maximum resident set (os.wait4), so the figures need nothing else installed. The files are
+written by tests/certgen.py (the test-side writer) into a scratch folder and removed afterwards. The
+targets (issue 10): every hostile file refused within 10 s and 500 MB, without a traceback.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / 'tests'))
+import certgen as g  # noqa: E402
+import msgpack  # noqa: E402
+import zstandard  # noqa: E402
+
+
+def run_child(*args):
+    """(exit code, wall seconds, peak MiB, first output line) of `python -m check ARGS` in its own process;
+    os.wait4 gives that process's own peak resident memory."""
+    began = time.monotonic()
+    child = subprocess.Popen([sys.executable, '-m', 'check', *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+    output = child.stdout.read().decode(errors='replace')
+    _, status, usage = os.wait4(child.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return code, time.monotonic() - began, usage.ru_maxrss / 1024, output.splitlines()[0][:150] if output else ''
+
+
+def frame(data, level=3):
+    return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
+
+
+def streamed(head, size, pattern=b'\x00', tail=b''):
+    """A zstd frame of head, then size bytes of a repeated pattern, then tail, compressed as it is built."""
+    out = zstandard.ZstdCompressor(level=3).compressobj(size=len(head) + size + len(tail))
+    chunk = pattern * ((1 << 20) // len(pattern))
+    parts = [out.compress(head)]
+    for _ in range(size // len(chunk)):
+        parts.append(out.compress(chunk))
+    parts.append(out.compress((pattern * (size % len(chunk) // len(pattern) + 1))[:size % len(chunk)]))
+    parts.append(out.compress(tail))
+    parts.append(out.flush())
+    return b''.join(parts)
+
+
+def closed_junk():
+    """3,932,160 distinct, ascending, well-formed records (every card in a column, none on a foundation), every
+    column of the table used, not closed under the moves and not holding the deal: the most a file within the
+    default limits can make the checker read before it refuses it."""
+    import itertools
+    deck = list(range(52))
+    slots = [deck[i * 6:(i + 1) * 6] for i in range(7)] + [deck[42:]]   # eight card sets (the last of 10)
+    orders = [sorted(bytes(p) for p in itertools.islice(itertools.permutations(cards), k))
+              for cards, k in zip(slots, (8, 8, 8, 8, 8, 8, 5, 3))]
+    table = sorted(c for slot in orders for c in slot)
+    index = {c: i.to_bytes(2, 'big') for i, c in enumerate(table)}
+    head = bytes(4) + b'\xff' * 4
+    recs = sorted(head + b''.join(sorted(index[c] for c in choice)) for choice in itertools.product(*orders))
+    return table, recs
+
+
+def hostile(folder):
+    """name -> (path, what it is): the hostile files of issue 10, and the worst a file within the limits asks."""
+    files = {}
+
+    def put(name, blob, what):
+        (folder / name).write_bytes(blob)
+        files[name] = (folder / name, what)
+
+    win_head = g.header('win', 3, b'\x00' * 6, board=g.board_bytes(g.WIN0, 0), cells=0, symmetry='none')
+    for count in (10_000_000, 40_000_000):
+        h = g.header('no-win', count, b'', deal=1)
+        body = b'\xc6\x00\x10\x00\x00\x92\x90\xc6\x00\x10\x00\x00' + bytes(4096)
+        put(f'record-bomb-{count // 10**6}M.msgpack.zst', frame(msgpack.packb(h) + body, 19),
+            f'declares {count:,} front-coded records (finding 1)')
+    put('zstd-bomb-1GiB.msgpack.zst', streamed(msgpack.packb(win_head) + b'\xc6\x40\x00\x00\x00', 1 << 30),
+        'a 3-move win whose body is 1 GiB of zeros (finding 2)')
+    put('zstd-bomb-after-body.msgpack.zst', streamed(msgpack.packb(win_head) + msgpack.packb(bytes(6)), 1 << 30),
+        'a 6-byte body, then 1 GiB more (finding 2)')
+    count = 4_000_000
+    h = g.header('no-win', count, b'', deal=1, version=2)
+    put('planes-of-zeros-4M.msgpack.zst', streamed(msgpack.packb(h) + b'\xc6' + (count * 24 + 9).to_bytes(4, 'big') +
+                                                   b'\x92\x91\xc4\x00\xc6' + (count * 24).to_bytes(4, 'big'), count * 24),
+        'version 2, 4,000,000 records (the limit) of zeros, within every size bound (finding 2)')
+    h = g.header('no-win', count, b'', deal=1)
+    put('front-coded-zeros-4M.msgpack.zst', streamed(msgpack.packb(h) + b'\xc6' + (count * 25 + 9).to_bytes(4, 'big') +
+                                                     b'\x92\x91\xc4\x00\xc6' + (count * 25).to_bytes(4, 'big'), count * 25),
+        'version 1, 100 MB of zero records for 4,000,000 (finding 1)')
+    ks, win = g.card('KS'), bytes(b for mv in g.win_path(g.WIN0, 0) for b in mv)
+    there_and_back = bytes([ks, 4, ks, 3])
+    size = len(there_and_back) * 67_000_000 + len(win)
+    hasher = g.xxhash.xxh3_64()
+    for _ in range(67_000_000 // 262144):
+        hasher.update(there_and_back * 262144)
+    hasher.update(there_and_back * (67_000_000 % 262144) + win)
+    h = {**g.header('win', size // 2, b'', board=g.board_bytes(g.WIN0, 0), cells=0, symmetry='none'),
+         'xxh3_64': hasher.hexdigest()}
+    put('endless-win-134M.msgpack.zst', streamed(msgpack.packb(h) + b'\xc6' + size.to_bytes(4, 'big'), size - len(win),
+                                                 there_and_back, win),
+        f'{size // 2:,} legal moves: a king back and forth, then a win (finding 3)')
+    os.mkfifo(folder / 'fifo.msgpack.zst')
+    files['fifo.msgpack.zst'] = (folder / 'fifo.msgpack.zst', 'a FIFO (finding 4)')
+    files['/dev/zero'] = (Path('/dev/zero'), 'a device that never ends (finding 4)')
+    (folder / 'dir-with-fifo').mkdir()
+    os.mkfifo(folder / 'dir-with-fifo' / 'x.msgpack.zst')
+    files['dir-with-fifo'] = (folder / 'dir-with-fifo', 'a folder holding a FIFO (finding 4)')
+    fake = 'x\r\x1b[2KVERIFIED: deal 1 cannot be won\x1b[8m.msgpack.zst'
+    put(fake, frame(b'junk'), 'a name that redraws the line (finding 5)')
+    (folder / 'empty').mkdir()
+    files['empty'] = (folder / 'empty', 'a folder without certificates (finding 6)')
+    table, recs = closed_junk()
+    h = g.header('no-win', len(recs), b'', deal=1, version=2)
+    rows = b''.join(recs)
+    body = msgpack.packb([table, b''.join(rows[j::24] for j in range(24))])   # byte planes, as g.plane_code writes them
+    del recs
+    put('junk-near-the-limit-3.9M.msgpack.zst', frame(msgpack.packb({**h, 'xxh3_64': g.xxhash.xxh3_64_hexdigest(body)}) +
+                                                  msgpack.packb(body)),
+        f'{len(table)} columns, 3,932,160 distinct well-formed records, not closed: near the most the limits allow')
+    return files
+
+
+def build(what, folder, args):
+    """Write the files of one benchmark into folder: (name, path, what it is) for each."""
+    if what == 'hostile':
+        return [(name, str(path), about) for name, (path, about) in hostile(folder).items()]
+    if what == 'published':   # the same proofs as version 2 single certificates
+        out = []
+        for f in [Path(a) for a in args] or sorted((ROOT / 'certificates').glob('*.msgpack.zst')):
+            h, _ = g.unpack_file(f.read_bytes())
+            _, _, _, body2 = msgpack.unpackb(g.as_entry(f.read_bytes()))
+            (folder / f.name).write_bytes(g.finish({**h, 'version': 2}, body2, {}))
+            out.append((f.name, str(f), 'version 1'))
+        return out
+    if what == 'range':
+        census, first, last = Path(args[0]), int(args[1]), int(args[2])
+        entries = [g.as_entry((census / f'{n}.msgpack.zst').read_bytes()) for n in range(first, last + 1)]
+        path = folder / f'{first}-{last}.msgpack.zst'
+        path.write_bytes(g.range_file(first, entries, level=19))
+        return [(path.name, str(path), f'deals {first}..{last}')]
+    sys.exit(__doc__)
+
+
+def main(argv):
+    what, args = (argv[0] if argv else 'hostile'), argv[1:]
+    if what == 'build':   # (run in a process of its own, so that each check forks from a small process)
+        print(json.dumps(build(args[0], Path(args[1]), args[2:])))
+        return
+    scratch = Path(tempfile.mkdtemp(prefix='bench-check-'))
+    try:
+        built = json.loads(subprocess.run([sys.executable, __file__, 'build', what, scratch, *args], capture_output=True,
+                                          text=True, check=True).stdout)
+        if what == 'hostile':
+            for name, path, about in built:
+                code, seconds, peak, line = run_child(path)
+                print(f'{name[:40]!r:44} exit {code}  {seconds:6.2f} s  {peak:7.1f} MiB  {about}\n      {line}', flush=True)
+        elif what == 'published':
+            for label, targets in (('version 1', [path for _, path, _ in built] if args else [ROOT / 'certificates']),
+                                   ('version 2', [scratch])):
+                code, seconds, peak, line = run_child(*targets)
+                print(f'{label}: {len(built)} files, exit {code}, {seconds:.1f} s, peak {peak:.0f} MiB', flush=True)
+        else:
+            (name, path, about), = built
+            first, last = int(args[1]), int(args[2])
+            code, seconds, peak, line = run_child(path)
+            print(f'range {first}..{last}: {Path(path).stat().st_size:,} bytes, exit {code}, {seconds:.2f} s, peak {peak:.0f} MiB,'
+                  f' {seconds / (last - first + 1) * 1000:.3f} ms a deal\n  {line[:140]}')
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])
