@@ -3,6 +3,7 @@
     python benchmarks/bench_engine.py [--runs 7]         11982 whole process, search alone,
                                                          7484159 peak memory
     python benchmarks/bench_engine.py --levels           zstd levels on 11982's records
+    python benchmarks/bench_engine.py --parts            11982's run part by part, in process
     python benchmarks/bench_engine.py --order            the cost of prove()'s order of work
     python benchmarks/bench_engine.py --regenerate       certificates/regenerate.py --all, timed
     python benchmarks/bench_engine.py --census [N]       certify 1-N -j 2 beside
@@ -115,6 +116,50 @@ def main_figures(args):
               f"(target <= 400), {os.path.getsize(peak_out):,} bytes")
 
 
+def parts(args):
+    """Where a `certify 11982` run goes, part by part, in this process (medians): the solver's
+    first attempt, the bounded search, both at once on two threads (as certify DEAL runs
+    them), the writer, zstd; and the start-up of a process that only imports certify."""
+    from certify import certificate
+    from certify.prove import SEARCH_FIRST, SOLVER_FIRST
+    position, rules = start(deal(11982)), Rules(4)
+    med = statistics.median
+
+    def timed(f):
+        times = []
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t0)
+        return med(times) * 1000
+
+    def together():
+        engine.solve_and_search(position, rules, SOLVER_FIRST, engine.Search(position, rules),
+                                SEARCH_FIRST)
+
+    bodies = []
+
+    def write():
+        outcome = engine.search(position, rules)
+        t0 = time.perf_counter()
+        bodies.append(engine.no_win_body(outcome, rules))
+        return time.perf_counter() - t0
+
+    print(f"11982 in process, ms, median of {args.runs}:")
+    print(f"  solver's first attempt ({SOLVER_FIRST:,})  {timed(lambda: engine.solve(position, rules, SOLVER_FIRST)):6.1f}")
+    print(f"  bounded search ({SEARCH_FIRST:,})           {timed(lambda: engine.search(position, rules, SEARCH_FIRST)):6.1f}")
+    print(f"  both at once (two threads)          {timed(together):6.1f}")
+    print(f"  writer (renumber, sort, planes)     {med(write() for _ in range(args.runs)) * 1000:6.1f}")
+    head = certificate.header("no-win", 11982, None, rules, 83_239, bodies[-1])
+    print(f"  zstd, certify's settings (fresh)    "
+          f"{timed(lambda: certificate.encode_file(head, bodies[-1], fresh=True)):6.1f}")
+    imports = [sys.executable, "-c", "import certify.cli, certify.prove, certify.engine"]
+    bare = [sys.executable, "-c", "pass"]
+    ours, theirs, _ = side_by_side(imports, bare, args.runs)
+    print(f"  python -c 'import certify...'       {ours * 1000:6.1f}  (python -c pass: "
+          f"{theirs * 1000:.1f})")
+
+
 def levels(args):
     import msgpack
     import zstandard
@@ -126,16 +171,21 @@ def levels(args):
     content = msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)
     print(f"11982: {outcome.positions:,} positions, content {len(content):,} bytes; "
           f"CPU seconds of one compress, median of {args.runs}")
-    for level in (3, 9, 12, 14, 15, 16, 17, 19):
-        c = zstandard.ZstdCompressor(level=level, write_checksum=False, write_content_size=True)
+    # Each compress by a new compressor, as the one file of `certify DEAL` has: a compressor
+    # kept from call to call spares the making of its tables, which a real run pays.
+    settings = [(f"level {level:2}", dict(level=level)) for level in (3, 9, 12, 14, 15, 16, 17, 19)]
+    settings.append(("certify's", dict(compression_params=zstandard.ZstdCompressionParameters(
+        write_content_size=True, write_checksum=False, **certificate.ZSTD_SETTINGS))))
+    for name, how in settings:
+        if "level" in how:
+            how = dict(how, write_checksum=False, write_content_size=True)
         times = []
         for _ in range(args.runs):
             t0 = time.process_time()
-            z = c.compress(content)
+            z = zstandard.ZstdCompressor(**how).compress(content)
             times.append(time.process_time() - t0)
-        mark = "  <- certify's" if level == certificate.LEVEL else ""
-        print(f"  level {level:2}: {len(z) / outcome.positions:.3f} bytes/position, "
-              f"{statistics.median(times) * 1000:.0f} ms{mark}")
+        print(f"  {name}: {len(z) / outcome.positions:.3f} bytes/position, "
+              f"{statistics.median(times) * 1000:.0f} ms")
 
 
 def order(args):
@@ -183,6 +233,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--levels", action="store_true")
+    p.add_argument("--parts", action="store_true", help="11982's run part by part, in process")
     p.add_argument("--order", action="store_true")
     p.add_argument("--sample", type=int, default=40, help="deals for --order")
     p.add_argument("--regenerate", action="store_true")
@@ -190,6 +241,8 @@ def main():
     args = p.parse_args()
     if args.levels:
         levels(args)
+    elif args.parts:
+        parts(args)
     elif args.order:
         order(args)
     elif args.regenerate:

@@ -9,6 +9,7 @@ without a Python object per position, and prove() uses whichever engine runs.
 """
 
 import os
+import threading
 
 import msgpack
 import xxhash
@@ -17,13 +18,20 @@ import zstandard
 FORMAT = "freecell-certificate"
 VERSION = 2  # what certify writes; read() reads VERSIONS
 VERSIONS = (1, 2)
-# The zstd level: the fastest that keeps deal 11982 within 1.1 bytes a position (issue 9).
-# Measured on 11982's version 2 content (2,000,014 bytes), CPU time of one compress, median of 9:
-#   level 12: 1.117 B/pos, 24 ms   level 14: 1.106, 53 ms   level 15: 1.097, 68 ms
-#   level 16: 1.038, 111 ms        level 17: 1.016, 115 ms
-#   (btopt with a smaller search: 1.088 in 80 ms; version 1's front coding at 19: 1.06, 0.2-0.4 s)
-# (benchmarks/bench_engine.py --levels prints these again.)
-LEVEL = 15
+# zstd's settings, spelled out rather than as a level (what a level means may move between
+# zstd releases; these do not): the fastest found that keeps deal 11982 within 1.1 bytes a
+# position (issue 9). A small window suits the byte planes, whose matches are near: measured
+# on 11982's content (2,000,014 bytes), CPU of one compress by a new compressor (as `certify
+# DEAL` has), median of 9, beside level 15 (1.097 B/pos, certify's level until these):
+#   these (btlazy2, window 2^18): 1.095 B/pos, 0.70x level 15's time
+#   search_log 7: 1.085, 0.86x     min_match 5: 1.103, 0.67x     window 2^17, chain 2^16: 1.104
+#   level 14: 1.106, 0.92x         btlazy2 window 2^21, search 5: 1.107, 0.64x
+# All 133 published certificates: 16.2 MB (15.7 at level 15, 15.0 for version 1 at 19).
+# Multi-threaded zstd (nbWorkers >= 1, jobs of 512 KiB) gave the same bytes for 1, 2, 4 and 8
+# workers but no shorter wall time on this shared 2-core machine, so it is not used.
+# (benchmarks/bench_engine.py --levels prints these figures again.)
+ZSTD_SETTINGS = dict(strategy=zstandard.STRATEGY_BTLAZY2, window_log=18, chain_log=17,
+                     hash_log=16, search_log=6, min_match=4, target_length=16)
 HOME, CELL = 9, 8
 
 
@@ -143,15 +151,44 @@ def front_decode(data, width):
 
 
 def win_body(moves):
+    """The body of a win certificate: card and destination of each move. A line that is bytes
+    already (the engine's solve_line) is its own body."""
+    if isinstance(moves, bytes):
+        return moves
     return bytes(b for card, dest in moves for b in (card, dest))
 
 
-def encode_file(head, body, level=LEVEL):
+def encode_file(head, body, level=None, fresh=False):
+    """The certificate file: zstd (ZSTD_SETTINGS, or a plain zstd `level` for tests) of the
+    msgpack header then the body. fresh: a new compressor, as the one file of `certify DEAL`
+    has (for benchmarks); else this thread's, kept."""
     # msgpack's packb(body) would copy the body once more (a large one is ~60 MB): its bin
     # header is written here instead, the same bytes (tests/test_engine.py).
     content = b"".join((msgpack.packb(head, use_bin_type=True), bin_header(len(body)), body))
-    return zstandard.ZstdCompressor(level=level, write_checksum=False,
-                                    write_content_size=True).compress(content)
+    return (new_compressor(level) if fresh else compressor(level)).compress(content)
+
+
+_compressors = threading.local()
+
+
+def compressor(level=None):
+    """This thread's zstd compressor (for ZSTD_SETTINGS, or `level`), made once: making one
+    costs more than compressing a win certificate, and a census writes thousands a second.
+    (Its output depends only on its settings and the input: tests/test_engine.py.)"""
+    made = getattr(_compressors, "made", None)
+    if made is None:
+        made = _compressors.made = {}
+    if level not in made:
+        made[level] = new_compressor(level)
+    return made[level]
+
+
+def new_compressor(level=None):
+    if level is not None:
+        return zstandard.ZstdCompressor(level=level, write_checksum=False,
+                                        write_content_size=True)
+    return zstandard.ZstdCompressor(compression_params=zstandard.ZstdCompressionParameters(
+        write_content_size=True, write_checksum=False, **ZSTD_SETTINGS))
 
 
 def bin_header(n):

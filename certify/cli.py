@@ -10,9 +10,7 @@ certificate could not be delivered, 130 interrupted.
 """
 
 import argparse
-import difflib
 import importlib
-import json
 import re
 import sys
 import time
@@ -130,7 +128,7 @@ def run_certify(argv):
     progress = phases(args.quiet or args.json)
     try:
         result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
-                       progress, solver=solver)
+                       progress, solver=solver, together=True)
     except BrokenPipeError:  # `certify 1 -o - | head -c 10`: the certificate was not delivered
         output.silence(sys.stdout)
         return EXIT_FAILED
@@ -148,6 +146,7 @@ def run_certify(argv):
         shown = result.as_json(deal if deal is not None else args.board)
         if written is not None:
             shown["notation"] = " ".join(written) or None
+        import json  # here, not above: most runs print text, and every import is start-up time
         output.say(json.dumps(shown), said)
     else:
         output.say(describe(result, deal, args.board, rules, written), said)
@@ -220,6 +219,7 @@ WORD = re.compile(r"[A-Za-z]")
 
 
 def unknown_command(word):
+    import difflib
     close = difflib.get_close_matches(word, COMMANDS, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return (f"unknown command {word!r}{hint} (commands: {', '.join(COMMANDS)}; or a deal "

@@ -30,14 +30,20 @@ import sys
 import threading
 import time
 
-from tqdm import tqdm
-
 TERMINAL_TICK = 0.5  # seconds between redraws on a terminal
 LOG_EVERY = 5.0  # seconds between lines in a log
 
 
-class _Bar(tqdm):
-    monitor_interval = 0  # tqdm's own monitor thread is for adjusting miniters; we draw by clock
+def _new_bar(**kwargs):
+    """A tqdm line. tqdm is imported here, when a line is first drawn on a terminal, not with
+    this module: its import costs 20-50 ms, a fifth of a whole `certify 11982`, and most runs
+    (quiet, logged, or shorter than half a second) never draw one."""
+    from tqdm import tqdm
+
+    class Bar(tqdm):
+        monitor_interval = 0  # tqdm's monitor thread adjusts miniters; we draw by clock
+
+    return Bar(**kwargs)
 
 
 # Every display draws holding this lock, and a fork waits for it: a child process (a census
@@ -109,10 +115,11 @@ class Live:
     def _draw(self, now):
         fraction = self.fraction()
         if self.bar is None:  # tqdm draws as it is made
-            self.bar = _Bar(desc=self.text(now), total=None if fraction is None else 1000,
-                            initial=0 if fraction is None else round(1000 * fraction),
-                            file=self.stream, dynamic_ncols=True, leave=False, mininterval=0,
-                            bar_format=self.bar_format, position=0)  # one line, ours alone
+            self.bar = _new_bar(desc=self.text(now), total=None if fraction is None else 1000,
+                                initial=0 if fraction is None else round(1000 * fraction),
+                                file=self.stream, dynamic_ncols=True, leave=False,
+                                mininterval=0, bar_format=self.bar_format,
+                                position=0)  # one line, ours alone
             return
         if fraction is not None:
             self.bar.n = round(1000 * fraction)

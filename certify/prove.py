@@ -81,9 +81,10 @@ def moves_along(start, keys, ncells, columns, rules):
 
 
 def win_certificate(moves_line, deal, board, rules):
-    """(file bytes, body) of the win certificate for a line of single-card moves."""
+    """(file bytes, body) of the win certificate for a line of single-card moves (a list of
+    pairs, or its bytes as the engine's solve_line gives)."""
     body = certificate.win_body(moves_line)
-    head = certificate.header("win", deal, board, rules, len(moves_line), body)
+    head = certificate.header("win", deal, board, rules, len(body) // 2, body)
     return certificate.encode_file(head, body), body
 
 
@@ -103,7 +104,7 @@ ENGINE = "engine"  # prove(solver=ENGINE): the engine's solver, in the order abo
 
 
 def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
-          progress=None, solver=ENGINE):
+          progress=None, solver=ENGINE, together=False):
     """Prove `start` won or not; write the certificate to `out` unless the outcome is UNKNOWN.
 
     solver: ENGINE (the engine's solver, tried in the order above), None (the exhaustive search
@@ -112,7 +113,10 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     engine, in C by the compiled one (tests/test_engine.py holds the two to the same answers). The budgets bound the whole run: `time_limit` the
     seconds of everything, `max_positions` the positions of the solver's attempts (their
     budgets, charged in full) and of the search together. `progress` (certify/progress.py)
-    hears each phase and the search's figures.
+    hears each phase and the search's figures. `together`: the solver's first attempt and
+    the bounded search run at once on two threads (engine.solve_and_search; without a time
+    limit only, where the attempt is one piece): the same result, sooner on an idle second
+    core. `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
     """
     from . import engine
     board = None if deal is not None else certificate.board_bytes(start, rules.ncells)
@@ -120,9 +124,11 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     budget = Budget(t0, max_positions, time_limit)
 
     def won_by(line):
+        # line: [(card, dest), ...], or its bytes (engine.solve_line), kept as bytes to the file
         if line is None or not engine.replays_to_win(start, line, rules):
             return None
         data, body = win_certificate(line, deal, board, rules)
+        line = engine.moves_of(body)
         # positions: the replayed line's, the only ones this result vouches for
         return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line,
                                body=body), data, out)
@@ -135,7 +141,7 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         while size > tried:
             step = size if time_limit is None else min(size, max(4 * tried, SOLVER_STEP))
             _phase(progress, "solving")
-            found = won_by(engine.solve(start, rules, step))
+            found = won_by(engine.solve_line(start, rules, step))
             if found is not None or budget.out_of_time():
                 return found
             tried = step
@@ -146,16 +152,28 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         found = won_by(solver(start))
         if found is not None:
             return found
+    elif solver is not None and solver != ENGINE:
+        raise ValueError(f"solver must be ENGINE, None or a function, not {solver!r}")
+    search = outcome = None
+    if solver == ENGINE and together and time_limit is None:
+        _phase(progress, "solving and searching")
+        search = engine.Search(start, rules)
+        size = budget.solver(SOLVER_FIRST, 0)
+        line, outcome = engine.solve_and_search(start, rules, size, search,
+                                                budget.search(SEARCH_FIRST)[0])
+        found = won_by(line)
+        if found is not None:
+            return found
     elif solver == ENGINE:
         found = solved(SOLVER_FIRST, 0)
         if found is not None:
             return found
-    elif solver is not None:
-        raise ValueError(f"solver must be ENGINE, None or a function, not {solver!r}")
-
-    search = engine.Search(start, rules)
-    _phase(progress, "searching")
-    outcome = search.run(*budget.search(SEARCH_FIRST if solver == ENGINE else None), progress)
+    if search is None:
+        search = engine.Search(start, rules)
+    if outcome is None:  # not run yet, or stopped when the solver's line came (run on)
+        _phase(progress, "searching")
+        outcome = search.run(*budget.search(SEARCH_FIRST if solver == ENGINE else None),
+                             progress)
     if solver == ENGINE and outcome.verdict != NO_WIN and not budget.spent(outcome):
         # Not settled: the solver's full attempt (its line is shorter than a search path's
         # even when the search has a win), then the search to the end.

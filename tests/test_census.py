@@ -233,20 +233,20 @@ def test_progress_reads_the_workers_counts_at_each_redraw():
 
 
 def test_a_failing_deal_stops_the_census_and_keeps_finished_chunks(tmp_path, monkeypatch, capsys):
-    real = engine.solve
+    real = engine.solve_line  # what prove() calls
 
     def solve(position, rules, budget=None):
         if position == start(deal(3)):
             raise ZeroDivisionError("a bug")
         return real(position, rules, budget)
 
-    monkeypatch.setattr(engine, "solve", solve)
+    monkeypatch.setattr(engine, "solve_line", solve)
     folder = tmp_path / "c"
     code, out, err = run(capsys, SMALL, "-j", 1, "--chunk", 1, "-q", "--out", folder)
     assert code == 1 and out == ""
     assert "census stopped: deal 3: ZeroDivisionError: a bug" in err
     assert [r["deal"] for r in table(folder)] == [1, 2]
-    monkeypatch.setattr(engine, "solve", real)
+    monkeypatch.setattr(engine, "solve_line", real)
     assert run(capsys, SMALL, "-q", "--out", folder)[0] == 0
     assert [r["deal"] for r in table(folder)] == [1, 2, 3, 4]
 

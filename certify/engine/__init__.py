@@ -4,7 +4,10 @@
     describe()           one line: which engine runs, and why
     Search(position, rules).run(max_positions, time_limit, progress) -> search.Outcome
     search(position, rules, max_positions, time_limit, progress)     -> search.Outcome
+    solve_and_search(position, rules, budget, search, max_positions)  -> (line, Outcome):
+                                         the two at once, on two threads
     solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
+    solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None
     replays_to_win(position, line, rules) -> whether the line is legal and ends won
     no_win_body(outcome, rules)          -> the body of the no-win certificate of a search
 
@@ -23,6 +26,7 @@ from ..search import NO_WIN, TOO_MANY_COLUMNS, UNKNOWN, WIN, Outcome, budget_rea
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SLICE = 0.25  # seconds the compiled search runs between looks at progress and Ctrl-C
+STOP_SLICE = 0.004  # ... and between looks at a `stop` (solve_and_search)
 
 
 def _load(name):
@@ -95,17 +99,24 @@ class NativeSearch:
                                      rules.fixed_columns, rules.foundation_moves, narrow)
         self.seconds = 0.0
 
-    def run(self, max_positions=None, time_limit=None, progress=None):
+    def run(self, max_positions=None, time_limit=None, progress=None, stop=None):
+        """As search.Search.run; `stop` (a threading.Event) set by another thread ends the run
+        within a few milliseconds, with None: the search can then be run on, as after any
+        budget stop."""
         t0 = time.monotonic()
         limit = -1 if max_positions is None else max_positions
         native = self.native
+        piece = SLICE if stop is None else STOP_SLICE
         while True:
-            left = SLICE if time_limit is None else min(SLICE, t0 + time_limit - time.monotonic())
+            left = piece if time_limit is None else min(piece, t0 + time_limit - time.monotonic())
             status = native.run(limit, max(left, 0.0))
             if status != _search.OUT_OF_TIME:
                 break
             if time_limit is not None and time.monotonic() - t0 > time_limit:
                 break
+            if stop is not None and stop.is_set():
+                self.seconds += time.monotonic() - t0
+                return None
             if progress is not None:
                 progress.update(native.positions, native.most_home)
         self.seconds += time.monotonic() - t0
@@ -139,26 +150,78 @@ def search(position, rules, max_positions=None, time_limit=None, progress=None):
 
 def solve(position, rules, budget=None):
     """A winning line [(card, dest), ...] from the solver in use, or None (solver.solve)."""
+    line = solve_line(position, rules, budget)
+    return None if line is None else moves_of(line)
+
+
+def solve_line(position, rules, budget=None):
+    """solve()'s line as bytes, card and destination for each move (a win certificate's
+    body), or None: what the compiled solver gives, kept as it is (a census proves
+    thousands of deals a second, and a list of pairs per deal costs more than the C)."""
     if budget is None:
         from ..solver import BUDGET as budget
     if _solver is None:
         from ..solver import solve as reference
-        return reference(position, rules, budget)
+        line = reference(position, rules, budget)
+        return None if line is None else bytes(b for move in line for b in move)
     found, cells, cols = position
-    line = _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
+    return _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
                          rules.ncells, budget)
-    return None if line is None else list(zip(line[0::2], line[1::2]))
+
+
+def moves_of(line):
+    """[(card, dest), ...] of a line held as bytes."""
+    return list(zip(line[0::2], line[1::2]))
+
+
+def solve_and_search(position, rules, budget, search, max_positions):
+    """(solve_line(position, rules, budget), search.run(max_positions)) worked out at once on two
+    threads, when the compiled engine runs (both parts leave the GIL; elsewhere they run in
+    turn). Neither part depends on the other, so each gives what it gives alone. When the
+    solver finds a line, the search is stopped and its outcome is None: `search` is left as
+    after a budget stop, to be run on if need be. A budget of 0 or less tries no solver."""
+    if budget <= 0:
+        return None, search.run(max_positions)
+    if _search is None or _solver is None:
+        line = solve_line(position, rules, budget)
+        return line, (None if line is not None else search.run(max_positions))
+    import threading
+    stop = threading.Event()
+    ran = {}
+
+    def searching():
+        try:
+            ran["outcome"] = search.run(max_positions, stop=stop)
+        except BaseException as e:  # MemoryError...: raised again in the caller's thread
+            ran["error"] = e
+
+    worker = threading.Thread(target=searching, name="search", daemon=True)
+    worker.start()
+    try:
+        line = solve_line(position, rules, budget)
+    except BaseException:  # Ctrl-C, MemoryError: the search is not needed either
+        stop.set()
+        worker.join()
+        raise
+    if line is not None:
+        stop.set()  # a line: the search's outcome is not needed
+    worker.join()
+    if "error" in ran:
+        raise ran["error"]
+    return line, (ran["outcome"] if line is None else None)
 
 
 def replays_to_win(position, line, rules):
-    """Whether a line of (card, dest) moves is legal move by move and ends won
-    (prove.replays_to_win, whose moves are rules.moves; in C when the engine is compiled)."""
+    """Whether a line of (card, dest) moves (or its bytes, as solve_line gives) is legal move by
+    move and ends won (prove.replays_to_win, whose moves are rules.moves; in C when the engine
+    is compiled)."""
     if _search is None:
         from ..prove import replays_to_win as reference
-        return reference(position, line, rules)
+        return reference(position, moves_of(line) if isinstance(line, bytes) else line, rules)
     found, cells, cols = position
     return _search.replays(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
                            rules.ncells, rules.foundation_moves,
+                           line if isinstance(line, bytes) else
                            bytes(b for move in line for b in move))
 
 
@@ -175,5 +238,5 @@ def no_win_body(outcome, rules):
     return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
 
 
-__all__ = ["NAME", "describe", "Search", "search", "solve", "replays_to_win", "no_win_body",
-           "WIN", "NO_WIN", "UNKNOWN"]
+__all__ = ["NAME", "describe", "Search", "search", "solve", "solve_line", "solve_and_search",
+           "moves_of", "replays_to_win", "no_win_body", "WIN", "NO_WIN", "UNKNOWN"]

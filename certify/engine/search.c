@@ -975,6 +975,70 @@ fail:
     return NULL;
 }
 
+/* load(columns, keys): for tests only. Makes this search, which must not have run, a finished
+** one holding `keys` (bytes of 4 + ncells + 8 x 3 bytes: foundations, cells, and for each
+** column its index in `columns`, a list of bytes), so that write_body() can be held to the
+** reference writer at table sizes no board of a testable size reaches (over 65,536 columns:
+** 3-byte ids in the file). The keys are taken as given: distinct, and closed is not asked.
+** After an error the search is not to be used again. */
+static PyObject *Search_load(Search *s, PyObject *args) {
+    PyObject *cols, *keys;
+    if (!PyArg_ParseTuple(args, "O!O!:load", &PyList_Type, &cols, &PyList_Type, &keys) ||
+        !usable(s)) return NULL;
+    if (s->n != 1 || s->nstack != 1 || s->width != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "load() wants a search that has not run");
+        return NULL;
+    }
+    Py_ssize_t ncols = PyList_GET_SIZE(cols), nkeys = PyList_GET_SIZE(keys);
+    int at = 4 + s->ncells, keylen = at + 8 * 3;
+    if (nkeys < 1 || ncols > (Py_ssize_t)MOST_COLUMNS || nkeys > (Py_ssize_t)UINT32_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "load() wants 1 .. 2^31 keys, at most 2^24 columns");
+        return NULL;
+    }
+    uint32_t *ids = malloc((size_t)(ncols ? ncols : 1) * sizeof *ids);
+    uint8_t *loaded = malloc((size_t)nkeys * (size_t)keylen);
+    if (!ids || !loaded) { free(ids); free(loaded); return PyErr_NoMemory(); }
+    s->columns.limit = MOST_COLUMNS;
+    for (Py_ssize_t i = 0; i < ncols; i++) {
+        const uint8_t *p;
+        Py_ssize_t n;
+        if (bytes_arg(PyList_GET_ITEM(cols, i), "a column", &p, &n) < 0) goto fail;
+        if (n > 52) { PyErr_SetString(PyExc_ValueError, "a column of over 52 cards"); goto fail; }
+        int32_t id = column_id(&s->columns, p, (int)n);
+        if (id < 0) { PyErr_NoMemory(); goto fail; }
+        ids[i] = (uint32_t)id;
+    }
+    for (Py_ssize_t j = 0; j < nkeys; j++) {
+        const uint8_t *k;
+        Py_ssize_t n;
+        if (bytes_arg(PyList_GET_ITEM(keys, j), "a key", &k, &n) < 0) goto fail;
+        if (n != keylen) { PyErr_SetString(PyExc_ValueError, "a key of the wrong length"); goto fail; }
+        uint8_t *out = loaded + (size_t)j * (size_t)keylen;
+        memcpy(out, k, (size_t)at);
+        for (int c = 0; c < 8; c++) {
+            uint32_t index = get_id(k + at + 3 * c, 3);
+            if (index >= (uint32_t)ncols) {
+                PyErr_SetString(PyExc_ValueError, "a key names a column not in the list");
+                goto fail;
+            }
+            put_id(out + at + 3 * c, ids[index], 3);
+        }
+    }
+    free(ids);
+    free(s->keys);
+    release_search_tables(s);
+    s->keys = loaded;
+    s->n = s->cap = (uint32_t)nkeys;
+    s->width = 3;
+    s->keylen = keylen;
+    Py_RETURN_NONE;
+fail:
+    free(ids);
+    free(loaded);
+    s->consumed = 1;   /* half loaded: refuse whatever comes next */
+    return NULL;
+}
+
 static PyObject *get_positions(Search *s, void *c) { (void)c; return PyLong_FromUnsignedLong(s->n); }
 static PyObject *get_most(Search *s, void *c) { (void)c; return PyLong_FromLong(s->most); }
 static PyObject *get_width(Search *s, void *c) { (void)c; return PyLong_FromLong(s->width); }
@@ -997,6 +1061,9 @@ static PyMethodDef Search_methods[] = {
     {"columns", (PyCFunction)Search_columns, METH_NOARGS, "columns() -> interned columns by id"},
     {"write_body", (PyCFunction)Search_write_body, METH_NOARGS,
      "write_body() -> the no-win certificate body (version 2); uses the search up"},
+    {"load", (PyCFunction)Search_load, METH_VARARGS,
+     "load(columns, keys): tests only -- become a finished search of these keys (3-byte "
+     "indexes into columns)"},
     {NULL, NULL, 0, NULL},
 };
 
