@@ -141,7 +141,8 @@ def write_index(folder, files, times, listed):
     # The range certificates (certify A-B) have a section of their own: certificates/ranges.py.
     spans = [ranges.facts(folder, f) for f in ranges.published(folder)]
     text = HEAD.format(listed=len(listed)) + "\n".join(
-        summary(rows, listed) + table(rows, times) + ranges.section(spans, times))
+        summary(rows, listed) + table(rows, times) + ranges.section(spans, times)
+        + ranges.large_section(ranges.large_runs(folder)))
     write_atomic(os.path.join(folder, "README.md"), (text + "\n").encode())
     sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows + spans)
     write_atomic(os.path.join(folder, "SHA256SUMS"), sums.encode())

@@ -122,6 +122,47 @@ def section(rows, times):
     return lines
 
 
+# Ranges whose certificate is too large to commit (over 50 MB): the run that made it, one row each,
+# written by hand from the census's --json summary and `check`'s, in large-ranges.tsv.
+LARGE = "large-ranges.tsv"
+LARGE_COLUMNS = ("file", "deals", "cannot_be_won", "bytes", "sha256", "census_wall_s", "census_cpu_s",
+                 "peak_mb", "check_wall_s", "check_cpu_s", "when", "command")
+
+
+def large_runs(folder):
+    """The rows of large-ranges.tsv (lines starting with # are comments), as dicts."""
+    path = os.path.join(folder, LARGE)
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        lines = [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
+    if not lines or tuple(lines[0]) != LARGE_COLUMNS or any(len(row) != len(LARGE_COLUMNS) for row in lines):
+        raise ValueError(f"{LARGE}: not the columns {', '.join(LARGE_COLUMNS)}")
+    return [dict(zip(LARGE_COLUMNS, row)) for row in lines[1:]]
+
+
+def large_section(rows):
+    """The README's section on range certificates made but not committed, as lines."""
+    if not rows:
+        return []
+    lines = ["", "## Range certificates too large to commit", "",
+             "These files are larger than 50 MB, so they are not in the repository; the command "
+             "remakes each one byte for byte (check its SHA-256 against this table), and `check` "
+             "verifies it in one run. The times are those of the run that wrote the file, on a "
+             "2-core machine shared with other work, from `/usr/bin/time -v`; *cpu* is user + "
+             "system seconds of the whole process tree. The table is certificates/large-ranges.tsv.",
+             "",
+             "| file | deals | cannot be won | bytes | SHA-256 | census wall s | census cpu s | "
+             "peak MiB | check wall s | check cpu s | when | command |",
+             "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        lines.append("| " + " | ".join([
+            f"`{r['file']}`", r["deals"], r["cannot_be_won"], f"{int(r['bytes']):,}", f"`{r['sha256']}`",
+            r["census_wall_s"], r["census_cpu_s"], r["peak_mb"], r["check_wall_s"], r["check_cpu_s"],
+            r["when"], f"`{r['command']}`"]) + " |")
+    return lines
+
+
 def run_census(first, last, cells, foundation_moves, out, work):
     """Run the census command in a subprocess; its --json summary plus the wall time."""
     import json

@@ -355,3 +355,32 @@ def test_the_published_range_names_11982_alone(tmp_path, capsys):
         assert f"{hashlib.sha256(f.read()).hexdigest()}  1-32000.msgpack.zst" in sums
     readme = open(os.path.join(CERTIFICATES, "README.md"), encoding="utf-8").read()
     assert f"`{ranges.command_line(1, 32000)}`" in readme
+
+
+def test_the_million_deal_run_is_recorded_as_the_shared_list_says():
+    """certificates/large-ranges.tsv (the runs too large to commit): its million-deal row names
+    exactly the deals below 1,000,000 of the shared list of unwinnable deals, and the README shows it."""
+    rows = {r["file"]: r for r in ranges.large_runs(CERTIFICATES)}
+    row = rows["1-1000000.msgpack.zst"]
+    shared = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared",
+                          "data", "unsolvable-below-10M.txt")
+    if os.path.exists(shared):
+        with open(shared) as f:
+            listed = [int(line) for line in f if line.strip() and not line.startswith("#")]
+        below = [d for d in listed if d <= 1_000_000]
+    else:
+        below = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
+    count, deals = row["cannot_be_won"].split(": ")
+    assert int(count) == len(below) == 8 and [int(d) for d in deals.split(", ")] == below
+    assert len(row["sha256"]) == 64 and int(row["sha256"], 16) >= 0 and int(row["bytes"]) > 50_000_000
+    assert row["command"].startswith(f"certify 1-1000000 -j {ranges.JOBS} --out ")
+    readme = open(os.path.join(CERTIFICATES, "README.md"), encoding="utf-8").read()
+    assert "\n".join(ranges.large_section([row])) in readme
+
+
+def test_large_runs_refuses_a_table_with_other_columns(tmp_path):
+    (tmp_path / ranges.LARGE).write_text("# a comment\nfile\tdeals\n1-2.msgpack.zst\t1..2\n")
+    with pytest.raises(ValueError, match="not the columns"):
+        ranges.large_runs(tmp_path)
+    (tmp_path / "empty").mkdir()
+    assert ranges.large_runs(tmp_path / "empty") == []   # no table: no section
