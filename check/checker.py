@@ -226,8 +226,7 @@ def check_win(s, rules, size, limits, read):
     where = {card: c for c, cards in [(CELL, free)] + list(enumerate(cols)) for card in cards}
     for n in range(count):   # where: each card's place, a column 0..7 or CELL; a card not in it is on its foundation
         card, dest = body[2 * n], body[2 * n + 1]
-        if card >= 52 or dest >= 10:
-            raise Rejected(f'move {n + 1}: bytes {card}, {dest} are not a card and a destination')
+        if card >= 52 or dest >= 10: raise Rejected(f'move {n + 1}: bytes {card}, {dest} are not a card and a destination')
         if why := illegal(found, free, cols, card, source := where.get(card, FOUNDATION), dest, rules):
             raise Rejected(f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: {why}; '
                            f'before it: {show(found, free, cols)}')
@@ -272,6 +271,7 @@ def check_nowin(s, rules, size, limits, read):
                            f'record {n} ({show(found, b"", cols)}) is won')
         records.append(rec)
         used.update(ids)
+    produced = rows = None   # (the decompressed records, freed before the set of them is built)
     need(len(records) == count, f'records: there are {len(records)}{"+" * (len(records) > count)}, not count = {count}')
     # Stricter than soundness needs, for one certificate per theorem: the table holds no unused column.
     unused = set(range(columns)) - {int.from_bytes(i, 'big') for i in used}
