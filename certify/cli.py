@@ -199,7 +199,7 @@ def later(module, function):
 COMMANDS = {"show": run_show,
             "import": later("importer", "run_import"),
             "explain": later("explain", "run"),
-            "export": later("export", "run_export")}
+            "export": later("exports", "run_export")}
 
 
 def main(argv=None):
