@@ -14,6 +14,7 @@ from certify.output import write_atomic
 from certify.explain import from_certificate, stuck
 
 import regenerate
+from prove_coq import read_results as read_coq_results  # certificates/coq-results.tsv
 
 
 def facts(folder, file):
@@ -51,11 +52,22 @@ def closest_text(c):
     return f"{name(c.card)} never uncovered (≥ {c.fewest_above} above)"
 
 
-def table(rows, times):
+def coq_text(row, coq):
+    """The Coq column: 'proved, N s' (coqc's CPU seconds) for a deal of the default rules."""
+    result = coq.get(row["deal"]) if (row["cells"], row["fm"]) == (4, False) else None
+    if result is None:
+        return "–"
+    if result["result"] == "proved":
+        return f"proved, {float(result['cpu_seconds']):.0f} s"
+    return "not proved (coq-results.tsv says why)"
+
+
+def table(rows, times, coq=None):
+    coq = coq or {}
     lines = ["| deal | cells | fm | claim | positions or moves | most home | cards that never move "
              "(by column, bottom first) | closest to moving | bytes | bytes/position | seconds | "
-             "SHA-256 | regenerate (from the repository root) |",
-             "|---:|---:|:-:|:-:|---:|---:|---|---|---:|---:|---:|---|---|"]
+             "SHA-256 | Coq | regenerate (from the repository root) |",
+             "|---:|---:|:-:|:-:|---:|---:|---|---|---:|---:|---:|---|---|---|"]
     for r in rows:
         seconds = times.get(r["file"], (None, None, None))[2]
         seconds = f"{seconds:.1f}" if seconds is not None else "–"
@@ -68,7 +80,7 @@ def table(rows, times):
                     f"{r['bytes']:,}", f"{r['bytes'] / r['positions']:.2f}"]
         lines.append("| " + " | ".join(
             [str(r["deal"]), str(r["cells"]), "yes" if r["fm"] else "no", r["claim"], size] +
-            rest + [seconds, f"`{r['sha256']}`", f"`{r['command']}`"]) + " |")
+            rest + [seconds, f"`{r['sha256']}`", coq_text(r, coq), f"`{r['command']}`"]) + " |")
     return lines
 
 
@@ -106,7 +118,9 @@ most cards ever on the foundations; the cards that *never move* in any reachable
 the frozen card *closest to moving* with the number of positions in which it is uncovered (and
 how many of those have every free cell full), both as defined by `certify explain`
 (certify/explain.py); *seconds*, the wall time of the command on the machine that wrote the
-files (2 shared cores).
+files (2 shared cores); *Coq*, the result of compiling the deal's Coq proof (`certify export
+--coq`, then `coqc`) and coqc's CPU seconds, from [coq-results.tsv](coq-results.tsv), which
+`python3 certificates/prove_coq.py --all` writes.
 
 """
 
@@ -137,7 +151,9 @@ def summary(rows, listed):
 
 def write_index(folder, files, times, listed):
     rows = [facts(folder, f) for f in files]
-    text = HEAD.format(listed=len(listed)) + "\n".join(summary(rows, listed) + table(rows, times))
+    coq = read_coq_results(os.path.join(folder, "coq-results.tsv"))
+    text = HEAD.format(listed=len(listed)) + "\n".join(summary(rows, listed) +
+                                                      table(rows, times, coq))
     write_atomic(os.path.join(folder, "README.md"), (text + "\n").encode())
     sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows)
     write_atomic(os.path.join(folder, "SHA256SUMS"), sums.encode())

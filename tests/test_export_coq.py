@@ -335,3 +335,22 @@ def test_export_refuses_a_certificate_for_another_start(tmp_path, capsys, fixed)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("missing" in err or "not one of" in err)
     assert not out.exists()
+
+
+def test_readme_names_the_trusted_lines_of_the_11982_file(deal_11982):
+    """README's section on what a reader trusts gives line numbers in FreeCell11982.v."""
+    _, text, _ = deal_11982
+    lines = text.splitlines()
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    said = re.search(r"in FreeCell11982\.v, lines (\d+)-(\d+) \(the cards from line (\d+), "
+                     r"positions and `Won` from (\d+), the deal from (\d+), the rules `moves` "
+                     r"and their parts from (\d+), `Reachable` at (\d+)\) and the theorem's "
+                     r"statement on line (\d+)\.", readme)
+    assert said, "README no longer names the trusted lines"
+    a, b, cards, pos, deal_, rules, reach, thm = map(int, said.groups())
+    assert f"Trusted: lines {a}-{b}, and the statement of the theorem on line {thm}." in text
+    assert lines[cards - 1] == "(** * Cards *)"
+    assert lines[pos - 1] == "(** * Positions *)"
+    assert lines[deal_ - 1] == "(** * The deal, regenerated from its number"
+    assert lines[rules - 1] == "(** * The rules: single-card moves *)"
+    assert lines[reach - 1] == "Inductive Reachable : position -> Prop :="
