@@ -114,9 +114,9 @@ def test_trusted_lines_are_named_and_are_the_rules_template(deal_11982):
     # For 11982 under the default rules the trusted lines are Rules.v's, word for word.
     rules = (TEMPLATES / "Rules.v").read_text().splitlines()
     first = rules.index("From Coq Require Import Bool Arith List NArith.")
-    assert lines[a - 1:a - 1 + len(rules) - first] == rules[first:]
-    assert lines[a - 1 + len(rules) - first:b] == \
-        (TEMPLATES / "Equality.v").read_text().splitlines()[:3]
+    end = a - 1 + len(rules) - first
+    assert lines[a - 1:end] == rules[first:]
+    assert lines[end:b] == [""] + (TEMPLATES / "Equality.v").read_text().splitlines()[:3]
 
 
 def test_sanity_lemmas_hold_for_deal_11982(deal_11982):
@@ -314,6 +314,11 @@ def test_export_refuses_a_file_name_coqc_cannot_compile(tmp_path, capsys):
     for name in ("11982.v", "free-cell.v", "Board.txt"):
         assert export(cert, tmp_path / name) == 2
         assert not (tmp_path / name).exists()
+    (tmp_path / "Folder.v").mkdir()
+    assert export(cert, tmp_path / "Folder.v") == 2 and (tmp_path / "Folder.v").is_dir()
+    (tmp_path / "Link.v").symlink_to(tmp_path / "elsewhere.v")
+    assert export(cert, tmp_path / "Link.v") == 2 and not (tmp_path / "elsewhere.v").exists()
+    assert main(["export", "--lean", str(cert), "-o", "/dev/null"]) == 2
     assert main(["export", str(cert)]) == 2  # neither --coq nor --lean
     assert main(["export", "--coq", str(cert), "--lean", str(cert)]) == 2
     assert main(["export", "--coq", str(tmp_path / "missing.msgpack.zst")]) == 2

@@ -2,7 +2,7 @@
 
 No Lean toolchain is installed here, so the file is not compiled (the README says so). These
 tests check that it has the shape the issue asks for and, with a reading of the data written
-here from the encoding's description (not from certify/export_lean.py), that it holds exactly
+here from the encoding's description (not from certify/exports/lean.py), that it holds exactly
 the positions exported: the certificate's, or for a certificate taken up to column
 permutation, those of a search with fixed columns.
 """

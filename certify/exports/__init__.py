@@ -58,6 +58,8 @@ def run_export(argv):
                     "(a letter, then letters, digits or _, then .v)")
     if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
         raise Usage(f"cannot write {out}: no such folder")
+    if os.path.lexists(out) and not os.path.isfile(out) or os.path.islink(out):
+        raise Usage(f"will not write {out}: it exists and is not a regular file")
     if head["claim"] == "win" and args.lean:
         raise Usage(f"{path} is a win certificate; only no-win certificates are exported to "
                     "Lean (--coq exports a win too)")
