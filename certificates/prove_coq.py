@@ -19,7 +19,6 @@ arguments.
 """
 
 import argparse
-import hashlib
 import os
 import re
 import shutil

@@ -11,6 +11,7 @@ import random
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -359,3 +360,36 @@ def test_readme_names_the_trusted_lines_of_the_11982_file(deal_11982):
     assert lines[deal_ - 1] == "(** * The deal, regenerated from its number"
     assert lines[rules - 1] == "(** * The rules: single-card moves *)"
     assert lines[reach - 1] == "Inductive Reachable : position -> Prop :="
+
+
+def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
+    """certificates/prove_coq.py --all runs only the deals its table lacks (here the smallest,
+    2607073), keeps the rows it has, and the index's Coq column shows the result."""
+    sys.path.insert(0, str(PUBLISHED))
+    try:
+        import index
+        import prove_coq
+        import regenerate
+    finally:
+        sys.path.remove(str(PUBLISHED))
+    results = tmp_path / "coq-results.tsv"
+    earlier = {d: dict(zip(prove_coq.COLUMNS, [d, 1, "search", "proved", "1.0", "1", "1.0", 1,
+                                                "0" * 64, "8.16.1"]))
+               for d in regenerate.read_deals() if d != 2607073}
+    prove_coq.write_results(earlier, results)
+    done = subprocess.run([sys.executable, str(PUBLISHED / "prove_coq.py"), "--all",
+                           "--results", str(results), "--nice", "0", "--work", str(tmp_path)],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 deal(s)" in done.stdout
+    rows = prove_coq.read_results(results)
+    assert sorted(rows) == regenerate.read_deals()
+    assert all(rows[d] == {k: str(v) for k, v in earlier[d].items()} for d in earlier)
+    row = rows[2607073]
+    assert (row["positions"], row["method"], row["result"]) == ("3604", "search", "proved")
+    assert float(row["cpu_seconds"]) > 0 and float(row["peak_mb"]) > 0
+    assert len(row["v_sha256"]) == 64 and int(row["v_bytes"]) > 0
+    assert index.coq_text({"deal": 2607073, "cells": 4, "fm": False}, rows) == \
+        f"proved, {float(row['cpu_seconds']):.0f} s"
+    assert index.coq_text({"deal": 2607073, "cells": 5, "fm": False}, rows) == "–"
+    assert not list(tmp_path.glob("FreeCell*"))  # the scratch files are removed

@@ -81,16 +81,17 @@ def what(head):
 
 def coq_file(head, body, path, filename, method):
     first, positions = start_position(head, path), certificate_positions(head, body, path)
-    if coq.canonical(first) not in {coq.canonical(p) for p in positions}:
+    canonical = {coq.canonical(p) for p in positions}
+    if coq.canonical(first) not in canonical:
         raise Usage(f"{path}: the start position is not one of the certificate's")
     note = provenance(path) + (
         f"Positions are taken up to the order of the columns, which the rules never look at "
         f"(the second part proves it); the certificate holds {len(positions):,} positions "
         f"{'in that sense' if head['symmetry'] == 'columns' else 'with columns in fixed places'}.")
-    text = coq.coq_file(head, first, positions, note, filename, method)
-    return text, (f"a Coq proof that {what(head)} cannot be won ({method}: "
-                  f"{'the positions found by Coq' if method == 'search' else 'the positions in the file'}, "
-                  f"{len({coq.canonical(p) for p in positions}):,} up to column order)")
+    found = "the positions found by Coq" if method == "search" else "the positions in the file"
+    return (coq.coq_file(head, first, positions, note, filename, method),
+            f"a Coq proof that {what(head)} cannot be won ({method}: {found}, "
+            f"{len(canonical):,} up to column order)")
 
 
 def lean_file(head, body, path, filename, method):
