@@ -393,3 +393,20 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
         f"proved, {float(row['cpu_seconds']):.0f} s"
     assert index.coq_text({"deal": 2607073, "cells": 5, "fm": False}, rows) == "–"
     assert not list(tmp_path.glob("FreeCell*"))  # the scratch files are removed
+
+
+def test_sanity_layout_is_the_published_one():
+    """The rows Sanity11982.v states are those of tests/data/published-layouts.txt."""
+    text = (TEMPLATES / "Sanity11982.v").read_text()
+    example = text[text.index("Example deal_11982_is_the_published_layout"):]
+    example = example[:example.index("Proof.")]
+    rows = [" ".join(re.findall(r'"(\w\w)"', line))
+            for line in example.splitlines() if line.strip().startswith("[\"")]
+    layouts = (Path(__file__).parent / "data" / "published-layouts.txt").read_text()
+    block = layouts[layouts.index("Game #11982"):].splitlines()[1:]
+    published = []
+    for line in block:
+        if not line.strip() or line.startswith(("Game", "#", "--")):
+            break
+        published.append(line.strip())
+    assert rows == published and len(rows) == 7

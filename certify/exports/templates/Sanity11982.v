@@ -6,8 +6,9 @@
       certify export --coq certificates/11982.msgpack.zst -o FreeCell11982.v
       coqc FreeCell11982.v && coqc Sanity11982.v
 
-    The layout below is deal 11982 as published (Rosetta Code's FreeCell deal generator; ten
-    is T), in the rows in which it is dealt: row 1 holds the bottom card of each column. *)
+    The layout below is deal 11982 as published (the output of Rosetta Code's "Deal cards for
+    FreeCell" in Python, and articles on the deal; ten is T), in the rows in which it is
+    dealt: row 1 holds the bottom card of each column. *)
 
 Require Import FreeCell11982.
 From Coq Require Import String Ascii List.
