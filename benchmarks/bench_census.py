@@ -1,16 +1,27 @@
-"""Benchmark the census and the check of its folder.
+"""Benchmark the census, its range certificate, and the check of that file.
 
     python3 benchmarks/bench_census.py [--range 1-1000] [-j 2] [--keep DIR]
+    python3 benchmarks/bench_census.py --reuse DIR --range 1-32000 --levels 3,12,19
+    python3 benchmarks/bench_census.py --synthetic 1000000
 
-Runs `certify A-B -j N --out DIR` on a fresh folder, then `check DIR`, each as a separate
-process, and prints: wall time, deals per second, median and worst deal, mean solution length in
-single-card moves, the verdicts, and the check time. The issue's target is 1..32000 with
-certificates within 10 minutes on 2 cores; the last line extrapolates to that.
+Runs `certify A-B -j N --out DIR` on a fresh folder (or reuses a finished one), each command
+as a separate process, and prints: wall time and deals per second, the largest resident size
+of any process (the memory a million-deal run needs must not grow with the range), median and
+worst deal, the verdicts, the range certificate's size; then the time to write the range
+certificate again from the chunk files (the same command on a finished census), to extract one
+deal's certificate, and to check the range file. --levels compares zstd levels for the range
+certificate (certify/range_certificate.py's LEVEL was chosen so).
+
+--synthetic N measures the range certificate writer alone at the scale of a million deals,
+before an engine can prove them: it fills a census folder with N made-up win entries (random
+lines of 120 moves: NOT proofs, `check` rejects them), then times writing the range file
+from the chunk files and the writer's peak memory, which must not grow with N.
 """
 
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -28,26 +39,40 @@ def timed(argv):
     return time.monotonic() - t0, done
 
 
+def peak_mb():
+    """The largest resident set of any child process waited for so far, in MB."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--range", default="1-1000", help="deals A-B (default 1-1000)")
     p.add_argument("-j", "--jobs", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--keep", metavar="DIR", help="census into DIR (must not exist) and keep it")
+    p.add_argument("--reuse", metavar="DIR", help="a finished census of the range: no census run")
+    p.add_argument("--levels", help="zstd levels to compare for the range file, e.g. 3,12,19")
+    p.add_argument("--synthetic", type=int, metavar="N",
+                   help="time the range writer on N made-up entries (no census run)")
     args = p.parse_args()
+    if args.synthetic:
+        return synthetic(args.synthetic)
     if args.keep and os.path.exists(args.keep):
         sys.exit(f"bench_census: {args.keep} exists; give a new folder")
-    scratch = None if args.keep else tempfile.mkdtemp(prefix="bench-census-")
-    folder = args.keep or os.path.join(scratch, "census")
+    scratch = tempfile.mkdtemp(prefix="bench-census-")
+    folder = args.reuse or args.keep or os.path.join(scratch, "census")
     try:
-        bench(args.range, args.jobs, folder)
+        if not args.reuse:
+            census(args.range, args.jobs, folder)
+        afterwards(args.range, folder, scratch)
+        if args.levels:
+            levels(args.range, folder, [int(x) for x in args.levels.split(",")])
     finally:
-        if scratch:
-            shutil.rmtree(scratch)
+        shutil.rmtree(scratch)
 
 
-def bench(span, jobs, folder):
-    command = f"certify {span} -j {jobs} -q --json --out DIR"
-    print(f"census: {command}   (python {sys.version.split()[0]}, {os.cpu_count()} cores)")
+def census(span, jobs, folder):
+    print(f"census: certify {span} -j {jobs} -q --json --out DIR   "
+          f"(python {sys.version.split()[0]}, {os.cpu_count()} cores)")
     wall, done = timed([sys.executable, "-c", CERTIFY, span, "-j", str(jobs), "-q", "--json",
                         "--out", folder])
     if done.returncode not in (0, 3):
@@ -58,36 +83,123 @@ def bench(span, jobs, folder):
     seconds = [r["seconds"] for r in rows]
     worst = max(rows, key=lambda r: r["seconds"])
     lengths = [r["moves"] for r in rows if r["verdict"] == "win"]
-    n = len(rows)
-    print(f"  {n:,} deals in {wall:.1f} s wall: {n / wall:.1f} deals/s")
+    n = summary["proved"]
+    print(f"  {n:,} deals in {wall:.1f} s wall: {n / wall:.1f} deals/s; "
+          f"largest process {peak_mb():.0f} MB resident")
     print(f"  per deal: median {statistics.median(seconds):.3f} s, "
-          f"worst {worst['seconds']:.2f} s (deal {worst['deal']}, {worst['verdict']})")
+          f"worst {worst['seconds']:.2f} s (deal {worst['deal']}, {worst['verdict']}); "
+          f"sum {sum(seconds):.1f} s ({sum(seconds) / jobs / wall:.0%} of the workers' time)")
     if lengths:
         print(f"  solution length: mean {statistics.mean(lengths):.1f} single-card moves "
               f"(median {statistics.median(lengths):g}, longest {max(lengths):,})")
     print(f"  {summary['won']:,} won, {summary['no_win']:,} no win {summary['no_win_deals']}, "
           f"{summary['unknown']:,} unknown {summary['unknown_deals']}")
-    # A solver's win vouches for the positions of its line only (moves + 1); a win with more
-    # positions came from the exhaustive search, after the solver gave up.
-    searched = [r for r in rows if r["verdict"] == "win" and r["positions"] > r["moves"] + 1]
-    fallback = sorted(searched, key=lambda r: -r["seconds"])
-    if fallback:
-        shown = ", ".join(f"{r['deal']} ({r['seconds']:.1f} s)" for r in fallback[:10])
-        print(f"  {len(fallback)} wins needed the exhaustive search (solver gave up): {shown}")
-    print(f"  sum of per-deal times {sum(seconds):.1f} s "
-          f"({sum(seconds) / jobs:.1f} s per worker if perfectly shared)")
-    size = sum(r["bytes"] or 0 for r in rows)
-    print(f"  certificates: {size:,} bytes in all")
+    if summary["range_certificate"]:
+        print(f"  range certificate: {summary['bytes']:,} bytes, sha256 {summary['sha256']}")
+    chunk_bytes = sum(e.stat().st_size for e in os.scandir(os.path.join(folder, "chunks")))
+    print(f"  working state: {len(os.listdir(os.path.join(folder, 'chunks'))):,} chunk files, "
+          f"{chunk_bytes:,} bytes")
+    print(f"  at this rate 32,000 deals take {32000 / (n / wall) / 60:.1f} min and "
+          f"1,000,000 take {1e6 / (n / wall) / 60:.0f} min")
 
-    print("check: check DIR --json")
-    wall_check, checked = timed([sys.executable, "-c", CHECK, folder, "--json"])
-    verdicts = [json.loads(line)["verdict"] for line in checked.stdout.splitlines()]
-    print(f"  {len(verdicts):,} certificates in {wall_check:.1f} s wall "
-          f"({len(verdicts) / wall_check:.1f} per s), "
-          f"{verdicts.count('verified'):,} verified, exit {checked.returncode}")
 
-    print(f"target: 1..32000 in 10 minutes on 2 cores; at this rate 32,000 deals take "
-          f"{32000 / (n / wall) / 60:.1f} min")
+def afterwards(span, folder, scratch):
+    wall, done = timed([sys.executable, "-c", CERTIFY, span, "-q", "--json", "--out", folder])
+    summary = json.loads(done.stdout)
+    path = summary["range_certificate"]
+    if not path:
+        print("no range certificate (some deal unknown): nothing more to time")
+        return
+    print(f"rewrite the range certificate from the chunks (the same command again): "
+          f"{wall:.1f} s; {summary['bytes']:,} bytes")
+    last = span.split("-")[1]
+    out = os.path.join(scratch, "one.msgpack.zst")
+    wall, done = timed([sys.executable, "-c", CERTIFY, "extract", path, last, "-o", out])
+    print(f"certify extract FILE {last} (the last deal: the whole file is read): {wall:.2f} s, "
+          f"exit {done.returncode}")
+    wall, done = timed([sys.executable, "-c", CHECK, path])
+    said = (done.stdout.strip() or done.stderr.strip()).splitlines()
+    print(f"check FILE: {wall:.1f} s wall, exit {done.returncode}: "
+          f"{said[-1][:160] if said else ''}")
+
+
+def levels(span, folder, chosen):
+    """Write the range certificate at each level (in this process) and compare."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from certify import range_certificate
+    from certify.census.command import deal_range
+    from certify.census.folder import Census
+    with open(os.path.join(folder, "census.json"), encoding="utf-8") as f:
+        settings = json.load(f)
+    census = Census(folder, settings)
+    deals = deal_range(span)
+    rules = range_certificate.Rules(settings["cells"], settings["fixed_columns"],
+                                    settings["foundation_moves"])
+    raw = sum(len(e) for e in census.entries(deals))
+    print(f"range file by zstd level ({raw:,} bytes of entries):")
+    with tempfile.TemporaryDirectory() as scratch:
+        for level in chosen:
+            t0 = time.monotonic()
+            size, _ = range_certificate.write(os.path.join(scratch, "r"), deals.start,
+                                              deals.stop - 1, rules,
+                                              lambda: census.entries(deals), level=level)
+            print(f"  level {level:2}: {size:,} bytes ({size / raw:.3f} of raw) in "
+                  f"{time.monotonic() - t0:.1f} s")
+
+
+WRITE_RANGE = """
+import resource, sys, time
+from certify.census.command import main
+t0 = time.monotonic()
+code = main([sys.argv[1], "--out", sys.argv[2], "-q", "--json"])
+print(time.monotonic() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+      file=sys.stderr)
+sys.exit(code)
+"""
+
+
+CARDS = bytes(i % 52 for i in range(256))
+
+
+def synthetic(n):
+    """A census folder of n made-up win entries, then the range writer timed on it."""
+    import random
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from certify.census import chunks
+    from certify.census.chunks import Item
+    from certify.census.folder import open_folder
+    from certify.census.work import Settings
+    from certify.range_certificate import pack_entry
+    random.seed(1)
+    with tempfile.TemporaryDirectory(prefix="bench-census-") as scratch:
+        folder = os.path.join(scratch, "census")
+        settings = Settings(4, False, False).recorded()
+        lock, settings = open_folder(folder, settings, True)
+        lock.close()
+        t0 = time.monotonic()
+        for k in range(0, n // 1000 + 1):
+            items = []
+            for deal in chunks.block_span(k, 1000):
+                if deal > n:
+                    break
+                body = random.randbytes(240).translate(CARDS)
+                items.append(Item(deal, "win", "{}", pack_entry(deal, "win", 120, body)))
+            if items:
+                chunks.write(folder, k, 1000, settings, items)
+        print(f"synthetic census of {n:,} made-up win entries (240 bytes each): "
+              f"{time.monotonic() - t0:.1f} s to make")
+        done = subprocess.run([sys.executable, "-c", WRITE_RANGE, f"1-{n}", folder],
+                              capture_output=True, text=True)
+        seconds, peak = done.stderr.split()[-2:]
+        summary = json.loads(done.stdout)
+        print(f"  certify 1-{n} on the finished folder (table rebuilt, range file written): "
+              f"{float(seconds):.1f} s, peak {float(peak):.0f} MB resident; "
+              f"range file {summary['bytes']:,} bytes")
+        out = os.path.join(scratch, "one.msgpack.zst")
+        wall, ran = timed([sys.executable, "-c", CERTIFY, "extract", summary["range_certificate"],
+                           str(n), "-o", out])
+        print(f"  certify extract FILE {n} (reads the whole file): {wall:.1f} s, "
+              f"exit {ran.returncode}")
 
 
 if __name__ == "__main__":

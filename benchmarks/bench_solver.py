@@ -1,18 +1,30 @@
-"""How fast the solver (certify/solver.py) finds wins, and how long its lines are.
+"""How fast the win solver finds wins, and how long its lines are: the C engine
+(certify.engine._solver), the Python reference (certify/solver.py), and Freecell Solver.
 
-    python3 benchmarks/bench_solver.py [N] [--first F] [--cells K] [--budget B] [--profile]
+    python3 benchmarks/bench_solver.py [N] [--first F] [--engine native|python|both]
+                                       [--vs-fc-solve] [--rounds R] [--cells K] [--budget B]
+                                       [--profile]
 
-Solves deals F..F+N-1 (default 1..1000) one after another on one core and prints the time per
-deal (median, mean, 90th percentile, worst), the mean line length in single-card moves and in
-notation moves, and the deals the solver gave up on (prove() would then search them
-exhaustively). Each line is replayed by the readable rules (prove.replays_to_win). With
---profile, the functions that take the time.
+Solves deals F..F+N-1 (default 1..1000) one after another on one core, with each engine, and
+prints the CPU time per deal (median, mean, worst), the mean line length in single-card moves
+and in notation moves, and the deals given up (prove() would then search them exhaustively).
+Every line is replayed under the readable rules (prove.replays_to_win). With both engines
+(the default when the extension is built) it also says on how many deals their lines differ:
+they must not. (The reference takes some 25 ms a deal: for long ranges, --engine native.)
+With --vs-fc-solve, Freecell Solver's range solver runs on the same deals in the same run,
+`freecell-solver-range-parallel-solve F L 1000 -l lg` (one thread), taking turns with the C
+engine R times (default 3), and the ratio of CPU times is printed pair by pair.
+This script installs nothing; Freecell Solver comes with `apt-get install freecell-solver-bin`.
+With --profile, where the Python reference spends its time.
 """
 
 import argparse
 import cProfile
+import os
 import pstats
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,60 +35,135 @@ from certify import deals, notation, solver  # noqa: E402
 from certify.prove import replays_to_win  # noqa: E402
 from certify.rules import Rules, start  # noqa: E402
 
+try:
+    from certify.engine import _solver
+except ImportError:  # not built: the reference alone
+    _solver = None
 
-def bench(first, n, rules, budget):
-    times, single, written, gave_up = [], [], [], []
-    for deal in range(first, first + n):
-        position = start(deals.deal(deal))
+FC_SOLVE = "freecell-solver-range-parallel-solve"
+
+
+def native_solve(position, rules, budget):
+    found, cells, cols = position
+    line = _solver.solve(found, cells, cols, rules.ncells, budget)
+    return None if line is None else list(zip(line[::2], line[1::2]))
+
+
+def python_solve(position, rules, budget):
+    return solver.solve(position, rules, budget)
+
+
+ENGINES = {"native": native_solve, "python": python_solve}
+
+
+def timed_lines(solve, positions, rules, budget):
+    """Each deal's line (or None) and the CPU seconds its solve took."""
+    lines, seconds = [], []
+    for position in positions:
         t0 = time.process_time()  # CPU time: the machine may be shared
-        line = solver.solve(position, rules, budget)
-        times.append(time.process_time() - t0)
+        lines.append(solve(position, rules, budget))
+        seconds.append(time.process_time() - t0)
+    return lines, seconds
+
+
+def report(name, first, positions, lines, seconds, rules):
+    """Print one engine's figures; a line that does not replay stops the benchmark."""
+    single, written, gave_up = [], [], []
+    for i, (position, line) in enumerate(zip(positions, lines)):
         if line is None:
-            gave_up.append(deal)
+            gave_up.append(first + i)
             continue
         if not replays_to_win(position, line, rules):
-            raise SystemExit(f"deal {deal}: the solver's line does not replay to a win")
+            raise SystemExit(f"{name}: deal {first + i}: the line does not replay to a win")
         single.append(len(line))
         written.append(len(notation.to_notation(position, line, rules.ncells)))
-    return times, single, written, gave_up
+    ms = sorted(t * 1000 for t in seconds)
+    slowest = first + max(range(len(seconds)), key=seconds.__getitem__)
+    print(f"  {name:6}  CPU per deal: median {statistics.median(ms):.3f} ms, "
+          f"mean {statistics.mean(ms):.3f} ms, worst {ms[-1]:.1f} ms (deal {slowest}); "
+          f"total {sum(seconds):.2f} s")
+    if single:
+        print(f"          lines: mean {statistics.mean(written):.2f} notation moves "
+              f"(median {statistics.median(written):g}, longest {max(written)}), "
+              f"mean {statistics.mean(single):.2f} single-card moves")
+    print(f"          solved {len(single)}, gave up on {len(gave_up)}"
+          + (f": {' '.join(map(str, gave_up[:20]))}{' ...' if len(gave_up) > 20 else ''}"
+             if gave_up else ""))
+
+
+def fc_solve_seconds(first, last):
+    """CPU seconds of one run of Freecell Solver's range solver over deals first..last."""
+    before = os.times()
+    subprocess.run([FC_SOLVE, str(first), str(last), "1000", "-l", "lg"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = os.times()
+    return (after.children_user - before.children_user
+            + after.children_system - before.children_system)
+
+
+def versus_fc_solve(first, positions, rules, budget, rounds):
+    """The C engine and Freecell Solver in turns on the same deals: medians and ratios."""
+    last = first + len(positions) - 1
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(sum(timed_lines(native_solve, positions, rules, budget)[1]))
+        theirs.append(fc_solve_seconds(first, last))
+    ratios = sorted(a / b for a, b in zip(ours, theirs))
+    print(f"  side by side, deals {first}..{last}, {rounds} rounds in turn, CPU seconds:")
+    print(f"    certify.engine._solver (in process): median {statistics.median(ours):.3f} s "
+          f"({statistics.median(ours) / len(positions) * 1000:.3f} ms a deal)")
+    print(f"    {FC_SOLVE} {first} {last} 1000 -l lg (whole process): "
+          f"median {statistics.median(theirs):.3f} s")
+    print(f"    ratio ours / Freecell Solver: median {statistics.median(ratios):.2f} "
+          f"(min {ratios[0]:.2f}, max {ratios[-1]:.2f})")
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("n", nargs="?", type=int, default=1000, help="how many deals (default 1000)")
     p.add_argument("--first", type=int, default=1, help="first deal (default 1)")
+    p.add_argument("--engine", choices=("native", "python", "both"),
+                   default="both" if _solver else "python",
+                   help="which solver (default: both when the extension is built)")
+    p.add_argument("--vs-fc-solve", action="store_true",
+                   help=f"also time {FC_SOLVE} on the same deals, in turn with the C engine")
+    p.add_argument("--rounds", type=int, default=3, help="turns for --vs-fc-solve (default 3)")
     p.add_argument("--cells", type=int, default=4, help="free cells (default 4)")
     p.add_argument("--budget", type=int, default=solver.BUDGET,
                    help=f"positions the solver may expand (default {solver.BUDGET:,})")
-    p.add_argument("--profile", action="store_true", help="also print where the time goes")
+    p.add_argument("--profile", action="store_true",
+                   help="print where the Python reference spends its time")
     args = p.parse_args()
+    if _solver is None and (args.engine != "python" or args.vs_fc_solve):
+        raise SystemExit("certify.engine._solver is not built (pip install -e . builds it)")
+    if args.vs_fc_solve and shutil.which(FC_SOLVE) is None:
+        raise SystemExit(f"{FC_SOLVE} not found: apt-get install freecell-solver-bin")
     rules = Rules(args.cells)
-    profile = cProfile.Profile() if args.profile else None
-    t0, cpu0 = time.perf_counter(), time.process_time()
-    if profile:
-        profile.enable()
-    times, single, written, gave_up = bench(args.first, args.n, rules, args.budget)
-    if profile:
-        profile.disable()
-    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    ms = sorted(t * 1000 for t in times)
+    positions = [start(deals.deal(d)) for d in range(args.first, args.first + args.n)]
     print(f"deals {args.first}..{args.first + args.n - 1}, {args.cells} free cells, "
           f"budget {args.budget:,} positions")
-    slowest = args.first + max(range(len(times)), key=times.__getitem__)
-    print(f"  CPU time per deal: median {statistics.median(ms):.1f} ms, "
-          f"mean {statistics.mean(ms):.1f} ms, 90% {ms[int(0.9 * (len(ms) - 1))]:.1f} ms, "
-          f"worst {ms[-1]:.0f} ms (deal {slowest})")
-    if single:
-        print(f"  line length: mean {statistics.mean(single):.1f} single-card moves, "
-              f"{statistics.mean(written):.1f} notation moves "
-              f"(notation: median {statistics.median(written):g}, longest {max(written)})")
-    print(f"  solved {len(single)}, gave up on {len(gave_up)}"
-          + (f": {' '.join(map(str, gave_up[:20]))}{' ...' if len(gave_up) > 20 else ''}"
-             if gave_up else ""))
-    print(f"  total {cpu:.1f} s CPU, {wall:.1f} s wall (with replaying and notation); "
-          f"{len(times) / cpu:.1f} deals per CPU second")
-    if profile:
-        pstats.Stats(profile).sort_stats("tottime").print_stats(12)
+    names = ["native", "python"] if args.engine == "both" else [args.engine]
+    found = {}
+    for name in names:
+        profile = cProfile.Profile() if args.profile and name == "python" else None
+        if profile:
+            profile.enable()
+        found[name] = timed_lines(ENGINES[name], positions, rules, args.budget)
+        if profile:
+            profile.disable()
+        report(name, args.first, positions, *found[name], rules)
+        if profile:
+            pstats.Stats(profile).sort_stats("tottime").print_stats(12)
+    if len(found) == 2:
+        native_lines, python_lines = found["native"][0], found["python"][0]
+        differ = [args.first + i for i, (a, b) in enumerate(zip(native_lines, python_lines))
+                  if a != b]
+        ratio = sum(found["python"][1]) / max(sum(found["native"][1]), 1e-9)
+        print(f"  lines differ between the engines on {len(differ)} deals"
+              + (f": {' '.join(map(str, differ[:20]))}" if differ else "")
+              + f"; the C engine takes 1/{ratio:.0f} of the reference's CPU time")
+    if args.vs_fc_solve:
+        versus_fc_solve(args.first, positions, rules, args.budget, args.rounds)
 
 
 if __name__ == "__main__":

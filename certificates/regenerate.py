@@ -7,6 +7,9 @@
     python3 certificates/regenerate.py --write --all  (re)write the published files themselves
     python3 certificates/regenerate.py --write --cells 5 11982   a file for other rules
     python3 certificates/regenerate.py --index        rebuild README.md and SHA256SUMS from them
+    python3 certificates/regenerate.py --range 1-32000          remake a range certificate (one
+                                                      census, certificates/ranges.py), compare
+    ... -j N                                          N runs at once (default 2, one per core)
 
 Every file is made by the one command the index shows for it, `certify DEAL -o FILE` with the
 file's rules (default: 4 free cells, columns up to permutation, no foundation moves), run as a
@@ -19,6 +22,7 @@ cannot be won) came out other than no-win; 2 for bad arguments.
 """
 
 import argparse
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -28,6 +32,8 @@ import sys
 import tempfile
 import time
 
+import ranges  # certificates/ranges.py, next to this script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEALS = os.path.join(HERE, "deals.txt")
 TIMES = os.path.join(HERE, "generation-times.tsv")
@@ -35,6 +41,7 @@ SUMS = os.path.join(HERE, "SHA256SUMS")
 INDEX = os.path.join(HERE, "README.md")
 SUFFIX = ".msgpack.zst"
 DEFAULT_CELLS = 4
+JOBS = 2  # certify runs at once (each is one process on one core)
 
 
 def read_deals(path=DEALS):
@@ -133,7 +140,13 @@ def sort_key(name):
     return parsed if parsed else (float("inf"), 0, False)
 
 
-def write_all(targets, folder=HERE, log=print):
+def in_parallel(work, items, jobs):
+    """work(item) for each item, `jobs` at a time; the results in the order of the items."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        yield from pool.map(work, items)
+
+
+def write_all(targets, folder=HERE, log=print, jobs=JOBS):
     """Write each (deal, cells, fm) file into the folder; record what each run took.
 
     Counts as bad (exit 1) any deal of the default rules that is not a no-win: the list is of
@@ -142,9 +155,13 @@ def write_all(targets, folder=HERE, log=print):
     times = os.path.join(folder, os.path.basename(TIMES))
     rows = read_times(times)
     bad = 0
-    for deal, cells, fm in targets:
+
+    def run(target):
+        deal, cells, fm = target
+        return target, run_certify(deal, cells, fm, os.path.join(folder, file_name(*target)))
+
+    for (deal, cells, fm), s in in_parallel(run, targets, jobs):
         name = file_name(deal, cells, fm)
-        s = run_certify(deal, cells, fm, os.path.join(folder, name))
         default = (cells, fm) == (DEFAULT_CELLS, False)
         if s["verdict"] not in ("win", "no-win") or (default and s["verdict"] != "no-win"):
             bad += 1
@@ -156,24 +173,29 @@ def write_all(targets, folder=HERE, log=print):
     return bad
 
 
-def compare_all(targets, folder=HERE, log=print):
+def compare_all(targets, folder=HERE, log=print, jobs=JOBS):
     """Regenerate each file in a scratch folder; compare its digest with the published one."""
     bad = 0
     with tempfile.TemporaryDirectory() as scratch:
-        for deal, cells, fm in targets:
-            name = file_name(deal, cells, fm)
+        def run(target):
+            name = file_name(*target)
             published = os.path.join(folder, name)
             if not os.path.exists(published):
+                return name, None, False
+            fresh = os.path.join(scratch, name)
+            s = run_certify(*target, fresh)
+            same = s["verdict"] in ("win", "no-win") and sha256_of(fresh) == sha256_of(published)
+            if os.path.exists(fresh):
+                os.unlink(fresh)
+            return name, s, same
+
+        for name, s, same in in_parallel(run, targets, jobs):
+            if s is None:
                 log(f"{name}\tMISSING from certificates/")
                 bad += 1
                 continue
-            fresh = os.path.join(scratch, name)
-            s = run_certify(deal, cells, fm, fresh)
-            same = s["verdict"] in ("win", "no-win") and sha256_of(fresh) == sha256_of(published)
             bad += not same
             log(f"{name}\t{'same' if same else 'DIFFERENT'}\t{s['verdict']}\t{s['wall']:.1f} s")
-            if os.path.exists(fresh):
-                os.unlink(fresh)
     return bad
 
 
@@ -198,8 +220,13 @@ def main(argv=None):
                    help="the foundation-moves variant for the deals named")
     p.add_argument("--write", action="store_true",
                    help="write the published files instead of comparing digests")
+    p.add_argument("--range", action="append", default=[], metavar="A-B",
+                   help="the range certificate A-B.msgpack.zst (certify A-B, with --cells and "
+                        "--foundation-moves as given): compare, or with --write write it")
     p.add_argument("--index", action="store_true",
                    help="rebuild README.md and SHA256SUMS from the files in certificates/")
+    p.add_argument("-j", "--jobs", type=int, default=JOBS, metavar="N",
+                   help=f"certify runs at once (default {JOBS})")
     p.add_argument("--folder", default=HERE,
                    help="where the files are (default: this script's folder, certificates/)")
     args = p.parse_args(argv)
@@ -211,11 +238,18 @@ def main(argv=None):
         targets = all_targets(args.folder)
     else:
         targets = [(d, args.cells, args.foundation_moves) for d in args.deals]
-    if not targets and not args.index:
-        p.error("name deals, or --all, or --index")
+    try:
+        spans = [ranges.parse_range(r) + (args.cells, args.foundation_moves) for r in args.range]
+    except ValueError as e:
+        p.error(str(e))
+    if not targets and not spans and not args.index:
+        p.error("name deals, or --all, or --range A-B, or --index")
     bad = 0
     if targets:
-        bad = write_all(targets, args.folder) if args.write else compare_all(targets, args.folder)
+        work = write_all if args.write else compare_all
+        bad = work(targets, args.folder, jobs=args.jobs)
+    for span in spans:  # certificates/ranges.py: one census per range certificate
+        bad += ranges.regenerate(span, args.folder, args.write)
     if args.index:
         from index import write_index  # certificates/index.py, next to this script
         write_index(args.folder, published_files(args.folder),

@@ -6,8 +6,9 @@
     ...
 
 Eight column lines, bottom card first, each optionally starting with ':'. Ranks A23456789TJQK
-(10 accepted), suits HSDC. `Freecells:` (or `FC:`) lists the cells, '-' for an empty one.
-`Foundations:` (or `Founds:`) gives each suit's top rank, 0 for none.
+(10 accepted), suits HSDC. `Freecells:` (or `FC:`) lists the cells, '-' for an empty one, no
+more slots than there are cells. `Foundations:` (or `Foundation:`, `Founds:`) gives each suit's
+top rank, 0 for none. Each of those lines at most once; only ASCII.
 """
 
 from .cards import RANKS, SUITS, name, parse
@@ -15,6 +16,11 @@ from .cards import RANKS, SUITS, name, parse
 
 class BoardError(ValueError):
     pass
+
+
+# The labels Freecell Solver and others write, lower-cased, and what each line gives.
+FOUNDATIONS = dict.fromkeys(("foundations", "foundation", "founds"), "foundations")
+FREECELLS = dict.fromkeys(("freecells", "freecell", "fc"), "free cells")
 
 
 def _card(text, where):
@@ -29,14 +35,24 @@ def read_board(text, ncells=4):
     found = [0, 0, 0, 0]
     cells = []
     columns = []
+    seen_lines = {}  # "foundations" or "free cells" -> the line that gave them
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         where = f"line {number}"
         if not line or line.startswith("#"):
             continue
+        if not line.isascii():  # str.upper() would make the long s 'ſ' an S, for one
+            raise BoardError(f"{where}: not ASCII: {line!r}")
         label, _, rest = line.partition(":")
         label = label.strip().lower()
-        if label in ("foundations", "founds"):
+        kind = FOUNDATIONS.get(label) or FREECELLS.get(label)
+        if kind in seen_lines:
+            raise BoardError(f"{where}: a second {kind} line (the first is line "
+                             f"{seen_lines[kind]})")
+        if kind:
+            seen_lines[kind] = number
+        if kind == "foundations":
+            suits_given = set()
             for item in rest.split():
                 suit, dash, rank = item.upper().partition("-")
                 if not dash or suit not in SUITS:
@@ -48,19 +64,22 @@ def read_board(text, ncells=4):
                     count = RANKS.index(rank) + 1
                 else:
                     raise BoardError(f"{where}: {item!r} has no rank 0, A..K")
+                if suit in suits_given:
+                    raise BoardError(f"{where}: two foundations for {suit}")
+                suits_given.add(suit)
                 found[SUITS.index(suit)] = count
-        elif label in ("freecells", "fc"):
-            for item in rest.split():
-                if item != "-":
-                    cells.append(_card(item, where))
+        elif kind == "free cells":
+            slots = rest.split()
+            if len(slots) > ncells:
+                raise BoardError(f"{where}: {len(slots)} free-cell slots, but only {ncells} "
+                                 f"free cell{'' if ncells == 1 else 's'} (--cells {ncells})")
+            cells += [_card(item, where) for item in slots if item != "-"]
         else:
             cards = line[1:] if line.startswith(":") else line
             columns.append(tuple(_card(t, where) for t in cards.split()))
     if len(columns) > 8:
         raise BoardError(f"{len(columns)} columns; FreeCell has 8")
     columns += [()] * (8 - len(columns))
-    if len(cells) > ncells:
-        raise BoardError(f"{len(cells)} cards in free cells, but only {ncells} cells")
     seen = {}
     for s in range(4):
         for r in range(found[s]):
@@ -68,7 +87,9 @@ def read_board(text, ncells=4):
     for card, place in [(c, "the free cells") for c in cells] + \
             [(c, f"column {i + 1}") for i, col in enumerate(columns) for c in col]:
         if card in seen:
-            raise BoardError(f"{name(card)} appears twice: in {seen[card]} and in {place}")
+            where = f" in {place}" if seen[card] == place else \
+                f": in {seen[card]} and in {place}"
+            raise BoardError(f"{name(card)} appears twice{where}")
         seen[card] = place
     missing = [name(c) for c in range(52) if c not in seen]
     if missing:

@@ -1,85 +1,109 @@
-"""The `certify` command line.
+"""The `certify` command line: `certify DEAL` here, and the other commands by name.
 
     certify DEAL                 prove deal DEAL winnable or not, write DEAL.msgpack.zst
     certify --board FILE         the same for a layout in Freecell Solver's board format
-    certify show DEAL [--rows]   print a deal's layout
+    certify A-B                  a census over a range of deals (certify/census.py)
+    certify show|explain|import|export ...   (certify/explain.py, importer.py, exports/)
 
-Exit codes: 0 a definite verdict, 3 unknown (a budget ran out), 2 bad input.
+Exit codes: 0 a definite verdict, 3 unknown (a budget ran out), 2 bad input, 1 the
+certificate could not be delivered, 130 interrupted.
 """
 
 import argparse
+import difflib
 import importlib
 import json
-import os
+import re
 import sys
+import time
 
-from . import deals
-from .board import BoardError, read_board, write_board
+from . import deals, output
+from .board import write_board
+from .inputs import starting_point
+from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
+                      Parser, Usage, add_budget_options, add_rule_options, certificate_name,
+                      deal_number, deal_range, looks_like_range)
 from .rules import Rules, start
-from .progress import for_stderr
 from .search import UNKNOWN
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 2, 3
+STARTED = time.monotonic()  # about when the command started: its wall time is counted from here
+
+USAGE = """
+  certify DEAL [--cells N] [--fixed-columns] [--foundation-moves] [-o PATH|-]
+               [--max-positions N] [--time-limit SECONDS] [--no-solver] [--notation]
+               [--json] [-q]
+  certify --board FILE [the same options]
+  certify A-B [-j N] [--out DIR] [--scheduler ADDRESS] [rule and budget options]
+  certify show DEAL [--rows]
+  certify explain DEAL|CERT [--svg FILE|-] [--positions] [--cell-budget N] [--json]
+  certify import FILE|- --deal N|--board FILE [--cells K] [--autoplay] [-o CERT]
+  certify export --coq|--lean CERT [-o PATH]
+  certify --version"""
+
+DESCRIPTION = """\
+Find a win for a FreeCell deal with a fast solver, or else search it exhaustively, and
+write a certificate that it can, or cannot, be won; `check CERT` then verifies it on its
+own. A-B proves every deal in a range (resumable; on a Dask cluster with --scheduler)."""
+
+EPILOG = """\
+Each command has its own --help: certify A-B --help, certify explain --help, ...
+
+Exit codes:
+  certify DEAL, --board   0 a definite verdict (win or no-win, certificate written); 3 unknown
+                          (a budget ran out; nothing written); 2 bad input (nothing written);
+                          1 the certificate could not be delivered; 130 interrupted
+  certify A-B             0 every deal won or not winnable; 3 some deal unknown; 2 bad input;
+                          1 a worker failed (rerun to resume); 130 interrupted
+  certify explain         0 a definite verdict; 3 unknown; 2 bad input
+  certify show, import, export   0 done; 2 bad input (nothing written)"""
 
 
-class Usage(Exception):
-    """Bad input: one line to stderr, exit 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and exit 2) like every other bad input."""
-
-    def error(self, message):
-        raise Usage(f"{message} (see {self.prog} --help)")
-
-
-def deal_number(text):
+def version():
+    """'certify 0.1.0 (engine: native)': the package's version and the search engine in use."""
     try:
-        n = int(text, 10)
-    except (TypeError, ValueError):
-        raise Usage(f"not a deal number: {text!r} (deals are 1 to {deals.MAX_DEAL})") from None
-    if not 1 <= n <= deals.MAX_DEAL:
-        raise Usage(f"deal {n} is out of range: deals are 1 to {deals.MAX_DEAL}")
-    return n
+        from importlib.metadata import PackageNotFoundError, version as installed
+        number = installed("freecell-certificates")
+    except PackageNotFoundError:
+        number = "(not installed)"
+    return f"certify {number} (engine: {engine_name()})"
 
 
-def cells_count(text):
+def engine_name():
+    """certify.engine.NAME where the compiled engine's package exists, else the reference's."""
     try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of cells: {text!r}") from None
-    if not 0 <= n <= 8:
-        raise argparse.ArgumentTypeError("free cells must be 0..8")
-    return n
+        engine = importlib.import_module("certify.engine")
+    except ModuleNotFoundError as e:
+        if e.name == "certify.engine":
+            return "python"
+        raise Usage(f"the engine cannot be loaded: {e}") from None
+    except ImportError as e:
+        raise Usage(f"the engine cannot be loaded: {e}") from None
+    return getattr(engine, "NAME", "python")
 
 
-def add_rule_options(p):
-    p.add_argument("--cells", type=cells_count, default=4, metavar="N",
-                   help="number of free cells, 0..8 (default 4)")
-    p.add_argument("--fixed-columns", action="store_true",
-                   help="keep columns in fixed places instead of taking them up to permutation")
-    p.add_argument("--foundation-moves", action="store_true",
-                   help="allow a foundation's top card to move back onto a column (a variant)")
+class Version(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print the version and the engine")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        output.say(version())
+        raise SystemExit(EXIT_OK)
 
 
 def certify_parser():
     p = Parser(
-        prog="certify",
-        description="Find a win for a FreeCell deal with a fast solver, or else search it "
-                    "exhaustively, and write a certificate that it can, or cannot, be won. "
-                    "Other commands: certify show DEAL; certify explain DEAL; "
-                    "certify export --coq|--lean CERT; certify import FILE --deal N.",
-        epilog="Exit codes: 0 a definite verdict (win or no-win), 3 unknown (a budget ran out; "
-               "nothing is written), 2 bad input.")
+        prog="certify", usage=USAGE, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=DESCRIPTION)
     p.add_argument("deal", nargs="?", help="Microsoft deal number, 1 .. 2^33-1")
     p.add_argument("--board", metavar="FILE", help="prove a layout in Freecell Solver's format")
     add_rule_options(p)
     p.add_argument("-o", "--output", metavar="PATH",
-                   help="where to write the certificate (default ./DEAL.msgpack.zst)")
-    p.add_argument("--max-positions", type=int, metavar="N",
-                   help="give up (verdict unknown) after N positions")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="give up (verdict unknown) after this many seconds")
+                   help="where to write the certificate: a file, a folder (the default name "
+                        "inside it), or - for standard output (default ./DEAL.msgpack.zst, "
+                        "with the rules in the name when not the defaults: "
+                        "DEAL-cells5-fm-fixed.msgpack.zst)")
+    add_budget_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--no-solver", action="store_true",
@@ -88,37 +112,8 @@ def certify_parser():
                    help="after a win, print the line in standard notation (columns 1-8, free "
                         "cells a-d, h the foundation; a supermove is one move), every foundation "
                         "move written out (none is left to autoplay)")
+    p.add_argument("--version", action=Version)
     return p
-
-
-def read_text(path):
-    """A text file's contents ('-': standard input); an unreadable file is bad input."""
-    try:
-        if path == "-":
-            return sys.stdin.read()
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise Usage(f"cannot read {path}: {e}") from None
-
-
-def board_file(path, ncells):
-    """The position in a board file; any problem with it is bad input."""
-    try:
-        return read_board(read_text(path), ncells)
-    except BoardError as e:
-        raise Usage(f"{path}: {e}") from None
-
-
-def starting_point(deal_text, board_path, ncells, neither_or_both):
-    """(deal number or None, start position, name for files) from a deal number or a board file."""
-    if (deal_text is None) == (board_path is None):
-        raise Usage(neither_or_both)
-    if board_path is not None:
-        label = os.path.splitext(os.path.basename(board_path))[0]
-        return None, board_file(board_path, ncells), label
-    deal = deal_number(deal_text)
-    return deal, start(deals.deal(deal)), str(deal)
 
 
 def run_certify(argv):
@@ -126,23 +121,36 @@ def run_certify(argv):
     rules = Rules(args.cells, args.fixed_columns, args.foundation_moves)
     deal, position, label = starting_point(args.deal, args.board, rules.ncells,
                                            "give a deal number or --board FILE (not both)")
-    out = args.output or f"{label}.msgpack.zst"
-    progress = for_stderr(args.quiet or args.json)
-    from .prove import prove
-    from .solver import solve
-    solver = None if args.no_solver else (lambda p: solve(p, rules))
-    result = prove(position, rules, deal, out, args.max_positions, args.time_limit, progress,
-                   solver=solver)
-    if progress is not None:
-        progress.close()
+    out = output.target(args.output, certificate_name(label, rules))
+    # With the certificate on standard output, everything said goes to stderr.
+    said = sys.stderr if out == "-" else sys.stdout
+    from .progress import phases
+    from .prove import ENGINE, prove
+    solver = None if args.no_solver else ENGINE
+    progress = phases(args.quiet or args.json)
+    try:
+        result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
+                       progress, solver=solver)
+    except BrokenPipeError:  # `certify 1 -o - | head -c 10`: the certificate was not delivered
+        output.silence(sys.stdout)
+        return EXIT_FAILED
+    except OSError as e:
+        shown = "standard output" if out == "-" else out
+        print(f"certify: cannot write {output.printable(shown)}: {e.strerror or e}",
+              file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        if progress is not None:
+            progress.close()
+    result.seconds = time.monotonic() - STARTED  # the whole run's wall time
     written = winning_notation(position, result, rules) if args.notation else None
     if args.json:
         shown = result.as_json(deal if deal is not None else args.board)
         if written is not None:
             shown["notation"] = " ".join(written) or None
-        print(json.dumps(shown))
+        output.say(json.dumps(shown), said)
     else:
-        print(describe(result, deal, args.board, rules, written))
+        output.say(describe(result, deal, args.board, rules, written), said)
     return EXIT_UNKNOWN if result.verdict == UNKNOWN else EXIT_OK
 
 
@@ -157,18 +165,24 @@ def winning_notation(position, result, rules):
 
 
 def describe(result, deal, board, rules, notation=None):
-    what = f"deal {deal}" if deal is not None else f"the layout in {board}"
-    setting = f"{rules.ncells} free cells" + (", foundation moves" if rules.foundation_moves else "")
+    what = f"deal {deal}" if deal is not None else f"the layout in {output.printable(board)}"
+    setting = f"{rules.ncells} free cells" \
+        + (", foundation moves" if rules.foundation_moves else "") \
+        + (", columns fixed" if rules.fixed_columns else "")
     if result.verdict == UNKNOWN:
         return (f"UNKNOWN: {what} ({setting}): search stopped after {result.positions:,} positions, "
                 f"{result.seconds:.1f} s ({result.reason}); no certificate written")
     if result.verdict == "win":
         claim = f"WIN: {what} ({setting}) is won in {len(result.moves)} single-card moves"
     else:
+        home = "no card ever reaches a foundation" if result.most_home == 0 else \
+            f"at most {result.most_home} cards ever reach the foundations"
         claim = (f"NO WIN: {what} ({setting}) cannot be won: {result.positions:,} positions "
-                 f"reachable, at most {result.most_home} cards ever home")
+                 f"reachable, {home}")
+    where = "written to standard output" if result.path == "-" else \
+        output.printable(result.path)
     text = (f"{claim} [{result.seconds:.2f} s]\n"
-            f"  certificate {result.path} ({result.size:,} bytes)\n  sha256 {result.sha256}")
+            f"  certificate {where} ({result.size:,} bytes)\n  sha256 {result.sha256}")
     if notation:
         from .notation import lines_of
         text += f"\nIn standard notation, {len(notation)} moves:\n{lines_of(notation)}"
@@ -183,39 +197,61 @@ def run_show(argv):
     args = p.parse_args(argv)
     columns = deals.deal(deal_number(args.deal))
     if args.rows:
-        print("\n".join(deals.rows(columns)))
+        output.say("\n".join(deals.rows(columns)))
     else:
-        print(write_board(start(columns)), end="")
+        output.say(write_board(start(columns)).rstrip("\n"))
     return EXIT_OK
 
 
 def later(module, function):
-    """A subcommand imported only when it runs (its module imports this one)."""
+    """A subcommand imported only when it runs."""
     def run(argv):
         return getattr(importlib.import_module(f"certify.{module}"), function)(argv)
     return run
 
 
 COMMANDS = {"show": run_show,
-            "import": later("importer", "run_import"),
             "explain": later("explain", "run"),
-            "export": later("exports", "run_export")}
+            "import": later("importer", "run_import"),
+            "export": later("exports", "run_export"),
+            "extract": later("extract", "run_extract")}
+
+WORD = re.compile(r"[A-Za-z]")
+
+
+def unknown_command(word):
+    close = difflib.get_close_matches(word, COMMANDS, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return (f"unknown command {word!r}{hint} (commands: {', '.join(COMMANDS)}; or a deal "
+            "number, a range A-B, or --board FILE; see certify --help)")
+
+
+def dispatch(argv):
+    if not argv:
+        raise Usage("give a deal number, a range A-B, --board FILE or a command: "
+                    f"{', '.join(COMMANDS)} (see certify --help)")
+    first = argv[0]
+    if looks_like_range(first):  # A-B: a census (certify/census.py)
+        deal_range(first)  # ASCII digits only, refused here with the same words as the census
+        from . import census
+        return census.main(argv)
+    if first in COMMANDS:
+        return COMMANDS[first](argv[1:])
+    if WORD.match(first):
+        raise Usage(unknown_command(first))
+    return run_certify(argv)
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0][:1].isdigit() and "-" in argv[0]:  # A-B: a census (certify/census.py)
-        from . import census
-        return census.main(argv)
-    command = COMMANDS.get(argv[0]) if argv else None
     try:
-        return command(argv[1:]) if command else run_certify(argv)
-    except Usage as e:
-        print(f"certify: {e}", file=sys.stderr)
+        return dispatch(argv)
+    except (Usage, output.OutputError) as e:
+        print(f"certify: {output.printable(e)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # `certify ... | head`: the reader has gone, nothing to say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        output.silence(sys.stdout)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("\ncertify: interrupted; nothing written", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED

@@ -48,11 +48,15 @@ import msgpack
 
 from . import certificate, deals, output
 from .board import write_board
-from .cards import name
-from .cli import EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count, starting_point
+from .cards import name, parse
+from .inputs import board_label, regular_file, starting_point
+from .options import (CERTIFICATE_SUFFIX, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count,
+                      count_or_zero, is_number, positive_count, seconds)
+from .progress import phases
 from .rules import Rules, start
-from .progress import for_stderr
-from .search import NO_WIN, UNKNOWN, WIN, search
+from .engine import search  # the engine in use (certify/engine/)
+from .search import NO_WIN, UNKNOWN, WIN
+from .svg import deal_svg, label
 
 DEFAULT_CELL_BUDGET = 2_000_000  # positions per extra search for the fewest free cells
 DEFAULT_CELL_TIME = 120.0  # seconds per extra search
@@ -212,7 +216,7 @@ class Source:
 def solved(position, rules):
     """A winning line from certify's fast solver, checked by the readable rules, or None."""
     from .prove import replays_to_win
-    from .solver import solve
+    from .engine import solve
     line = solve(position, rules)
     return line if line is not None and replays_to_win(position, line, rules) else None
 
@@ -221,9 +225,11 @@ def searched(deal, board, position, rules, max_positions=None, time_limit=None, 
              use_solver=True):
     """Like `certify`: the fast solver first (so a win's line is the one certify would write),
     then the exhaustive search, which alone can say no-win."""
+    _phase(progress, "solving")
     line = solved(position, rules) if use_solver else None
     if line is not None:
         return Source(deal, board, position, rules, WIN, moves=line, move_count=len(line))
+    _phase(progress, "searching")
     outcome = search(position, rules, max_positions, time_limit, progress)
     src = Source(deal, board, position, rules, outcome.verdict, outcome.positions,
                  reason=outcome.reason)
@@ -232,7 +238,7 @@ def searched(deal, board, position, rules, max_positions=None, time_limit=None, 
         src.moves = moves_along(position, outcome.path, rules.ncells, outcome.columns, rules)
         src.move_count = len(src.moves)
     elif outcome.verdict == NO_WIN:
-        src.table, src.records = outcome.columns, outcome.keys
+        src.table, src.records, src.width = outcome.columns, outcome.keys, outcome.width
     return src
 
 
@@ -271,7 +277,7 @@ def from_certificate(path):
         raise ExplainError(f"{path}: the body is not [column table, records]")
     src.width = 2 if len(table) <= 65536 else 3
     try:
-        src.records = certificate.front_decode(data, 4 + cells + 8 * src.width)
+        src.records = certificate.records(head, data, 4 + cells + 8 * src.width)
     except certificate.CertificateError as e:
         raise ExplainError(f"{path}: {e}") from None
     if len(src.records) != count:
@@ -298,7 +304,12 @@ def board_position(board, ncells, path):
 
 # ---- The fewest free cells ---------------------------------------------------------------
 
-def fewest_cells(src, budget, time_limit, use_solver=True):
+def _phase(progress, name):
+    if progress is not None:
+        progress.phase(name)
+
+
+def fewest_cells(src, budget, time_limit, use_solver=True, progress=None):
     """(fewest, exact, attempts): the fewest free cells with which the deal is winnable.
 
     fewest None and exact: not winnable with any number of cells up to 8. exact False: a
@@ -312,10 +323,12 @@ def fewest_cells(src, budget, time_limit, use_solver=True):
         # Winnability does not depend on whether columns are taken up to order, so the searches
         # take them so (fewer positions); the solver, if it finds a line, settles a win at once.
         rules = Rules(cells, False, r.foundation_moves)
+        _phase(progress, f"solving with {cells} free cells")
         if use_solver and solved(src.start, rules) is not None:
             attempts.append((cells, WIN, None))
             return WIN
-        o = search(src.start, rules, budget, time_limit)
+        _phase(progress, f"searching with {cells} free cells")
+        o = search(src.start, rules, budget, time_limit, progress)
         attempts.append((cells, o.verdict, o.positions))
         return o.verdict
 
@@ -338,7 +351,8 @@ def fewest_cells(src, budget, time_limit, use_solver=True):
 
 # ---- The report --------------------------------------------------------------------------
 
-def explain(src, cell_budget=DEFAULT_CELL_BUDGET, cell_time=DEFAULT_CELL_TIME, use_solver=True):
+def explain(src, cell_budget=DEFAULT_CELL_BUDGET, cell_time=DEFAULT_CELL_TIME, use_solver=True,
+            progress=None):
     """Everything `certify explain` reports, as a dict (the --json output)."""
     r = src.rules
     out = {
@@ -365,7 +379,7 @@ def explain(src, cell_budget=DEFAULT_CELL_BUDGET, cell_time=DEFAULT_CELL_TIME, u
     else:
         out["moves"] = src.move_count
     if cell_budget > 0:
-        fewest, exact, attempts = fewest_cells(src, cell_budget, cell_time, use_solver)
+        fewest, exact, attempts = fewest_cells(src, cell_budget, cell_time, use_solver, progress)
         out["fewest_cells_to_win"] = fewest
         out["fewest_cells_exact"] = exact
         out["cell_searches"] = [{"cells": c, "verdict": v, "positions": p}
@@ -456,30 +470,34 @@ def explain_parser():
                         "column order")
     p.add_argument("--foundation-moves", action="store_true", default=None,
                    help="allow a foundation's top card back onto a column (a variant)")
-    p.add_argument("--svg", metavar="FILE", help="draw the deal, frozen cards outlined")
+    p.add_argument("--svg", metavar="FILE",
+                   help="draw the deal, frozen cards outlined and the one closest to moving "
+                        "marked: a file, a folder (DEAL.svg inside it), or - for standard "
+                        "output (the report then goes to stderr)")
     p.add_argument("--positions", action="store_true",
                    help="print every position in which the closest-to-moving card is uncovered")
-    p.add_argument("--cell-budget", type=int, default=DEFAULT_CELL_BUDGET, metavar="N",
+    p.add_argument("--cell-budget", type=count_or_zero, default=DEFAULT_CELL_BUDGET, metavar="N",
                    help="positions per extra search for the fewest free cells (0: skip those "
                         f"searches; default {DEFAULT_CELL_BUDGET:,})")
-    p.add_argument("--cell-time", type=float, default=DEFAULT_CELL_TIME, metavar="SECONDS",
+    p.add_argument("--cell-time", type=seconds, default=DEFAULT_CELL_TIME, metavar="SECONDS",
                    help=f"seconds per extra search (default {DEFAULT_CELL_TIME:g})")
     p.add_argument("--no-solver", action="store_true",
                    help="skip the fast solver (certify/solver.py) and search exhaustively only")
-    p.add_argument("--max-positions", type=int, metavar="N",
+    p.add_argument("--max-positions", type=positive_count, metavar="N",
                    help="give up (unknown) after N positions in the main search")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+    p.add_argument("--time-limit", type=seconds, metavar="SECONDS",
                    help="give up (unknown) after this many seconds in the main search")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return p
 
 
-def source_from_args(args):
+def source_from_args(args, progress=None):
     rule_given = args.cells is not None or args.fixed_columns or args.foundation_moves
-    if args.board is None and args.deal is not None and not args.deal.isdigit():
+    if args.board is None and args.deal is not None and not is_number(args.deal):
         if rule_given:
             raise Usage("rule options do not go with a certificate: its header gives the rules")
+        regular_file(args.deal)  # not a FIFO, which would block, nor a device
         try:
             return from_certificate(args.deal)
         except ExplainError as e:
@@ -489,55 +507,94 @@ def source_from_args(args):
     deal, position, _ = starting_point(
         args.deal, args.board, rules.ncells,
         "give a deal number, a certificate file, or --board FILE (one of them)")
-    progress = for_stderr(args.quiet or args.json)
-    src = searched(deal, args.board, position, rules, args.max_positions, args.time_limit,
-                   progress, not args.no_solver)
-    if progress is not None:
-        progress.close()
-    return src
+    return searched(deal, args.board, position, rules, args.max_positions, args.time_limit,
+                    progress, not args.no_solver)
 
 
 def run(argv):
     args = explain_parser().parse_args(argv)
-    for option, value in (("--cell-budget", args.cell_budget), ("--max-positions",
-                                                                args.max_positions)):
-        if value is not None and value < 0:
-            raise Usage(f"{option} must not be negative")
-    if args.svg is not None and not os.path.isdir(os.path.dirname(os.path.abspath(args.svg))):
-        raise Usage(f"cannot write {args.svg}: no such folder")
-    src = source_from_args(args)
-    report = explain(src, args.cell_budget, args.cell_time, not args.no_solver)
+    svg_path = None
+    if args.svg is not None:  # refused now, not after the search, if it cannot be written
+        svg_path = output.target(args.svg, picture_name(args), binary=False)
+    progress = phases(args.quiet or args.json)
+    try:
+        src = source_from_args(args, progress)
+        report = explain(src, args.cell_budget, args.cell_time, not args.no_solver, progress)
+    finally:
+        if progress is not None:
+            progress.close()
     facts = report.pop("_facts", None)
     boards = []
     if args.positions and facts is not None:
         r = src.rules
         boards = [write_board(p, r.ncells) for p in uncovered_positions(
             src.start[2], src.table, src.records, r.ncells, src.width, r.fixed_columns, facts)]
+    drawn = svg_path is not None and src.verdict != UNKNOWN
+    if drawn:  # before the report, so that a reader who stops early (| head) loses nothing
+        frozen = facts.frozen_cards() if facts is not None else []
+        closest = facts.closest.card if facts is not None and facts.closest else None
+        data = deal_svg(src.start, frozen, caption(report), src.rules.ncells, closest).encode()
+        try:
+            output.write_atomic(svg_path, data)
+        except OSError as e:
+            raise Usage(f"cannot write {svg_path}: {e.strerror or e}") from None
+    said = sys.stderr if svg_path == "-" else sys.stdout
     if args.json:
         if args.positions:
             report["uncovered_positions"] = boards
-        print(json.dumps(report))
+        if drawn:
+            report["svg"] = svg_path
+        output.say(json.dumps(report), said)
     else:
-        print("\n".join(text(report)))
+        lines = text(report)
+        if drawn:
+            lines.append("  picture: " + ("written to standard output" if svg_path == "-"
+                                          else output.printable(svg_path)))
+        output.say("\n".join(lines), said)
         for k, board in enumerate(boards, 1):
-            print(f"\n# position {k}\n{board}", end="")
-    if args.svg is not None and src.verdict != UNKNOWN:
-        from .svg import deal_svg
-        frozen = facts.frozen_cards() if facts is not None else []
-        data = deal_svg(src.start, frozen, caption(report)).encode()
-        output.write_atomic(args.svg, data)
+            output.say(f"\n# position {k}\n{board}".rstrip("\n"), said)
     return EXIT_UNKNOWN if src.verdict == UNKNOWN else EXIT_OK
 
 
+def picture_name(args):
+    """The picture's default name (for --svg FOLDER): after the deal, board or certificate."""
+    if args.board is not None:
+        return board_label(args.board) + ".svg"
+    given = args.deal or "deal"
+    if not is_number(given):
+        given = os.path.basename(os.path.normpath(given))
+        given = given[:-len(CERTIFICATE_SUFFIX)] if given.endswith(CERTIFICATE_SUFFIX) else \
+            os.path.splitext(given)[0]
+    return f"{given or 'deal'}.svg"
+
+
 def caption(report):
-    """The picture's caption: what the deal is, then what the outlines mean."""
-    what = f"Deal {report['deal']}" if report["deal"] is not None else "Layout"
-    setting = f"{report['cells']} free cells" + \
-        (", foundation moves" if report["foundation_moves"] else "")
+    """The picture's caption, for people: what the deal is, then what the marks mean."""
+    what = f"Deal {report['deal']}" if report["deal"] is not None else "The layout"
+    setting = f"{report['cells']} free cell{'' if report['cells'] == 1 else 's'}" + \
+        (", foundation moves" if report["foundation_moves"] else "") + \
+        (", columns fixed" if report["symmetry"] == "none" else "")
     if report["verdict"] == WIN:
-        return [f"{what} ({setting}): won in {report['moves']} single-card moves"]
-    return [f"{what} ({setting}): cannot be won; at most {report['most_home']} cards ever home",
-            f"Outlined: the {report['frozen_count']} cards that never move"]
+        return [f"{what} ({setting}) can be won, in {report['moves']} single-card moves."]
+    home = report["most_home"]
+    lines = [f"{what} ({setting}) cannot be won: " +
+             ("no card ever reaches a foundation." if home == 0 else
+              "only one card ever reaches a foundation." if home == 1 else
+              f"at most {home} cards ever reach the foundations.")]
+    frozen = report["frozen_count"]
+    if frozen:
+        lines.append(f"Orange: the {frozen} card{'' if frozen == 1 else 's'} that never move"
+                     f"{'s' if frozen == 1 else ''}, whatever is played.")
+    c = report["closest"]
+    if c is not None:
+        card = label(parse(c["card"]))
+        how = (f"uncovered in {c['uncovered']:,} positions, every free cell full in "
+               + ("all of them" if c["uncovered_cells_full"] == c["uncovered"] else
+                  f"{c['uncovered_cells_full']:,}")
+               if c["uncovered"] else
+               f"never uncovered: always at least {c['fewest_above']} cards above it")
+        lines.append(f"Blue \u2191: {card}, the frozen card closest to moving ({how}).")
+    return lines
 
 
 __all__ = ["stuck", "explain", "from_certificate", "searched", "fewest_cells", "run",

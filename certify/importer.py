@@ -10,9 +10,11 @@ trusts nothing here. An illegal move is reported by its number and text, and not
 """
 
 import hashlib
+import sys
 
 from . import certificate, notation, output
-from .cli import EXIT_OK, Parser, Usage, cells_count, read_text, starting_point
+from .inputs import NOTATION_LIMIT, read_text, starting_point
+from .options import EXIT_OK, Parser, Usage, cells_count, certificate_name
 from .prove import replays_to_win, win_certificate
 from .rules import Rules
 
@@ -39,7 +41,9 @@ def parser():
                         "still want to lie on (an ace or a two, or both other-colour cards one "
                         "rank lower are home)")
     p.add_argument("-o", "--output", metavar="CERT",
-                   help="where to write the certificate (default ./N.msgpack.zst)")
+                   help="where to write the certificate: a file, a folder (the default name "
+                        "inside it) or - for standard output (default ./N.msgpack.zst, "
+                        "N-cells5.msgpack.zst with --cells 5, BOARD's base name with --board)")
     return p
 
 
@@ -48,7 +52,10 @@ def run_import(argv):
     rules = Rules(args.cells)
     deal, position, label = starting_point(args.deal, args.board, rules.ncells,
                                            "give --deal N or --board FILE (not both)")
-    text = read_text(args.file)
+    if args.file == "-" and args.board == "-":
+        raise Usage("the line and the board cannot both come from standard input")
+    out = output.target(args.output, certificate_name(label, rules))
+    text = read_text(args.file, NOTATION_LIMIT)
     try:
         moves = notation.parse(text, rules.ncells)
         line = notation.read(position, moves, rules.ncells, autoplay=args.autoplay)
@@ -59,10 +66,14 @@ def run_import(argv):
         raise AssertionError("the notation reader made a line the rules do not accept")
     board = None if deal is not None else certificate.board_bytes(position, rules.ncells)
     data, _ = win_certificate(line, deal, board, rules)
-    out = args.output or f"{label}.msgpack.zst"
-    output.write_atomic(out, data)
-    what = f"deal {deal}" if deal is not None else f"the layout in {args.board}"
-    print(f"WIN: {what} ({rules.ncells} free cells): {len(moves)} notation moves read as "
-          f"{len(line)} single-card moves\n  certificate {out} ({len(data):,} bytes)\n"
-          f"  sha256 {hashlib.sha256(data).hexdigest()}")
+    try:
+        output.write_atomic(out, data)
+    except OSError as e:
+        raise Usage(f"cannot write {out}: {e.strerror or e}") from None
+    what = f"deal {deal}" if deal is not None else f"the layout in {output.printable(args.board)}"
+    where = "written to standard output" if out == "-" else output.printable(out)
+    output.say(f"WIN: {what} ({rules.ncells} free cells): {len(moves)} notation moves read as "
+               f"{len(line)} single-card moves\n  certificate {where} ({len(data):,} bytes)\n"
+               f"  sha256 {hashlib.sha256(data).hexdigest()}",
+               sys.stderr if out == "-" else sys.stdout)
     return EXIT_OK

@@ -25,9 +25,12 @@ so a line replays without any automatic moves. `read` takes such lines; with aut
 also takes lines that leave safe foundation moves unwritten (`is_safe_home` says which).
 """
 
+import re
+
 from .cards import RED, name
 from .rules import CELL, HOME, WON, goes_home, stacks_on
 
+HEX = re.compile(r"[0-9a-f]+")
 CELL_LETTERS = "abcdefgk"  # Freecell Solver skips 'h' (the foundation) for an eighth cell
 COLUMN_DIGITS = "12345678"
 MOVES_PER_LINE = 10
@@ -249,6 +252,8 @@ def _parse_move(number, word, ncells):
         raise NotationError(number, word, f"{ch!r} is not a column 1-8, a free cell "
                                           f"{CELL_LETTERS[:ncells] or '(none)'} or h")
 
+    if not word.isascii():  # str.lower() would make the Kelvin sign a 'k'
+        raise NotationError(number, word, "not a move: moves are written in ASCII")
     w = word.lower()
     if len(w) < 2 or (len(w) > 2 and (w[2] != "v" or len(w) == 3)):
         raise NotationError(number, word, "not a move: two characters, or 'v' and a count")
@@ -257,10 +262,9 @@ def _parse_move(number, word, ncells):
     source, dest = place(w[0], False), place(w[1], True)
     count = None
     if len(w) > 2:
-        try:
-            count = int(w[3:], 16)
-        except ValueError:
-            raise NotationError(number, word, f"{w[3:]!r} is not a hexadecimal count") from None
+        if HEX.fullmatch(w[3:]) is None:  # int(_, 16) would also take '1_0' and other digits
+            raise NotationError(number, word, f"{w[3:]!r} is not a hexadecimal count")
+        count = int(w[3:], 16)
         if count < 1 or source[0] != "column" or dest[0] != "column":
             raise NotationError(number, word, "a 'v' count belongs on a column-to-column move")
     if source == dest:

@@ -1,31 +1,47 @@
-"""From a start position to a certificate: search, then write what the search found.
+"""From a start position to a certificate: solve or search, then write what was found.
 
 This is the one place that decides what a run claims. WIN and NO_WIN come only with their
-evidence; anything else is UNKNOWN and writes nothing.
+evidence; anything else is UNKNOWN and writes nothing. The work itself is done by the engine
+(certify/engine/: compiled, or the Python reference); the order of the work, and the budgets
+that bound all of it, are decided here, the same for every engine, so that every engine writes
+the same certificate.
 """
 
 import hashlib
 import os
 import time
-from dataclasses import dataclass
 
 from . import certificate, output
 from .rules import Rules, encode, is_won, moves
-from .search import NO_WIN, UNKNOWN, WIN, decode_key, search
+from .search import NO_WIN, TOO_MANY_COLUMNS, UNKNOWN, WIN, budget_reason, decode_key
 
 
-@dataclass
 class Result:
-    verdict: str
-    positions: int
-    seconds: float
-    most_home: int
-    path: str = None  # the certificate written, if any
-    sha256: str = None
-    size: int = None
-    moves: list = None  # WIN: the single-card moves
-    reason: str = ""  # UNKNOWN: why
-    body: bytes = None  # the certificate's body (what a range certificate's entry carries)
+    """What a run claims, and the certificate it wrote. (A plain class: see search.Outcome.)"""
+
+    FIELDS = ("verdict", "positions", "seconds", "most_home", "path", "sha256", "size", "moves",
+              "reason", "body")
+
+    def __init__(self, verdict, positions, seconds, most_home, path=None, sha256=None,
+                 size=None, moves=None, reason="", body=None):
+        self.verdict = verdict
+        self.positions = positions
+        self.seconds = seconds
+        self.most_home = most_home
+        self.path = path  # the certificate written, if any
+        self.sha256 = sha256
+        self.size = size
+        self.moves = moves  # WIN: the single-card moves
+        self.reason = reason  # UNKNOWN: why
+        self.body = body  # the certificate's body (what a range certificate's entry carries)
+
+    def __eq__(self, other):
+        return isinstance(other, Result) and all(
+            getattr(self, f) == getattr(other, f) for f in self.FIELDS)
+
+    def __repr__(self):
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.FIELDS if f != "body")
+        return f"Result({shown})"
 
     def as_json(self, deal):
         return {
@@ -71,30 +87,90 @@ def win_certificate(moves_line, deal, board, rules):
     return certificate.encode_file(head, body), body
 
 
-def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
-          progress=None, solver=None):
-    """Search from `start`; write the certificate to `out` unless the outcome is UNKNOWN.
+# The order of work (issue 9 section 3), chosen by measurement (benchmarks/bench_engine.py
+# --order; the compiled engine): a deal that can be won is nearly always won by the solver's
+# first attempt -- of deals 1..2000, 1,816 within 1,000 positions, 1,956 within 4,000, all
+# within 32,000 --, and one that cannot is mostly settled by a bounded exhaustive search (104 of
+# the 130 deals below ten million have at most 200,000 positions). Only the rest pay for the
+# solver's full budget before the search goes on to the end. A first attempt of 2,000 made 4.6%
+# of winnable deals pay for the bounded search too (1..1000: 3.2 s of CPU, against 0.95 s with
+# 16,000 and 0.68 s with 32,000); 32,000 costs an unwinnable deal ~25 ms more than 2,000.
+# The search is resumed, not restarted: its outcome is that of one uninterrupted search.
+SOLVER_FIRST = 32_000  # positions the solver expands in its first attempt
+SEARCH_FIRST = 200_000  # positions the exhaustive search may find before the solver's full try
+SOLVER_STEP = 2_000  # under a time limit, the solver's attempts grow from this, fourfold
+ENGINE = "engine"  # prove(solver=ENGINE): the engine's solver, in the order above
 
-    `solver`, if given, is tried first: a function start -> list of single-card moves or None.
-    Its line is replayed by the readable rules before it is believed.
-    `progress` (certify/progress.py) hears each phase and the search's figures.
+
+def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
+          progress=None, solver=ENGINE):
+    """Prove `start` won or not; write the certificate to `out` unless the outcome is UNKNOWN.
+
+    solver: ENGINE (the engine's solver, tried in the order above), None (the exhaustive search
+    alone), or a function start -> list of single-card moves or None, tried once, first.
+    A solver's line is replayed before it is believed: by the readable rules in the reference
+    engine, in C by the compiled one (tests/test_engine.py holds the two to the same answers). The budgets bound the whole run: `time_limit` the
+    seconds of everything, `max_positions` the positions of the solver's attempts (their
+    budgets, charged in full) and of the search together. `progress` (certify/progress.py)
+    hears each phase and the search's figures.
     """
+    from . import engine
     board = None if deal is not None else certificate.board_bytes(start, rules.ncells)
     t0 = time.monotonic()
-    if solver is not None:
+    budget = Budget(t0, max_positions, time_limit)
+
+    def won_by(line):
+        if line is None or not engine.replays_to_win(start, line, rules):
+            return None
+        data, body = win_certificate(line, deal, board, rules)
+        # positions: the replayed line's, the only ones this result vouches for
+        return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line,
+                               body=body), data, out)
+
+    def solved(planned, tried):
+        # An attempt cannot be stopped midway, so under a time limit it grows fourfold at a time
+        # from the last one, looking at the clock in between. The solver's line for a budget is
+        # the first win within it, so the growing attempts find the same line as one attempt.
+        size = budget.solver(planned, tried)
+        while size > tried:
+            step = size if time_limit is None else min(size, max(4 * tried, SOLVER_STEP))
+            _phase(progress, "solving")
+            found = won_by(engine.solve(start, rules, step))
+            if found is not None or budget.out_of_time():
+                return found
+            tried = step
+        return None
+
+    if callable(solver):
         _phase(progress, "solving")
-        line = solver(start)
-        if line is not None and replays_to_win(start, line, rules):
-            data, body = win_certificate(line, deal, board, rules)
-            # positions: the replayed line's, the only ones this result vouches for
-            return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line,
-                                   body=body), data, out)
+        found = won_by(solver(start))
+        if found is not None:
+            return found
+    elif solver == ENGINE:
+        found = solved(SOLVER_FIRST, 0)
+        if found is not None:
+            return found
+    elif solver is not None:
+        raise ValueError(f"solver must be ENGINE, None or a function, not {solver!r}")
+
+    search = engine.Search(start, rules)
     _phase(progress, "searching")
-    outcome = search(start, rules, max_positions, time_limit, progress)
-    # seconds: the whole run, the solver's attempt included
-    result = Result(outcome.verdict, outcome.positions, time.monotonic() - t0, outcome.most_home,
-                    reason=outcome.reason)
+    outcome = search.run(*budget.search(SEARCH_FIRST if solver == ENGINE else None), progress)
+    if solver == ENGINE and outcome.verdict != NO_WIN and not budget.spent(outcome):
+        # Not settled: the solver's full attempt (its line is shorter than a search path's
+        # even when the search has a win), then the search to the end.
+        from .solver import BUDGET
+        found = solved(BUDGET, SOLVER_FIRST)
+        if found is not None:
+            return found
+        if outcome.verdict == UNKNOWN:
+            _phase(progress, "searching")
+            outcome = search.run(*budget.search(None), progress)
+    # seconds: the whole run, the solver's attempts included
+    result = Result(outcome.verdict, budget.positions(outcome), time.monotonic() - t0,
+                    outcome.most_home)
     if outcome.verdict == UNKNOWN:
+        result.reason = budget.reason(outcome)
         return result
     _phase(progress, "writing")
     if outcome.verdict == WIN:
@@ -102,11 +178,70 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         data, result.body = win_certificate(result.moves, deal, board, rules)
     else:
         assert outcome.verdict == NO_WIN
-        result.body = certificate.no_win_body(outcome.keys, outcome.columns, rules.ncells,
-                                              rules.fixed_columns)
-        head = certificate.header("no-win", deal, board, rules, outcome.positions, result.body)
+        result.body = engine.no_win_body(outcome, rules)
+        del outcome, search  # the key set: the file is written without it
+        head = certificate.header("no-win", deal, board, rules, result.positions, result.body)
         data = certificate.encode_file(head, result.body)
+    result.seconds = time.monotonic() - t0
     return _written(result, data, out)
+
+
+class Budget:
+    """What is left of --max-positions and --time-limit, shared by the solver and the search."""
+
+    def __init__(self, t0, max_positions, time_limit):
+        self.t0 = t0
+        self.max_positions = max_positions
+        self.time_limit = time_limit
+        self.charged = 0  # positions of the solver's failed attempts, charged in full
+
+    def solver(self, planned, tried):
+        """How far a solver attempt that would like `planned` positions may go, counting the
+        `tried` positions of an earlier attempt (which this one repeats): charged in full."""
+        if self.out_of_time():
+            return 0
+        size = planned
+        if self.max_positions is not None:
+            size = min(size, self.max_positions - self.charged + tried - 1)
+        self.charged += max(size - tried, 0)
+        return size
+
+    def search(self, planned):
+        """(max_positions, time_limit) for the search's run: `planned` positions in all (None:
+        to the end), within the run's budgets."""
+        limit = planned
+        if self.max_positions is not None:
+            left = self.max_positions - self.charged
+            limit = left if limit is None else min(limit, left)
+        seconds = None
+        if self.time_limit is not None:
+            seconds = max(0.0, self.t0 + self.time_limit - time.monotonic())
+        return limit, seconds
+
+    def spent(self, outcome):
+        """Whether the search stopped for good: a budget of the whole run ran out, or the
+        engine's own limit (not merely the planned size of this run)."""
+        return outcome.verdict == UNKNOWN and (outcome.reason == TOO_MANY_COLUMNS
+                                               or self.out_of_time()
+                                               or self.out_of_positions(outcome))
+
+    def out_of_time(self):
+        return self.time_limit is not None and time.monotonic() - self.t0 >= self.time_limit
+
+    def out_of_positions(self, outcome):
+        return self.max_positions is not None and \
+            outcome.positions + self.charged >= self.max_positions
+
+    def reason(self, outcome):
+        """The words of an UNKNOWN: which of the run's budgets ran out."""
+        if outcome.reason == TOO_MANY_COLUMNS:
+            return outcome.reason
+        if self.out_of_positions(outcome):
+            return budget_reason(self.max_positions)
+        return budget_reason(time_limit=self.time_limit)
+
+    def positions(self, outcome):
+        return outcome.positions + (self.charged if outcome.verdict == UNKNOWN else 0)
 
 
 def _phase(progress, name):

@@ -1,4 +1,4 @@
-"""Exhaustive search over every position reachable by single-card moves.
+"""Exhaustive search over every position reachable by single-card moves: the reference engine.
 
 The rules live in rules.py, written to be read. This module applies the same rules at speed:
 columns are interned (each distinct column content gets a small id, and 'take the top card' and
@@ -7,13 +7,22 @@ foundations + cells + ids, which is the record of docs/certificate-format.md up 
 renumbering of ids done when the certificate is written. tests/test_search.py checks that the
 two agree move for move.
 
+Ids are 2 bytes (big-endian) while the search has met at most 65,536 distinct columns; the
+search that meets one more widens every key to 3-byte ids (the format's other width) and goes
+on where it was, so the order of exploration never depends on the width.
+
 Three outcomes, never blurred: WIN (with the path), NO_WIN (with every reachable position),
 UNKNOWN (a budget ran out; nothing is claimed).
+
+The compiled engine (certify/engine/search.c) explores in exactly this order -- the same
+depth-first search, the same successor order, the same budget checks at the same points -- so
+that both engines give the same outcome, position for position; tests/test_engine.py holds
+them to it. A `Search` can be run again after an UNKNOWN with a larger budget and goes on
+exactly as if it had never stopped (prove() uses that to try the solver in between).
 """
 
 import struct
 import time
-from dataclasses import dataclass, field
 
 from .cards import RED
 from .rules import WON
@@ -25,19 +34,36 @@ PARENTS = [
     tuple(p for p in range(52) if (p >> 2) == (c >> 2) + 1 and RED[p & 3] != RED[c & 3])
     for c in range(52)
 ]
-IDS = struct.Struct(">8H")  # eight column ids; the search's own numbering, at most 65,536
+IDS = struct.Struct(">8H")  # eight 2-byte column ids
+NARROW_COLUMNS = 1 << 16  # ids that fit in 2 bytes
+MOST_COLUMNS = 1 << 24  # 3-byte ids, the format's widest
+TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
+CHECK_EVERY = 1024  # expansions between looks at the clock (and the progress display)
 
 
-@dataclass
 class Outcome:
-    verdict: str
-    positions: int  # distinct positions found
-    seconds: float
-    most_home: int  # most cards ever on the foundations
-    path: list = field(default_factory=list)  # WIN: the positions from the start to a won one
-    keys: object = None  # NO_WIN: every reachable position's key
-    columns: list = field(default_factory=list)  # the interned columns, by id
-    reason: str = ""  # UNKNOWN: which budget ran out
+    """What a search found. (A plain class, not a dataclass: `certify N` imports this module,
+    and dataclasses costs its start-up ~10 ms.)"""
+
+    def __init__(self, verdict, positions, seconds=0.0, most_home=0, path=None, keys=None,
+                 columns=None, reason="", width=2, store=None):
+        self.verdict = verdict
+        self.positions = positions  # distinct positions found
+        self.seconds = seconds
+        self.most_home = most_home  # most cards ever on the foundations
+        self.path = path if path is not None else []  # WIN: the keys from the start to a won one
+        self.keys = keys  # NO_WIN: every reachable position's key (iterable, with len)
+        self.columns = columns if columns is not None else []  # the interned columns, by id
+        self.reason = reason  # UNKNOWN: which budget ran out
+        self.width = width  # bytes per column id in the keys
+        self.store = store  # the compiled engine's key set (for its certificate writer), or None
+
+    def __repr__(self):
+        return f"Outcome({self.verdict!r}, {self.positions}, reason={self.reason!r})"
+
+
+class ColumnsFull(Exception):
+    """The column ids have run out at this width: the keys must be widened."""
 
 
 class Columns:
@@ -49,13 +75,15 @@ class Columns:
         self.top = []  # top card of each column, or -1 if empty
         self.popped = []  # id after removing the top card, or -1 until needed
         self.pushed = {}  # (id << 6 | card) -> id after putting card on top
+        self.limit = NARROW_COLUMNS  # ids the keys' width can hold
 
     def id(self, col):
         i = self.ids.get(col)
         if i is None:
-            i = self.ids[col] = len(self.content)
-            if i >= 65536:
-                raise OverflowError("more than 65,536 distinct columns")
+            i = len(self.content)
+            if i == self.limit:
+                raise ColumnsFull()
+            self.ids[col] = i
             self.content.append(col)
             self.top.append(col[-1] if col else -1)
             self.popped.append(-1)
@@ -75,14 +103,26 @@ class Columns:
         return j
 
 
-def make_expander(rules, columns):
+def pack_wide(*ids):
+    return b"".join(i.to_bytes(3, "big") for i in ids)
+
+
+def unpack_wide(k, at):
+    return [int.from_bytes(k[j:j + 3], "big") for j in range(at, at + 24, 3)]
+
+
+def id_packing(width):
+    """(pack(*ids) -> bytes, unpack(key, offset) -> ids) for ids of `width` bytes."""
+    return (IDS.pack, IDS.unpack_from) if width == 2 else (pack_wide, unpack_wide)
+
+
+def make_expander(rules, columns, width=2):
     """A function key -> list of successor keys, for the given rules and column table."""
     F = rules.ncells
     fixed = rules.fixed_columns
     back = rules.foundation_moves
     pad = [b"\xff" * k for k in range(F + 1)]
-    pack = IDS.pack
-    unpack = IDS.unpack_from
+    pack, unpack = id_packing(width)
     top, pop, push = columns.top, columns.pop, columns.push
 
     def key(found, occupied, ids):
@@ -148,69 +188,149 @@ def make_expander(rules, columns):
     return expand
 
 
-def start_key(position, rules, columns):
+def start_key(position, rules, columns, width=2):
     found, cells, cols = position
     ids = [columns.id(bytes(c)) for c in cols]
     if not rules.fixed_columns:
         ids.sort()
-    return bytes(found) + bytes(sorted(cells)) + b"\xff" * (rules.ncells - len(cells)) + IDS.pack(*ids)
+    pack = id_packing(width)[0]
+    return bytes(found) + bytes(sorted(cells)) + b"\xff" * (rules.ncells - len(cells)) + pack(*ids)
 
 
 def home_count(k):
     return k[0] + k[1] + k[2] + k[3]
 
 
+def budget_reason(max_positions=None, time_limit=None):
+    """The words an UNKNOWN gives for the budget that ran out (the same for every engine)."""
+    if max_positions is not None:
+        return f"--max-positions {max_positions} reached"
+    return f"--time-limit {time_limit:g} s reached"
+
+
+class Search:
+    """A depth-first search from `position`, run in one go or in budgeted steps.
+
+    run(max_positions, time_limit, progress) explores until every reachable position is found
+    (NO_WIN), a won one is found (WIN), or a budget is reached (UNKNOWN): `max_positions`
+    bounds the positions found in all (a position beyond it is never added: the search stops
+    with exactly that many), `time_limit` the seconds of this call. After an UNKNOWN, run()
+    again goes on from where it stopped.
+    """
+
+    def __init__(self, position, rules, narrow=NARROW_COLUMNS):
+        self.rules = rules
+        self.columns = Columns()
+        self.columns.limit = narrow  # (tests widen early with a smaller one)
+        self.width = 2
+        try:
+            first = start_key(position, rules, self.columns)
+        except ColumnsFull:  # cannot happen (8 columns), but keep the one code path
+            raise AssertionError("8 columns overflowed the id table") from None
+        self.expand = make_expander(rules, self.columns)
+        self.parent = {first: None}
+        self.stack = [first]
+        self.most = home_count(first)
+        self.won = first if first[:4] == WON else None
+        self.seconds = 0.0
+        self.failed = ""  # a limit of the engine itself (too many columns): final
+
+    def run(self, max_positions=None, time_limit=None, progress=None):
+        t0 = time.monotonic()
+        while True:
+            try:
+                reason = self._explore(t0, max_positions, time_limit, progress)
+                break
+            except ColumnsFull:
+                if self.width == 3:
+                    self.failed = reason = TOO_MANY_COLUMNS
+                    break
+                self._widen()
+        self.seconds += time.monotonic() - t0
+        return self._outcome(reason)
+
+    def _explore(self, t0, max_positions, time_limit, progress):
+        """Expand positions until done or a budget is reached; the budget's words, or ""."""
+        if self.failed:
+            return self.failed
+        parent, stack, expand = self.parent, self.stack, self.expand
+        most = self.most
+        limit = max_positions if max_positions is not None else -1
+        expanded = 0
+        next_report = t0 + 0.25
+        reason = ""
+        try:
+            while stack and self.won is None:
+                k = stack.pop()
+                try:
+                    successors = expand(k)
+                except ColumnsFull:
+                    stack.append(k)  # expanded again, from the start, once the keys are wider
+                    raise
+                for n in successors:
+                    if n not in parent:
+                        if len(parent) >= limit >= 0:
+                            # Not added: k goes back, and expanding it again after a larger
+                            # budget adds exactly the successors this expansion did not.
+                            stack.append(k)
+                            return budget_reason(max_positions)
+                        parent[n] = k
+                        stack.append(n)
+                        h = n[0] + n[1] + n[2] + n[3]
+                        if h > most:
+                            most = self.most = h
+                            if h == 52:
+                                self.won = n
+                                break
+                expanded += 1
+                if expanded % CHECK_EVERY == 0:
+                    now = time.monotonic()
+                    if time_limit is not None and now - t0 > time_limit:
+                        return budget_reason(time_limit=time_limit)
+                    if progress is not None and now >= next_report:
+                        progress.update(len(parent), most)
+                        next_report = now + 0.25
+        finally:
+            self.most = most
+        return reason
+
+    def _widen(self):
+        """Re-key every position with 3-byte ids (order kept: only the spelling changes)."""
+        at = 4 + self.rules.ncells
+
+        def wide(k):
+            return None if k is None else k[:at] + pack_wide(*IDS.unpack_from(k, at))
+
+        self.parent = {wide(k): wide(p) for k, p in self.parent.items()}
+        self.stack = [wide(k) for k in self.stack]
+        self.won = wide(self.won)
+        self.width = 3
+        self.columns.limit = MOST_COLUMNS
+        self.expand = make_expander(self.rules, self.columns, 3)
+
+    def _outcome(self, reason):
+        n, cols = len(self.parent), self.columns.content
+        common = dict(seconds=self.seconds, columns=cols, width=self.width)
+        if self.won is not None:
+            path = []
+            k = self.won
+            while k is not None:
+                path.append(k)
+                k = self.parent[k]
+            path.reverse()
+            return Outcome(WIN, n, most_home=52, path=path, **common)
+        if reason or self.stack:
+            return Outcome(UNKNOWN, n, most_home=self.most, reason=reason, **common)
+        return Outcome(NO_WIN, n, most_home=self.most, keys=self.parent.keys(), **common)
+
+
 def search(position, rules, max_positions=None, time_limit=None, progress=None):
     """Explore everything reachable from `position`. Stops at the first won position found."""
-    t0 = time.monotonic()
-    columns = Columns()
-    expand = make_expander(rules, columns)
-    first = start_key(position, rules, columns)
-    parent = {first: None}
-    stack = [first]
-    most = home_count(first)
-    won = first if first[:4] == WON else None
-    expanded = 0
-    reason = ""
-    next_report = t0 + 0.25
-    while stack and won is None:
-        k = stack.pop()
-        for n in expand(k):
-            if n not in parent:
-                parent[n] = k
-                stack.append(n)
-                h = n[0] + n[1] + n[2] + n[3]
-                if h > most:
-                    most = h
-                    if h == 52:
-                        won = n
-                        break
-        expanded += 1
-        if expanded & 1023 == 0:
-            now = time.monotonic()
-            if max_positions is not None and len(parent) > max_positions:
-                reason = f"--max-positions {max_positions} reached"
-                break
-            if time_limit is not None and now - t0 > time_limit:
-                reason = f"--time-limit {time_limit:g} s reached"
-                break
-            if progress is not None and now >= next_report:
-                progress.update(len(parent), most)
-                next_report = now + 0.25
-    seconds = time.monotonic() - t0
-    if won is not None:
-        path = []
-        while won is not None:
-            path.append(won)
-            won = parent[won]
-        path.reverse()
-        return Outcome(WIN, len(parent), seconds, 52, path=path, columns=columns.content)
-    if stack or reason:
-        return Outcome(UNKNOWN, len(parent), seconds, most, reason=reason, columns=columns.content)
-    return Outcome(NO_WIN, len(parent), seconds, most, keys=parent.keys(), columns=columns.content)
+    return Search(position, rules).run(max_positions, time_limit, progress)
 
 
 def decode_key(k, ncells, columns):
-    """The position (foundations, cells, columns) a search key stands for."""
-    ids = IDS.unpack_from(k, 4 + ncells)
+    """The position (foundations, cells, columns) a search key stands for (2- or 3-byte ids)."""
+    at = 4 + ncells
+    ids = IDS.unpack_from(k, at) if len(k) == at + 16 else unpack_wide(k, at)
     return k[:4], k[4:4 + ncells].rstrip(b"\xff"), tuple(columns[i] for i in ids)

@@ -109,11 +109,14 @@ def canon(pos, symmetry):
     return (pos[0], pos[1], tuple(sorted(pos[2]))) if symmetry == 'columns' else pos
 
 
-def explore(start, ncells, fmoves=False, symmetry='columns', limit=2_000_000):
-    """All positions reachable from start, canonical under the symmetry (breadth-first)."""
+def explore(start, ncells, fmoves=False, symmetry='columns', limit=2_000_000, unexpanded=()):
+    """All positions reachable from start, canonical under the symmetry (breadth-first); the
+    moves from a position in `unexpanded` are not followed (its successors may be left out)."""
     seen, todo = {canon(start, symmetry)}, deque([canon(start, symmetry)])
     while todo:
         pos = todo.popleft()
+        if pos in unexpanded:
+            continue
         for _, nxt in successors(pos, ncells, fmoves):
             k = canon(nxt, symmetry)
             if k not in seen:
@@ -176,10 +179,11 @@ def record(pos, table, ncells, symmetry):
     return rec + b''.join(i.to_bytes(w, 'big') for i in colids)
 
 
-def nowin_parts(positions, ncells, symmetry):
-    """(column table, sorted records) for these positions, per section 3."""
+def nowin_parts(positions, ncells, symmetry, width=None):
+    """(column table, sorted records) for these positions, per section 3; width forces the id
+    width (2 or 3 bytes) instead of the one the table's size calls for, to write a wrong file."""
     table = sorted({bytes(col) for p in positions for col in p[2]})
-    w = 2 if len(table) <= 65536 else 3
+    w = width or (2 if len(table) <= 65536 else 3)
     ids = {col: i for i, col in enumerate(table)}
     recs = []
     for found, cells, cols in positions:
@@ -187,7 +191,8 @@ def nowin_parts(positions, ncells, symmetry):
         if symmetry == 'columns':
             colids.sort()
         rec = bytes(found) + bytes(sorted(cells)) + b'\xff' * (ncells - len(cells))
-        recs.append(rec + b''.join(i.to_bytes(w, 'big') for i in colids))
+        # A forced width too narrow keeps each id's low bytes (a writer that never uses 3 bytes).
+        recs.append(rec + b''.join((i % 256**w).to_bytes(w, 'big') for i in colids))
     return table, sorted(recs)
 
 
@@ -214,6 +219,25 @@ def claim_holds(blob, limit=20000):
         return not any(is_won(p) for p in explore(start, ncells, fm, limit=limit))
     except Exception:
         return False
+
+
+def nowin_positions(blob):
+    """The positions of a version 1 no-win certificate file, read the test side's way: each as
+    (foundations, cells, columns in record order)."""
+    h, body = unpack_file(blob)
+    table, data = msgpack.unpackb(body)
+    ncells = h['cells']
+    w = 2 if len(table) <= 65536 else 3
+    W = 4 + ncells + 8 * w
+    out, prev, i = [], b'', 0
+    while i < len(data):
+        p = data[i]
+        rec = prev[:p] + data[i + 1:i + 1 + W - p]
+        ids = [int.from_bytes(rec[k:k + w], 'big') for k in range(4 + ncells, W, w)]
+        out.append(make(rec[:4], [c for c in rec[4:4 + ncells] if c != 0xFF], [table[k] for k in ids]))
+        prev, i = rec, i + 1 + W - p
+    assert len(out) == h['count']
+    return out
 
 
 def front_code(recs):
@@ -250,12 +274,12 @@ def finish(h, body, changes):
 
 
 def nowin_file(start, ncells, positions=None, fmoves=False, symmetry='columns', deal=None, parts=None,
-               **changes):
-    """A no-win certificate file (correct unless positions/parts/changes make it otherwise)."""
+               width=None, **changes):
+    """A no-win certificate file (correct unless positions/parts/width/changes make it otherwise)."""
     if parts is None:
         if positions is None:
             positions = explore(start, ncells, fmoves, symmetry)
-        parts = nowin_parts(positions, ncells, symmetry)
+        parts = nowin_parts(positions, ncells, symmetry, width)
     table, recs = parts
     body = msgpack.packb([table, front_code(recs)], use_bin_type=True)
     h = header('no-win', len(recs), body, deal=deal, board=None if deal else board_bytes(start, ncells),
@@ -289,9 +313,56 @@ def rebuild(blob, body=None, **changes):
 NOWIN0 = board((13, 6, 6, 10), ['TH 7D', 'JS 9D KH', '7H QH 8D KD', 'QD', 'JD 8H QS', 'JH 9H', 'KS', 'TD'])  # 0 cells
 NOWIN1 = board((10, 4, 6, 9), ['TD TS 5D 7H KD JH TH', 'JS QH KH', '8H', 'QD KC QS 9D', 'QC JD 8D', '6D JC',
                                '7D KS', '9H'])                                                       # 1 cell
+NOWIN2 = board((5, 13, 13, 5), ['KS 7C', 'QS JS', '6S TS TC', '8C', '6C KC 9C', 'JC', '8S', '9S QC'],
+               cells=['7S'])                                                                         # 2 cells
 WIN0 = board((11, 12, 12, 12), ['QC KD', 'KC', 'KH', 'KS', '', '', '', ''])                         # 0 cells
 WIN1 = board((10, 11, 11, 11), ['KH JC', 'QC KD', 'QD KC', 'KS', 'QS', 'QH', '', ''])               # 1 cell
 WIN3 = board((9, 10, 11, 11), ['KH JC', 'QC KD', 'QD KC TC', 'KS QH', 'QS', 'JD', '', ''])          # 1 cell
+
+
+# ---- Positions without a single legal move, to make column tables of any size ----
+# With no free cell, no empty column, no ace on top and eight black tops (black never stacks on
+# black), nothing can move: each such position is a closed set on its own. Added to a real closed
+# set they keep it closed, and its claim true, while adding columns: these are the column tables
+# of more than 65,536 entries that no real search reaches at a size a test can afford.
+
+STUCK_TOPS = [card(c) for c in ('KC', 'KS', 'QC', 'QS', 'JC', 'JS', 'TC', 'TS')]
+STUCK_LOW = [c for c in range(24)]                                    # the bottom cards: A..6
+STUCK_REST = [c for c in range(24, 52) if c not in STUCK_TOPS]
+
+
+def stuck_positions(columns, seed=0):
+    """Positions (0 cells, foundations empty) with no legal move, bringing exactly `columns` distinct
+    columns between them. Their columns start with a card below 7, so they sort before the columns of
+    a board whose lower cards are home."""
+    from itertools import permutations
+    rng, out, seen = __import__('random').Random(seed), [], set()
+    while columns - len(seen) >= 8:   # eight new columns a position
+        low, rest = rng.sample(STUCK_LOW, len(STUCK_LOW)), rng.sample(STUCK_REST, len(STUCK_REST))
+        middle = low[8:] + rest
+        rng.shuffle(middle)
+        cols = [[low[i]] + middle[i::8] + [STUCK_TOPS[i]] for i in range(8)]
+        if not seen & {bytes(c) for c in cols}:
+            out.append(make((0, 0, 0, 0), (), cols))
+            seen |= {bytes(c) for c in cols}
+    last = [list(c) for c in out[-1][2]] if out else [[c] for c in STUCK_LOW[:7]] + [STUCK_LOW[7:24] + [STUCK_TOPS[7]]]
+    for order in permutations(last[7][1:-1]):   # then one new column a position: column 8 reordered
+        if len(seen) == columns:
+            break
+        col = bytes([last[7][0], *order, last[7][-1]])
+        if col not in seen:
+            out.append(make((0, 0, 0, 0), (), last[:7] + [list(col)]))
+            seen |= {bytes(c) for c in out[-1][2]}
+    assert len(seen) == columns
+    return out
+
+
+def with_columns(positions, ncells, columns):
+    """positions plus positions with no move, so that the column table has exactly `columns` entries."""
+    assert ncells == 0, 'the stuck positions have no free cell'
+    own = {bytes(col) for p in positions for col in p[2]}
+    assert all(col[:1] >= bytes([24]) for col in own if col), 'the columns would interleave'
+    return set(positions) | set(stuck_positions(columns - len(own)))
 
 
 def bad_corpus():
@@ -308,7 +379,7 @@ def bad_corpus():
         'trailing-bytes': (good + b'\x00', 'unreadable', 'there are bytes after the zstd frame'),
         'bomb': (zstandard.ZstdCompressor(level=19).compress(head + b'\xc4\x06' + bytes(6) + bytes(1 << 24)),
                  'unreadable', 'the data decompresses to more than'),
-        'version-2': (rebuild(good, version=2), 'unreadable', 'header version = 2'),
+        'version-3': (rebuild(good, version=3), 'unreadable', 'header version = 3'),
         'cells-9': (rebuild(good, cells=9), 'unreadable', 'header cells = 9'),
         'count-is-bool': (rebuild(good, count=True), 'unreadable', 'header count = True'),
         'extra-key': (rebuild(good, comment='trust me'), 'unreadable', 'the header keys are not exactly'),
@@ -331,5 +402,36 @@ def bad_corpus():
                                  'a win certificate must have symmetry "none"'),
         'board-duplicate-card': (rebuild(good, board=board_bytes(NOWIN1, 1).replace(b'\x33', b'\x32')), 'rejected',
                                  'the board is not a position: the 52 cards are not each in one place'),
+        # Issue 14's mutants: each of these verified under one of them.
+        'start-only-winnable': (nowin_file(WIN1, 1, {canon(WIN1, 'columns')}), 'rejected', 'record 1 ('),
+        'last-record-not-closed': (last_record_not_closed(), 'rejected', 'record 2490 ('),
+        'win-trailing-bytes': (rebuild(win_file(WIN1, 1, moves), bytes(b for mv in moves for b in mv) + b'\x09\x09'),
+                               'rejected', 'the body has 22 bytes, not 2 x count = 20'),
+        'win-cell-to-cell': (win_file(WIN1, 2, moves[:6] + [(card('KC'), CELL)] + moves[6:]), 'rejected',
+                             'move 7 (KC to a free cell) is illegal: only a column card may go to a free cell'),
+        'win-foundation-to-cell': (win_file(WIN1, 1, moves[:1] + [(card('QH'), CELL)] + moves[1:], fmoves=True),
+                                   'rejected', 'move 2 (QH to a free cell) is illegal'),
+        'win-foundation-to-foundation': (win_file(WIN1, 1, moves[:1] + [(card('QH'), FOUNDATION)] + moves[1:],
+                                                  fmoves=True), 'rejected', 'move 2 (QH to its foundation) is illegal'),
     }
     return out
+
+
+def last_record_not_closed():
+    """NOWIN1 with columns in fixed places, less what only moves from its last record reach: that
+    record's closure alone fails (a checker that skipped the last record would verify it)."""
+    everything = explore(NOWIN1, 1, symmetry='none')
+    table, _ = nowin_parts(everything, 1, 'none')
+    last = max(everything, key=lambda p: record(p, table, 1, 'none'))
+    return nowin_file(NOWIN1, 1, explore(NOWIN1, 1, symmetry='none', unexpanded={last}), symmetry='none')
+
+
+def write_corpus(folder):
+    """(Re)write the files of tests/bad-certificates/ (their table is its README.md)."""
+    for name, (blob, _, _) in bad_corpus().items():
+        (folder / f'{name}.msgpack.zst').write_bytes(blob)
+
+
+if __name__ == '__main__':   # python tests/certgen.py: rewrite tests/bad-certificates/
+    from pathlib import Path
+    write_corpus(Path(__file__).parent / 'bad-certificates')

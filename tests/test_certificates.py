@@ -20,6 +20,7 @@ from certify.explain import from_certificate, stuck
 
 FOLDER = Path(__file__).resolve().parent.parent / "certificates"
 sys.path.insert(0, str(FOLDER))
+import ranges  # noqa: E402  (certificates/ranges.py)
 import regenerate  # noqa: E402  (certificates/regenerate.py)
 
 SHARED_LIST = FOLDER.parent.parent / "shared" / "data" / "unsolvable-below-10M.txt"
@@ -88,7 +89,7 @@ def test_index_and_sums_match_the_files():
     assert sorted(rows) == sorted(names)  # every file has a row, every row a file
     sums = dict(line.split()[::-1] for line in
                 (FOLDER / "SHA256SUMS").read_text().splitlines())
-    assert sorted(sums) == sorted(names)
+    assert sorted(sums) == sorted(names + ranges.published(FOLDER))  # and the range files
     for name in names:
         data = (FOLDER / name).read_bytes()
         digest = hashlib.sha256(data).hexdigest()
@@ -161,7 +162,8 @@ def test_a_different_file_is_caught(tmp_path):
 def test_check_verifies_every_published_certificate():
     done = check(FOLDER)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert done.stdout.count("VERIFIED") == len(regenerate.published_files())
+    assert done.stdout.count("VERIFIED") == \
+        len(regenerate.published_files()) + len(ranges.published(FOLDER))
 
 
 @pytest.mark.slow

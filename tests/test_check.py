@@ -35,6 +35,9 @@ NOWIN = {
     'deal1-cell1-fixed': (g.deal_start(1), 1, False, 'none', 1),
     'deal1-cell0': (g.deal_start(1), 0, False, 'columns', 1),
     'deal1-cell1-fm': (g.deal_start(1), 1, True, 'columns', 1),
+    'board1-fixed': (NOWIN1, 1, False, 'none', None),
+    'board2': (g.NOWIN2, 2, False, 'columns', None),         # a card may enter a cell below one there
+    'board2-fixed': (g.NOWIN2, 2, False, 'none', None),
 }
 # name -> (start, cells, deal)
 WIN = {'win0': (WIN0, 0, None), 'win1': (WIN1, 1, None), 'win3': (WIN3, 1, None)}
@@ -171,6 +174,45 @@ def test_removing_a_record_is_rejected(workdir, name, index):
     rejected(workdir, blob, why)
 
 
+def in_record_order(name):
+    start, cells, fm, symmetry, _ = NOWIN[name]
+    table, _ = parts(name)
+    return sorted(positions(name), key=lambda p: g.record(p, table, cells, symmetry))
+
+
+# The closure of the first and of the last record is checked like any other's. Keep only what the
+# start reaches without ever moving from the boundary record: every other record stays closed,
+# and some successor of the boundary record is missing, so that record alone fails (each board
+# was chosen so that such successors exist). A checker that skipped that one record would pass.
+@pytest.mark.parametrize('name, which', [('board0', 'first'), ('deal1-cell1', 'first'),
+                                         ('deal1-cell1-fixed', 'first'), ('board1-fixed', 'last')])
+def test_the_first_and_the_last_records_closure_is_checked(workdir, name, which):
+    start, cells, fm, symmetry, _ = NOWIN[name]
+    boundary = in_record_order(name)[0 if which == 'first' else -1]
+    kept = g.explore(start, cells, fm, symmetry, unexpanded={boundary})
+    assert boundary in kept and kept < positions(name)
+    table, recs = g.nowin_parts(kept, cells, symmetry)
+    n = 1 if which == 'first' else len(recs)
+    assert g.record(boundary, table, cells, symmetry) == recs[n - 1]
+    text = rejected(workdir, nowin(name, kept), f'record {n} (')
+    moved = re.fullmatch(r'record \d+ \(.*\): moving (\w\w) from (.+) to (.+) gives a position not in the '
+                         r'certificate', text)
+    assert moved, text
+    # The move named is one that leaves the kept set.
+    leaving = {g.card_name(c) for (c, _), q in g.successors(boundary, cells, fm) if g.canon(q, symmetry) not in kept}
+    assert moved[1] in leaving, (text, leaving)
+
+
+# A no-win certificate holding just the start of a winnable board: its one record is both the
+# first and the last, and its moves lead out of the set.
+@pytest.mark.parametrize('start, cells, deal, symmetry', [(WIN1, 1, None, 'columns'), (WIN1, 1, None, 'none'),
+                                                          (WIN3, 1, None, 'columns'), (g.deal_start(1), 4, 1, 'columns')])
+def test_the_start_alone_is_rejected_for_a_winnable_board(workdir, start, cells, deal, symmetry):
+    blob = g.nowin_file(start, cells, {g.canon(start, symmetry)}, symmetry=symmetry, deal=deal)
+    text = rejected(workdir, blob, 'record 1 (')
+    assert text.endswith('gives a position not in the certificate'), text
+
+
 def test_removing_the_start_is_rejected(workdir):
     start, _, _, symmetry, _ = NOWIN['board1']
     rejected(workdir, nowin('board1', positions('board1') - {g.canon(start, symmetry)}), 'the starting position (')
@@ -255,6 +297,8 @@ def test_front_coding_is_exact(workdir):
     blob = g.rebuild(nowin('board0'), msgpack.packb([table, loose]))
     rejected(workdir, blob, 'records: record 2 shares more than its stated')
     for bad, phrase in [(bytes([W]) + body[1:], 'records: record 1 says it shares'),
+                        (bytes([1]) + body[1:], 'records: record 1 says it shares 1 bytes'),
+                        (body + bytes([W]), f'records: record 91 says it shares {W} bytes'),
                         (body + b'\x00', 'records: record 91 is cut short'),
                         (body[:-1], 'records: record 90 is cut short'),
                         (body + bytes([W - 1]) + recs[-1][-1:], 'does not sort strictly after')]:
@@ -267,7 +311,9 @@ def test_column_table_rules(workdir):
     for bad, phrase in [(table[1:2] + table[0:1] + table[2:], 'column table entry 1 ('),
                         (table + [b'\x34'], 'is not cards'),
                         (table + [bytes(range(53))], 'is not cards'),
-                        (table + [b'\x33\x33\x33'], f'column table entry {len(table)} is unused')]:
+                        (table + [b'\x33\x33\x33'], f'column table entry {len(table)} is unused'),
+                        (table[:2] + table[1:2] + table[2:], 'column table entry 2 ('),   # a repeated entry
+                        (table + [b'\x33' * 53], f'column table entry {len(table)} ({"33" * 53}) is not cards')]:
         rejected(workdir, g.rebuild(blob, msgpack.packb([bad, g.front_code(recs)])), phrase)
     w = 2
     beyond = recs[-1][:-w] + (len(table)).to_bytes(w, 'big')
@@ -371,6 +417,81 @@ def test_win_rejections_name_the_move(workdir):
     rejected(workdir, win('win1', cells=0), 'the board is not four counts')
     rejected(workdir, g.rebuild(win('win1'), board=g.board_bytes(WIN0, 1)), 'move 1 (')
     assert check(workdir, win('win1', moves, cells=2, board=g.board_bytes(WIN1, 2)))[0] == 'verified'
+
+
+# Moves that look like no-ops are still not moves (section 1): a card in a cell going to another
+# free cell, a foundation's top card going to a free cell or onto its own foundation.
+
+def test_no_move_from_a_cell_to_a_cell(workdir):
+    # WIN1's line puts KC in the cell at move 6; with two cells the other one is still empty.
+    moves = list(path('win1'))
+    k = moves.index((g.card('KC'), g.CELL)) + 1
+    variant = moves[:k] + [(g.card('KC'), g.CELL)] + moves[k:]
+    two = dict(cells=2, board=g.board_bytes(WIN1, 2))
+    assert check(workdir, win('win1', moves, **two))[0] == 'verified'
+    assert not g.replay_wins(WIN1, 2, False, variant)
+    for fm in (False, True):
+        rejected(workdir, win('win1', variant, foundation_moves=fm, **two),
+                 f'move {k + 1} (KC to a free cell) is illegal: only a column card may go to a free cell')
+
+
+@pytest.mark.parametrize('dest, why', [(g.CELL, 'only a column card may go to a free cell'),
+                                       (g.FOUNDATION, 'it is on it')])
+def test_no_move_from_a_foundation_but_onto_a_column(workdir, dest, why):
+    # Move 1 puts QH home; the cell is empty, and foundation moves are on.
+    moves = list(path('win1'))
+    assert moves[0] == (g.card('QH'), g.FOUNDATION)
+    assert check(workdir, win('win1', moves, foundation_moves=True))[0] == 'verified'
+    down = moves[:1] + [(g.card('QH'), 7), (g.card('QH'), g.FOUNDATION)] + moves[1:]   # onto the empty column 8
+    assert g.replay_wins(WIN1, 1, True, down) and check(workdir, win('win1', down, foundation_moves=True))[0] == 'verified'
+    variant = moves[:1] + [(g.card('QH'), dest)] + moves[1:]
+    assert not g.replay_wins(WIN1, 1, True, variant)
+    rejected(workdir, win('win1', variant, foundation_moves=True), f'move 2 (QH to {checker.place(dest)}) is illegal: {why}')
+    rejected(workdir, win('win1', variant), 'move 2 (QH to')
+
+
+@pytest.mark.parametrize('extra', [b'\x00', b'\x0a\x09', b'\x0a\x09\x0a', bytes(8), bytes(1000)])
+def test_a_win_body_is_exactly_two_bytes_a_move(workdir, extra):
+    # Bytes after the last move: the line still wins, but the body is not 2 x count bytes (section 3).
+    moves = list(path('win1'))
+    body = bytes(b for m in moves for b in m) + extra
+    verdict, text = check(workdir, g.rebuild(win('win1'), body))
+    assert verdict in ('rejected', 'unreadable') and 'bytes' in text, (verdict, text)
+    if len(extra) <= 3:   # within the msgpack framing's allowance the content check names it
+        assert verdict == 'rejected' and f'the body has {len(body)} bytes, not 2 x count = {2 * len(moves)}' in text
+
+
+# ---- column tables at the id-width switch: 2-byte ids up to 65,536 entries, 3-byte above ----
+# A real closed set (board0, 90 positions) plus positions that have no move at all (tests/certgen.py)
+# until the table has the size wanted: still closed, so still VERIFIED, and the 3-byte ids of the
+# real positions (whose columns sort last, ids up to 65,536) must be read and re-encoded right.
+
+@functools.lru_cache(maxsize=None)
+def big_table(columns):
+    return frozenset(g.with_columns(positions('board0'), 0, columns))
+
+
+@pytest.mark.parametrize('columns, width', [(65536, 2), (65537, 3)])
+def test_the_id_width_switches_above_65536_columns(workdir, columns, width):
+    everything = big_table(columns)
+    table, recs = g.nowin_parts(everything, 0, 'columns')
+    assert len(table) == columns and {len(r) for r in recs} == {4 + 8 * width}
+    ids = {int.from_bytes(r[i:i + width], 'big') for r in recs for i in range(4, len(r), width)}
+    assert max(ids) == columns - 1 and min(ids) == 0
+    verdict, text = check(workdir, nowin('board0', parts=(table, recs)))
+    assert verdict == 'verified', text
+    assert text.endswith(f'cannot be won: {len(everything)} positions closed under every legal move, none won')
+    # The same positions with ids of the other width do not decode as records of this table.
+    wrong = g.nowin_parts(everything, 0, 'columns', width=5 - width)
+    rejected(workdir, nowin('board0', parts=wrong), 'records: ')
+
+
+def test_a_3_byte_id_beyond_the_table_is_refused(workdir):
+    table, recs = g.nowin_parts(big_table(65537), 0, 'columns')
+    beyond = recs[-1][:-3] + (65537).to_bytes(3, 'big')
+    assert beyond > recs[-1]
+    rejected(workdir, nowin('board0', parts=(table, recs + [beyond])),
+             f'record {len(recs) + 1} ({beyond.hex()}) is not a well-formed position: a column id is beyond the table')
 
 
 # ---- hostile files: one-line reasons, bounded memory, never a traceback ----
@@ -528,6 +649,16 @@ def corpus_table():
     rows = re.findall(r'^\| `([^`]+)` \| (\w+) \| (.+?) \|$', (BAD / 'README.md').read_text(), re.M)
     assert rows
     return rows
+
+
+def test_the_corpus_is_what_certgen_writes():
+    # `python tests/certgen.py` rewrites the files; they must be exactly what it writes now.
+    made = g.bad_corpus()
+    assert {f'{name}.msgpack.zst' for name in made} == {p.name for p in BAD.glob('*.msgpack.zst')}
+    for name, (blob, verdict, phrase) in made.items():
+        assert (BAD / f'{name}.msgpack.zst').read_bytes() == blob, name
+    assert {(f'{name}.msgpack.zst', verdict, phrase) for name, (_, verdict, phrase) in made.items()} == \
+        {(f, v, p.strip('`')) for f, v, p in corpus_table()}
 
 
 def test_bad_certificates_corpus():

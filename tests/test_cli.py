@@ -1,12 +1,28 @@
-"""The certify command line: verdicts, exit codes, JSON, and what it refuses."""
+"""The certify command line: verdicts, exit codes, JSON, and what it refuses; where
+certificates go, their default names, and input that must never hang or grow without bound."""
 
+import hashlib
+import importlib.util
 import json
+import os
+import pathlib
+import re
+import stat
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
-from certify.cli import main
+from certify import certificate, cli, deals
+from certify import prove as certify_prove
+from certify.board import write_board
+from certify.cli import certify_parser, main
+from certify.options import certificate_name
+from certify.rules import Rules, start
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 def certify(*args, cwd=None):
@@ -15,18 +31,19 @@ def certify(*args, cwd=None):
 
 
 def test_11982_json_and_determinism(tmp_path):
-    out = certify("11982", "--json", "-o", str(tmp_path / "a.msgpack.zst"))
+    out = certify("11982", "--no-solver", "--json", "-o", str(tmp_path / "a.msgpack.zst"))
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
     assert {"deal", "verdict", "positions", "path", "sha256"} <= set(row)
     assert (row["deal"], row["verdict"], row["positions"]) == (11982, "no-win", 83239)
-    again = json.loads(certify("11982", "--json", "-o", str(tmp_path / "b.msgpack.zst")).stdout)
+    again = json.loads(certify("11982", "--no-solver", "--json", "-o",
+                               str(tmp_path / "b.msgpack.zst")).stdout)
     assert again["sha256"] == row["sha256"]
     assert (tmp_path / "a.msgpack.zst").read_bytes() == (tmp_path / "b.msgpack.zst").read_bytes()
 
 
 def test_default_output_name(tmp_path):
-    out = certify("11982", "-q", cwd=tmp_path)
+    out = certify("11982", "-q", "--no-solver", cwd=tmp_path)
     assert out.returncode == 0
     assert "NO WIN" in out.stdout and "sha256" in out.stdout
     assert [p.name for p in tmp_path.iterdir()] == ["11982.msgpack.zst"]
@@ -42,7 +59,7 @@ def test_bad_input_exits_2_with_one_line(args, tmp_path):
 
 
 def test_budget_exits_3_and_writes_nothing(tmp_path):
-    out = certify("11982", "--max-positions", "2000", "--json", cwd=tmp_path)
+    out = certify("11982", "--no-solver", "--max-positions", "2000", "--json", cwd=tmp_path)
     assert out.returncode == 3
     assert json.loads(out.stdout)["verdict"] == "unknown"
     assert list(tmp_path.iterdir()) == []
@@ -54,7 +71,7 @@ def test_board_file(tmp_path):
     out = certify("--board", str(board), "--cells", "1", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
-    assert row["verdict"] == "win" and (tmp_path / "endgame.msgpack.zst").exists()
+    assert row["verdict"] == "win" and (tmp_path / "endgame-cells1.msgpack.zst").exists()
     bad = tmp_path / "bad.txt"
     bad.write_text("Foundations: H-K C-K D-Q S-Q\n: KS KD KD\n")
     out = certify("--board", str(bad), cwd=tmp_path)
@@ -64,3 +81,294 @@ def test_board_file(tmp_path):
 def test_show_rows(capsys):
     assert main(["show", "11982", "--rows"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "KC 8D 2S 3S"
+
+
+# ---- Output that never does harm (issue 12, section 1) ---------------------------------------
+
+def make_null_device(path):
+    """A character device at `path` that behaves as /dev/null (root only; CI runs as root)."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.stat("/dev/null").st_rdev)
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+
+
+def test_a_device_named_by_o_is_written_to_not_replaced(tmp_path):
+    null = tmp_path / "null"
+    make_null_device(null)
+    out = certify("1", "-q", "-o", str(null), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert stat.S_ISCHR(os.lstat(null).st_mode)  # still a device (was replaced by a file)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]
+
+
+def test_a_fifo_named_by_o_gets_the_certificate(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    out = certify("1", "-q", "--json", "-o", str(fifo), cwd=tmp_path)
+    reader.join(60)
+    assert out.returncode == 0, out.stderr
+    assert hashlib.sha256(got[0]).hexdigest() == json.loads(out.stdout)["sha256"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_dash_writes_the_certificate_to_stdout_and_words_to_stderr(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "certify", "1", "-q", "-o", "-"],
+                         capture_output=True, cwd=tmp_path)
+    assert run.returncode == 0
+    said = run.stderr.decode()
+    assert said.startswith("WIN: deal 1") and "written to standard output" in said
+    assert hashlib.sha256(run.stdout).hexdigest() in said
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_gets_the_default_name_inside(tmp_path):
+    (tmp_path / "certs").mkdir()
+    out = certify("1", "-q", "--cells", "5", "-o", "certs", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert [p.name for p in (tmp_path / "certs").iterdir()] == ["1-cells5.msgpack.zst"]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["-o", "missing/dir/x.msgpack.zst"], "there is no folder missing/dir"),
+    (["--out", "/proc/nope"], "cannot create files in /proc"),
+    (["--board", "b.txt", "-o", "missing/"], "there is no folder missing"),
+])
+def test_a_bad_output_path_is_refused_before_any_search(args, words, tmp_path, monkeypatch,
+                                                        capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "b.txt").write_text(write_board(start(deals.deal(11982))))
+    monkeypatch.setattr(certify_prove, "prove", refuse_to_search)
+    deal = [] if "--board" in args else ["11982"]
+    assert main(deal + args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt"]
+
+
+def refuse_to_search(*args, **kwargs):
+    raise AssertionError("searched before checking where the certificate goes")
+
+
+@pytest.mark.parametrize("args, name", [
+    (["11982"], "11982.msgpack.zst"),
+    (["11982", "--cells", "5"], "11982-cells5.msgpack.zst"),
+    (["11982", "--foundation-moves"], "11982-fm.msgpack.zst"),
+    (["11982", "--cells", "3", "--foundation-moves", "--fixed-columns"],
+     "11982-cells3-fm-fixed.msgpack.zst"),
+    (["--board", "x/endgame.txt", "--cells", "2"], "endgame-cells2.msgpack.zst"),
+])
+def test_the_default_name_says_which_rules_it_holds(args, name):
+    p = certify_parser().parse_args(args)
+    label = "endgame" if p.board else p.deal
+    assert certificate_name(label, Rules(p.cells, p.fixed_columns, p.foundation_moves)) == name
+
+
+def test_a_variants_certificate_does_not_overwrite_the_four_cell_proof(tmp_path):
+    """README's commands in order: `certify 11982`, then `certify 11982 --cells 5`; then
+    `check 11982.msgpack.zst` must still be the no-win proof."""
+    assert certify("11982", "-q", "--no-solver", cwd=tmp_path).returncode == 0
+    assert certify("11982", "-q", "--cells", "5", cwd=tmp_path).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == \
+        ["11982-cells5.msgpack.zst", "11982.msgpack.zst"]
+    checked = subprocess.run([sys.executable, "-c", "import sys; from check.checker import "
+                              "main; sys.exit(main())", "11982.msgpack.zst"],
+                             capture_output=True, text=True, cwd=tmp_path)
+    assert checked.returncode == 0 and "cannot be won" in checked.stdout
+
+
+def load_regenerate():
+    if str(REPO / "certificates") not in sys.path:  # it imports its neighbours
+        sys.path.insert(0, str(REPO / "certificates"))
+    spec = importlib.util.spec_from_file_location("regenerate", REPO / "certificates" /
+                                                  "regenerate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_default_names_agree_with_the_published_certificates():
+    regenerate = load_regenerate()
+    for cells in range(9):
+        for fm in (False, True):
+            assert regenerate.file_name(11982, cells, fm) == \
+                certificate_name("11982", Rules(cells, False, fm))
+    published = sorted((REPO / "certificates").glob("*.msgpack.zst"))
+    singles = [path for path in published if not re.match(r"[0-9]+-[0-9]+", path.name)]
+    assert len(singles) >= 130 and len(published) > len(singles)  # and the range certificates
+    for path in singles:
+        head, _ = certificate.read(str(path))
+        # (a win's line is in fixed columns whatever the option said: its header says "none")
+        fixed = head["symmetry"] == "none" and head["claim"] == "no-win"
+        rules = Rules(head["cells"], fixed, head["foundation_moves"])
+        assert certificate_name(str(head["deal"]), rules) == path.name
+
+
+def test_the_time_printed_is_the_whole_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "STARTED", time.monotonic() - 1000.0)  # a command begun long ago
+    assert main(["1", "-q", "--json", "-o", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["seconds"] >= 1000.0
+    assert main(["1", "-q", "-o", str(tmp_path)]) == 0
+    assert re.search(r"\[10[0-9][0-9]\.[0-9]+ s\]", capsys.readouterr().out)
+
+
+def reader_gone(*argv, cwd):
+    """Run certify with its standard output a pipe whose reader has already gone."""
+    run = subprocess.Popen([sys.executable, "-m", "certify", *argv], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, cwd=cwd)
+    run.stdout.close()
+    err = run.stderr.read().decode()
+    return run.wait(), err
+
+
+def test_a_closed_pipe_still_gets_the_file_written_quietly(tmp_path):
+    cert = REPO / "certificates" / "11982.msgpack.zst"
+    code, err = reader_gone("explain", str(cert), "--cell-budget", "0", "--svg", "s.svg",
+                            cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert (tmp_path / "s.svg").read_text().startswith("<svg")
+    code, err = reader_gone("1", "-q", cwd=tmp_path)
+    assert (code, err) == (0, "") and (tmp_path / "1.msgpack.zst").exists()
+    run = subprocess.run(f"{sys.executable} -m certify explain {cert} --cell-budget 0 "
+                         "--svg t.svg | head -3", shell=True, capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert len(run.stdout.splitlines()) == 3 and run.stderr == ""
+    assert (tmp_path / "t.svg").exists()
+
+
+def test_a_certificate_nobody_reads_is_a_failure_said_quietly(tmp_path):
+    code, err = reader_gone("1", "-q", "-o", "-", cwd=tmp_path)
+    assert (code, err) == (1, "")
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- Budgets, numbers, commands (issue 12 sections 3-4, issue 10) ---------------------------
+
+@pytest.mark.parametrize("args, words", [
+    (["--max-positions", "0"], "must be at least 1"),
+    (["--max-positions", "-5"], "--max-positions"),
+    (["--max-positions", "1_000"], "not a whole number"),
+    (["--time-limit", "0"], "more than 0 seconds"),
+    (["--time-limit", "-1"], "--time-limit"),
+    (["--time-limit", "nan"], "not a number of seconds"),
+    (["--time-limit", "inf"], "not a number of seconds"),
+    (["--cells", "\u0663"], "not a number of cells"),
+])
+def test_budgets_and_counts_must_be_positive_ascii_numbers(args, words, capsys):
+    assert main(["11982", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0]
+
+
+@pytest.mark.parametrize("argv", [["1_000"], ["\u0663"], ["\uff11"], [" 1"], ["+1"],
+                                  ["show", "1_000"], ["show", "\u0663"], ["1-\u0663"],
+                                  ["1_0-20"], ["import", "-", "--deal", "\u0661"]])
+def test_deal_numbers_are_ascii_digits_only(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ("deal" in err[0] or "range" in err[0])
+
+
+def test_an_unknown_command_is_named_with_the_list(capsys):
+    assert main(["sho", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "unknown command 'sho'" in err[0] and "did you mean 'show'" in err[0]
+    assert all(c in err[0] for c in ("show", "explain", "import", "export"))
+
+
+def test_help_shows_every_form():
+    run = certify("--help")
+    assert run.returncode == 0
+    for form in ("certify DEAL", "certify --board FILE", "certify A-B", "-j N", "--out DIR",
+                 "--scheduler ADDRESS", "certify show", "certify explain", "certify import",
+                 "certify export", "--version", "Exit codes"):
+        assert form in run.stdout, form
+
+
+def test_version_names_the_engine():
+    run = certify("--version")
+    assert run.returncode == 0 and run.stderr == ""
+    engine = "python"
+    try:
+        import certify.engine as e
+        engine = getattr(e, "NAME", "python")
+    except ImportError:
+        pass
+    assert re.fullmatch(rf"certify \S+ \(engine: {re.escape(engine)}\)\n", run.stdout)
+
+
+# ---- Input that must never hang or grow (issue 10, section 4) -------------------------------
+
+def make_zero_device(path):
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o444, os.stat("/dev/zero").st_rdev)
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+
+
+@pytest.fixture
+def hostile(tmp_path):
+    """A FIFO, a device that never ends, a huge (sparse) file and a folder."""
+    os.mkfifo(tmp_path / "fifo")
+    make_zero_device(tmp_path / "zero")
+    with open(tmp_path / "huge.txt", "wb") as f:
+        f.truncate(3 << 30)
+    (tmp_path / "folder").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("name, words", [("fifo", "a FIFO (named pipe), not a regular file"),
+                                         ("zero", "a character device, not a regular file"),
+                                         ("huge.txt", "more than 65,536 bytes"),
+                                         ("folder", "a folder, not a regular file")])
+def test_board_files_that_are_not_boards_are_refused_at_once(name, words, hostile):
+    out = subprocess.run([sys.executable, "-m", "certify", "--board", name], cwd=hostile,
+                         capture_output=True, text=True, timeout=120)  # a hang fails here
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and words in out.stderr
+    out = subprocess.run([sys.executable, "-m", "certify", "explain", "--board", name],
+                         cwd=hostile, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and words in out.stderr
+
+
+@pytest.mark.parametrize("name, words", [("fifo", "a FIFO (named pipe), not a regular file"),
+                                         ("zero", "a character device, not a regular file"),
+                                         ("huge.txt", "more than 16,777,216 bytes")])
+def test_import_files_that_are_not_lines_are_refused_at_once(name, words, hostile):
+    out = subprocess.run([sys.executable, "-m", "certify", "import", name, "--deal", "1"],
+                         cwd=hostile, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and words in out.stderr
+    assert not (hostile / "1.msgpack.zst").exists()
+
+
+def test_standard_input_is_read_with_a_cap(hostile):
+    with open(hostile / "zero", "rb") as endless:
+        out = subprocess.run([sys.executable, "-m", "certify", "import", "-", "--deal", "1"],
+                             stdin=endless, cwd=hostile, capture_output=True, text=True,
+                             timeout=120)
+    assert out.returncode == 2 and "-: more than 16,777,216 bytes" in out.stderr
+
+
+def test_a_certificate_to_explain_must_be_a_regular_file(hostile):
+    out = subprocess.run([sys.executable, "-m", "certify", "explain", "fifo"], cwd=hostile,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "a FIFO (named pipe), not a regular file" in out.stderr
+
+
+def test_more_free_cell_slots_than_cells_is_refused(tmp_path):
+    board = write_board(start(deals.deal(1))).replace("Freecells: - - - -",
+                                                      "Freecells: - - - - KH")
+    (tmp_path / "b.txt").write_text(board.replace("KH", "KH", 1))
+    out = certify("--board", "b.txt", "--cells", "4", cwd=tmp_path)
+    assert out.returncode == 2 and "5 free-cell slots, but only 4 free cells" in out.stderr
+
+
+def test_names_are_printed_with_control_characters_escaped(tmp_path):
+    name = "x\r\x1b[2KWIN: fake\x1b[8m.txt"
+    (tmp_path / name).write_text("not a board\n")
+    out = certify("--board", name, cwd=tmp_path)
+    assert out.returncode == 2 and "\x1b" not in out.stderr and "\r" not in out.stderr
+    assert "\\x1b[2KWIN" in out.stderr

@@ -153,7 +153,7 @@ def test_11982_as_published(report_11982):
 def test_11982_fixed_columns_count(capsys):
     # The published 8 counts positions with columns in place; ours agree in both countings.
     code, r = run_json(capsys, "11982", "--fixed-columns", "--cell-budget", "0")
-    assert code == 0 and r["symmetry"] == "none" and r["positions"] > 83239
+    assert code == 0 and r["symmetry"] == "none" and r["positions"] == 84767
     qc = next(t for t in r["tops"] if t["card"] == "QC")
     assert (qc["uncovered"], qc["uncovered_cells_full"]) == (8, 8)
 
@@ -222,46 +222,109 @@ def test_variants_flow_through(options, cells, fm, verdict, tmp_path, capsys):
 
 def test_unknown_exits_3_and_draws_nothing(tmp_path, capsys):
     svg = tmp_path / "x.svg"
-    code, r = run_json(capsys, "11982", "--max-positions", "2000", "--svg", str(svg))
+    code, r = run_json(capsys, "11982", "--no-solver", "--max-positions", "2000", "--svg",
+                       str(svg))
     assert code == 3 and r["verdict"] == "unknown" and not svg.exists()
 
 
 # ---- The picture -------------------------------------------------------------------------
 
-def cards_drawn(path):
-    root = ET.parse(path).getroot()
-    groups = [g for g in root.iter("{http://www.w3.org/2000/svg}g")
-              if "card" in g.get("class", "").split()]
-    return {g.get("data-card"): "outlined" in g.get("class").split() for g in groups}, groups
+SVG = "{http://www.w3.org/2000/svg}"
 
 
-def test_svg_outlines_exactly_the_frozen_cards(tmp_path, cert_11982, capsys):
+def picture(path):
+    """(cards by name -> their group, slots by place, caption text) of an SVG file."""
+    root = ET.parse(path).getroot()  # it parses
+    groups = list(root.iter(SVG + "g"))
+    cards = {g.get("data-card"): g for g in groups if "card" in g.get("class").split()}
+    slots = {g.get("data-place"): g for g in groups if g.get("class") == "slot"}
+    caption = " ".join(t.text for t in root.iter(SVG + "text") if t.get("class") == "caption")
+    return cards, slots, caption
+
+
+def classes(group):
+    return set(group.get("class").split())
+
+
+def test_svg_holds_what_the_report_says(tmp_path, cert_11982, capsys):
     svg = tmp_path / "stuck.svg"
     code, r = run_json(capsys, "11982", "--svg", str(svg), "--cell-budget", "0")
-    assert code == 0
-    drawn, groups = cards_drawn(svg)
-    assert len(groups) == 52 and len(drawn) == 52  # every card once
+    assert code == 0 and r["svg"] == str(svg)
+    cards, slots, caption = picture(svg)
+    assert len(cards) == 52  # every card once, all in the columns at the deal's start
+    assert all(g.get("data-place").startswith("column ") for g in cards.values())
     frozen = {c for run in r["frozen"] for c in run}
-    assert {c for c, outlined in drawn.items() if outlined} == frozen
-    assert {"AC", "QC"} <= frozen  # the published analysis's frozen pair
-    # Columns drawn as dealt, left to right, bottom card first; suits in colour.
-    root = ET.parse(svg).getroot()
-    texts = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.text == "Q\u2663"]
-    assert texts and texts[0].get("fill") == "#111111"
-    assert [t.get("fill") for t in root.iter("{http://www.w3.org/2000/svg}text")
-            if t.text == "6\u2665"][0] == "#c8102e"
+    assert {c for c, g in cards.items() if "outlined" in classes(g)} == frozen
+    assert [c for c, g in cards.items() if "closest" in classes(g)] == [r["closest"]["card"]]
+    # Free cells and foundations are drawn as slots, empty at the start.
+    assert sorted(slots) == ["foundation C", "foundation D", "foundation H", "foundation S",
+                             "free cell 1", "free cell 2", "free cell 3", "free cell 4"]
+    # The caption says what the text says, in words for people.
+    assert f"Deal 11982 (4 free cells) cannot be won: at most {r['most_home']} cards ever " \
+           "reach the foundations." in caption
+    assert f"the {r['frozen_count']} cards that never move" in caption
+    assert "6\u2665, the frozen card closest to moving (uncovered in 12 positions" in caption
+    assert "ever home" not in caption
+    # Columns drawn as dealt, bottom card first; suits in colour.
+    assert cards["QC"].get("data-place") == "column 4" and "AC" in r["frozen"][3]
+    ink = {t.text: t.get("fill") for t in ET.parse(svg).getroot().iter(SVG + "text")}
+    assert (ink["Q\u2663"], ink["6\u2665"]) == ("#111111", "#c8102e")
     again = tmp_path / "again.svg"  # the same picture, whether searched or read from a file
     run_json(capsys, cert_11982, "--svg", str(again), "--cell-budget", "0")
     assert svg.read_bytes() == again.read_bytes()
 
 
-def test_svg_of_a_win_outlines_nothing(tmp_path, capsys):
+def test_marks_stay_inside_their_cards_edges(tmp_path, cert_11982, capsys):
+    """A frozen card's thick border once stuck out beside the cards lying over it."""
+    svg = tmp_path / "stuck.svg"
+    run_json(capsys, cert_11982, "--svg", str(svg), "--cell-budget", "0")
+    cards, _, _ = picture(svg)
+    marked = [g for g in cards.values() if classes(g) & {"outlined", "closest"}]
+    assert marked
+    for g in marked:
+        face, mark = g.findall(SVG + "rect")[:2]
+        x, y, w, h = (float(face.get(k)) for k in ("x", "y", "width", "height"))
+        mx, my, mw, mh = (float(mark.get(k)) for k in ("x", "y", "width", "height"))
+        half = float(mark.get("stroke-width")) / 2  # a stroke straddles its line
+        assert x <= mx - half and mx + mw + half <= x + w
+        assert y <= my - half and my + mh + half <= y + h
+
+
+def test_a_deal_that_frees_nothing_is_captioned_in_words():
+    from certify.explain import caption
+    report = {"deal": 5, "cells": 0, "foundation_moves": False, "symmetry": "columns",
+              "verdict": "no-win", "most_home": 0, "frozen_count": 52,
+              "closest": None}
+    lines = caption(report)
+    assert lines[0] == "Deal 5 (0 free cells) cannot be won: no card ever reaches a foundation."
+    assert "the 52 cards that never move" in lines[1]
+
+
+def test_svg_of_a_win_draws_the_cells_and_foundations(tmp_path, capsys):
     board, svg = tmp_path / "b.txt", tmp_path / "w.svg"
     board.write_text(ONE_CELL_BOARD)
     code, _ = run_json(capsys, "--board", str(board), "--cells", "2", "--svg", str(svg),
                        "--cell-budget", "0")
-    drawn, _ = cards_drawn(svg)
-    assert code == 0 and not any(drawn.values()) and len(drawn) == 20  # 32 cards are home
+    cards, slots, caption = picture(svg)
+    assert code == 0 and not any(classes(g) & {"outlined", "closest"} for g in cards.values())
+    in_columns = [c for c, g in cards.items() if g.get("data-place").startswith("column ")]
+    on_foundations = sorted(c for c, g in cards.items() if g.get("data-place") == "foundation")
+    assert len(in_columns) == 20 and on_foundations == ["8C", "8D", "8H", "8S"]
+    assert sorted(slots) == ["free cell 1", "free cell 2"]
+    assert caption.startswith("The layout (2 free cells) can be won, in ")
+
+
+def test_svg_into_a_folder_or_to_standard_output(tmp_path, cert_11982, capsys, monkeypatch):
+    (tmp_path / "pictures").mkdir()
+    assert main(["explain", cert_11982, "--cell-budget", "0", "--svg",
+                 str(tmp_path / "pictures")]) == 0
+    said = capsys.readouterr().out
+    written = tmp_path / "pictures" / "11982.svg"
+    assert said.splitlines()[-1] == f"  picture: {written}" and picture(written)[0]
+    assert main(["explain", cert_11982, "--cell-budget", "0", "--svg", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert out == written.read_text()  # the picture alone on stdout ...
+    assert err.startswith("NO WIN: deal 11982")  # ... and the words on stderr
 
 
 # ---- Bad input ---------------------------------------------------------------------------
@@ -271,8 +334,12 @@ def test_svg_of_a_win_outlines_nothing(tmp_path, capsys):
     (["nowhere.msgpack.zst"], "cannot read"),
     (["GARBAGE"], "zstd"),
     (["CERT", "--cells", "3"], "rule options"),
-    (["11982", "--svg", "no/such/folder/x.svg"], "no such folder"),
-    (["11982", "--cell-budget", "-1"], "negative"),
+    (["11982", "--svg", "no/such/folder/x.svg"], "there is no folder no/such/folder"),
+    (["11982", "--svg", "/proc/x.svg"], "cannot create files in /proc"),
+    (["11982", "--cell-budget", "-1"], "--cell-budget"),
+    (["11982", "--max-positions", "0"], "must be at least 1"),
+    (["11982", "--time-limit", "0"], "more than 0 seconds"),
+    (["11982", "--cell-time", "-2"], "--cell-time"),
     ([], "give a deal number"),
     (["11982", "--board", "b.txt"], "one of them"),
 ])

@@ -315,11 +315,22 @@ def test_export_refuses_a_file_name_coqc_cannot_compile(tmp_path, capsys):
     for name in ("11982.v", "free-cell.v", "Board.txt"):
         assert export(cert, tmp_path / name) == 2
         assert not (tmp_path / name).exists()
+    assert export(cert, tmp_path / "missing" / "FreeCellBoard.v") == 2
+    assert export(cert, "-") == 2  # a file, not standard output
+
+
+def test_export_writes_only_what_it_was_asked_to(tmp_path, capsys):
+    """certify/output.py's rules: a folder gets the default name inside it; a link is written
+    through and stays a link; a character device is written in place, never replaced."""
+    cert, _ = board_certificate(tmp_path, NO_CELLS, Rules(0), "board")
     (tmp_path / "Folder.v").mkdir()
-    assert export(cert, tmp_path / "Folder.v") == 2 and (tmp_path / "Folder.v").is_dir()
-    (tmp_path / "Link.v").symlink_to(tmp_path / "elsewhere.v")
-    assert export(cert, tmp_path / "Link.v") == 2 and not (tmp_path / "elsewhere.v").exists()
-    assert main(["export", "--lean", str(cert), "-o", "/dev/null"]) == 2
+    assert export(cert, tmp_path / "Folder.v") == 0
+    assert (tmp_path / "Folder.v").is_dir() and (tmp_path / "Folder.v" / "FreeCellBoard.v").is_file()
+    (tmp_path / "Link.v").symlink_to(tmp_path / "Elsewhere.v")
+    assert export(cert, tmp_path / "Link.v") == 0
+    assert (tmp_path / "Link.v").is_symlink() and (tmp_path / "Elsewhere.v").is_file()
+    assert main(["export", "--lean", str(cert), "-o", "/dev/null"]) == 0
+    assert Path("/dev/null").is_char_device()
     assert main(["export", str(cert)]) == 2  # neither --coq nor --lean
     assert main(["export", "--coq", str(cert), "--lean", str(cert)]) == 2
     assert main(["export", "--coq", str(tmp_path / "missing.msgpack.zst")]) == 2
@@ -364,7 +375,8 @@ def test_readme_names_the_trusted_lines_of_the_11982_file(deal_11982):
 
 def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     """certificates/prove_coq.py --all runs only the deals its table lacks (here the smallest,
-    2607073), keeps the rows it has, and the index's Coq column shows the result."""
+    2607073) or has for another certificate (6768658, the next smallest but one), keeps the
+    other rows as they are, and the index's Coq column shows the result."""
     sys.path.insert(0, str(PUBLISHED))
     try:
         import index
@@ -373,26 +385,55 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     finally:
         sys.path.remove(str(PUBLISHED))
     results = tmp_path / "coq-results.tsv"
-    earlier = {d: dict(zip(prove_coq.COLUMNS, [d, 1, "search", "proved", "1.0", "1", "1.0", 1,
-                                                "0" * 64, "8.16.1"]))
-               for d in regenerate.read_deals() if d != 2607073}
-    prove_coq.write_results(earlier, results)
+
+    def recorded(d, digest):
+        return dict(zip(prove_coq.COLUMNS, [d, 1, "search", "proved", "1.0", "1", "1.0", 1,
+                                            "0" * 64, "8.16.1", digest]))
+    earlier = {d: recorded(d, regenerate.sha256_of(PUBLISHED / regenerate.file_name(d)))
+               for d in regenerate.read_deals() if d not in (2607073, 6768658)}
+    prove_coq.write_results(earlier | {6768658: recorded(6768658, "0" * 64)}, results)
     done = subprocess.run([sys.executable, str(PUBLISHED / "prove_coq.py"), "--all",
                            "--results", str(results), "--nice", "0", "--work", str(tmp_path)],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 deal(s)" in done.stdout
+    assert "2 deal(s)" in done.stdout
     rows = prove_coq.read_results(results)
     assert sorted(rows) == regenerate.read_deals()
     assert all(rows[d] == {k: str(v) for k, v in earlier[d].items()} for d in earlier)
-    row = rows[2607073]
-    assert (row["positions"], row["method"], row["result"]) == ("3604", "search", "proved")
-    assert float(row["cpu_seconds"]) > 0 and float(row["peak_mb"]) > 0
-    assert len(row["v_sha256"]) == 64 and int(row["v_bytes"]) > 0
+    for deal, count in ((2607073, "3604"), (6768658, "7226")):
+        row = rows[deal]
+        assert (row["positions"], row["method"], row["result"]) == (count, "search", "proved")
+        assert float(row["cpu_seconds"]) > 0 and float(row["peak_mb"]) > 0
+        assert len(row["v_sha256"]) == 64 and int(row["v_bytes"]) > 0
+        assert row["certificate_sha256"] == \
+            regenerate.sha256_of(PUBLISHED / regenerate.file_name(deal))
+    cpu = float(rows[2607073]["cpu_seconds"])
     assert index.coq_text({"deal": 2607073, "cells": 4, "fm": False}, rows) == \
-        f"proved, {float(row['cpu_seconds']):.0f} s"
+        f"proved, {cpu:.0f} s"
     assert index.coq_text({"deal": 2607073, "cells": 5, "fm": False}, rows) == "–"
     assert not list(tmp_path.glob("FreeCell*"))  # the scratch files are removed
+
+
+def test_prove_coq_says_when_a_proof_misses_its_target():
+    """Issue 13's targets: a proof over one is recorded as proved and over, with the figure,
+    and the index says so; within its target, or with none, it is plainly proved."""
+    sys.path.insert(0, str(PUBLISHED))
+    try:
+        import index
+        import prove_coq
+    finally:
+        sys.path.remove(str(PUBLISHED))
+    assert prove_coq.over_target(11982, 14.9, 599) == ""
+    assert prove_coq.over_target(11982, 16.2, 610) == \
+        ", over its target: 16 s CPU > 15 s, 610 MB > 600 MB"
+    assert prove_coq.over_target(7484159, 1300, 8000) == ", over its target: 1300 s CPU > 1200 s"
+    assert prove_coq.over_target(146692, 1e6, 1e6) == ""
+    row = {"result": "proved, over its target: 16 s CPU > 15 s", "cpu_seconds": "16.2"}
+    assert index.coq_text({"deal": 11982, "cells": 4, "fm": False}, {11982: row}) == \
+        "proved, 16 s, over its target"
+    row = {"result": "stopped after 14400 s", "cpu_seconds": "14000"}
+    assert index.coq_text({"deal": 11982, "cells": 4, "fm": False}, {11982: row}) == \
+        "not proved (coq-results.tsv says why)"
 
 
 def test_sanity_layout_is_the_published_one():

@@ -189,8 +189,19 @@ def test_neither_one_card_nor_the_longest_run_reads_real_solver_output():
     for deal, text in ((1, FCS_DEAL_1), (4, PLAIN_DEAL_4)):
         assert is_won(replay(start(deals.deal(deal)),
                              read(start(deals.deal(deal)), notation.parse(text, 4), 4), 4))
-    # In the extended form a move onto an empty column without a count is one card.
-    assert read(start(deals.deal(4)), notation.parse(FCS_DEAL_4, 4), 4) is not None
+    # In the extended form (deal 4's line has 'v' counts) a move onto an empty column without a
+    # count is one card: read the line move by move, and it is the line `read` gives.
+    position, slots, line, onto_empty = start(deals.deal(4)), (None,) * 4, [], 0
+    for move in notation.parse(FCS_DEAL_4, 4):
+        (_, _, _, (dkind, d), count) = move
+        part, slots = move_readings(position, slots, move, 4, extended=True)[0]
+        if dkind == "column" and not position[2][d] and count is None:
+            assert len(part) == 1, move
+            onto_empty += 1
+        position = replay(position, part, 4)
+        line += part
+    assert is_won(position) and onto_empty > 0
+    assert read(start(deals.deal(4)), notation.parse(FCS_DEAL_4, 4), 4) == line
 
 
 # The hand-made case: column 1 holds KS and the run 9S 8H 7C; only two of the run's cards may

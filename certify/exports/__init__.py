@@ -51,15 +51,12 @@ def run_export(argv):
     path = args.coq or args.lean
     head, body = read_certificate(path)
     label = "Board" if head["deal"] is None else str(head["deal"])
-    out = args.output or f"FreeCell{label}{'.v' if args.coq else '.lean'}"
+    out = output.target(args.output, f"FreeCell{label}{'.v' if args.coq else '.lean'}",
+                        stdout_ok=False)
     filename = os.path.basename(out)
     if args.coq and not (filename.endswith(".v") and COQ_MODULE.match(filename[:-2])):
         raise Usage(f"{out}: coqc needs a file named like FreeCell{label}.v "
                     "(a letter, then letters, digits or _, then .v)")
-    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
-        raise Usage(f"cannot write {out}: no such folder")
-    if os.path.lexists(out) and not os.path.isfile(out) or os.path.islink(out):
-        raise Usage(f"will not write {out}: it exists and is not a regular file")
     if head["claim"] == "win" and args.lean:
         raise Usage(f"{path} is a win certificate; only no-win certificates are exported to "
                     "Lean (--coq exports a win too)")
@@ -69,9 +66,12 @@ def run_export(argv):
     text, summary = render(head, body, path, filename, args.method)
     try:
         output.write_atomic(out, text.encode("utf-8"))
+    except output.OutputError:
+        raise  # already one line naming the path
     except OSError as e:
-        raise Usage(f"cannot write {out}: {e}") from None
-    print(f"wrote {out}: {summary}; check it with: {'coqc' if args.coq else 'lean'} {filename}")
+        raise Usage(f"cannot write {out}: {e.strerror or e}") from None
+    output.say(f"wrote {output.printable(out)}: {summary}; check it with: "
+               f"{'coqc' if args.coq else 'lean'} {output.printable(filename)}")
     return EXIT_OK
 
 

@@ -1,0 +1,204 @@
+"""Benchmark: the engine side by side with Freecell Solver, in one run (issue 9 section 5).
+
+    python benchmarks/bench_engine.py [--runs 7]         11982 whole process, search alone,
+                                                         7484159 peak memory
+    python benchmarks/bench_engine.py --levels           zstd levels on 11982's records
+    python benchmarks/bench_engine.py --order            the cost of prove()'s order of work
+    python benchmarks/bench_engine.py --regenerate       certificates/regenerate.py --all, timed
+    python benchmarks/bench_engine.py --census [N]       certify 1-N -j 2 beside
+                                                         freecell-solver-range-parallel-solve
+
+Whole-process figures run the command as a user would (Python start-up and imports included),
+alternating certify and fc-solve run by run, and give medians and the median of the pairwise
+ratios: the machine is shared and its speed drifts, so only ratios taken side by side mean much.
+Installs nothing: Freecell Solver comes from Debian (`apt-get install freecell-solver-bin`);
+without it the fc-solve columns are left out.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from certify import engine  # noqa: E402
+from certify.deals import deal  # noqa: E402
+from certify.rules import Rules, start  # noqa: E402
+
+CERTIFY = [sys.executable, "-m", "certify"]
+FC_SOLVE = "fc-solve"
+FC_RANGE = "freecell-solver-range-parallel-solve"
+HOW_TO_GET = "(apt-get install freecell-solver-bin)"
+
+
+def run(argv, cwd=None):
+    """(wall seconds, peak resident MiB) of one whole process; its output is thrown away."""
+    t0 = time.perf_counter()
+    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - t0
+    child.returncode = os.waitstatus_to_exitcode(status)
+    err = child.stderr.read().decode(errors="replace")
+    child.stderr.close()
+    if child.returncode not in (0, 3):
+        raise SystemExit(f"{' '.join(map(str, argv))} failed ({child.returncode}): {err.strip()}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def side_by_side(a, b, runs):
+    """Alternate a and b; (median wall of a, of b, median of the pairwise ratios a/b)."""
+    run(a), run(b)  # warm the caches, and Python's bytecode
+    walls_a, walls_b, ratios = [], [], []
+    for _ in range(runs):
+        wa, wb = run(a)[0], run(b)[0]
+        walls_a.append(wa)
+        walls_b.append(wb)
+        ratios.append(wa / wb)
+    med = statistics.median
+    return med(walls_a), med(walls_b), med(ratios)
+
+
+def median_time(f, runs):
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def board_file(number, folder):
+    path = Path(folder) / f"{number}.board"
+    from certify.board import write_board
+    path.write_text(write_board(start(deal(number))))
+    return str(path)
+
+
+def main_figures(args):
+    have_fc = shutil.which(FC_SOLVE) is not None
+    print(f"engine: {engine.describe()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "11982.msgpack.zst")
+        certify = CERTIFY + ["11982", "-q", "-o", out]
+        fc = [FC_SOLVE, "-to", "01ABCDE", "-sel", board_file(11982, tmp)]
+        position, rules = start(deal(11982)), Rules(4)
+        search = median_time(lambda: engine.search(position, rules), args.runs)
+        if have_fc:
+            ours, theirs, ratio = side_by_side(certify, fc, args.runs)
+            print(f"certify 11982 (whole process)   median {ours:.3f} s   "
+                  f"fc-solve -to 01ABCDE -sel: {theirs:.3f} s   ratio {ratio:.2f}x  (target <= 1.0)")
+            print(f"exhaustive search alone         median {search:.3f} s   "
+                  f"ratio {search / theirs:.2f}x fc-solve  (target <= 0.3)")
+        else:
+            ours = statistics.median(run(certify)[0] for _ in range(args.runs))
+            print(f"certify 11982 (whole process)   median {ours:.3f} s   "
+                  f"(no fc-solve here {HOW_TO_GET})")
+            print(f"exhaustive search alone         median {search:.3f} s")
+        writes = []
+        for _ in range(args.runs):
+            outcome = engine.search(position, rules)
+            t0 = time.perf_counter()
+            engine.no_win_body(outcome, rules)
+            writes.append(time.perf_counter() - t0)
+        print(f"  writing the body (renumber, sort, planes) median "
+              f"{statistics.median(writes):.3f} s; {outcome.positions:,} positions")
+        peak_out = os.path.join(tmp, "7484159.msgpack.zst")
+        wall, peak = run(CERTIFY + ["7484159", "-q", "-o", peak_out])
+        print(f"certify 7484159                 {wall:.1f} s wall, peak {peak:.0f} MiB "
+              f"(target <= 400), {os.path.getsize(peak_out):,} bytes")
+
+
+def levels(args):
+    import msgpack
+    import zstandard
+    from certify import certificate
+    position, rules = start(deal(11982)), Rules(4)
+    outcome = engine.search(position, rules)
+    body = engine.no_win_body(outcome, rules)
+    head = certificate.header("no-win", 11982, None, rules, outcome.positions, body)
+    content = msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)
+    print(f"11982: {outcome.positions:,} positions, content {len(content):,} bytes; "
+          f"CPU seconds of one compress, median of {args.runs}")
+    for level in (3, 9, 12, 14, 15, 16, 17, 19):
+        c = zstandard.ZstdCompressor(level=level, write_checksum=False, write_content_size=True)
+        times = []
+        for _ in range(args.runs):
+            t0 = time.process_time()
+            z = c.compress(content)
+            times.append(time.process_time() - t0)
+        mark = "  <- certify's" if level == certificate.LEVEL else ""
+        print(f"  level {level:2}: {len(z) / outcome.positions:.3f} bytes/position, "
+              f"{statistics.median(times) * 1000:.0f} ms{mark}")
+
+
+def order(args):
+    """What prove()'s order costs: on the unwinnable deals and on winnable ones."""
+    from certify.prove import prove
+    with open(ROOT / "certificates" / "deals.txt") as f:
+        unwinnable = [int(x.split("#")[0]) for x in f if x.split("#")[0].strip()]
+    sample = unwinnable[:: max(1, len(unwinnable) // args.sample)]
+    for label, deals in (("unwinnable (sample of certificates/deals.txt)", sample),
+                         ("winnable 1..%d" % args.sample, range(1, args.sample + 1))):
+        t0 = time.perf_counter()
+        for n in deals:
+            prove(start(deal(n)), Rules(4))
+        seconds = time.perf_counter() - t0
+        print(f"{label}: {len(deals)} deals, {seconds:.2f} s, {seconds / len(deals) * 1000:.1f} "
+              f"ms a deal")
+
+
+def regenerate(args):
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, str(ROOT / "certificates" / "regenerate.py"), "--all",
+                           "-j", "2"], cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    different = [line for line in done.stdout.splitlines() if "same" not in line.split("\t")[1:2]]
+    print(f"certificates/regenerate.py --all -j 2: {wall / 60:.1f} min (target <= 5), "
+          f"exit {done.returncode}, {len(different)} not reproduced")
+    for line in different[:10]:
+        print("  " + line)
+
+
+def census(args):
+    n = args.census
+    with tempfile.TemporaryDirectory() as tmp:
+        ours, peak = run(CERTIFY + [f"1-{n}", "-j", "2", "-q", "--out", os.path.join(tmp, "c")])
+        print(f"certify 1-{n} -j 2: {ours:.1f} s, peak {peak:.0f} MiB")
+        if shutil.which(FC_RANGE):
+            theirs, _ = run([FC_RANGE, "1", str(n), "1000", "-l", "lg"])
+            print(f"{FC_RANGE} 1 {n} 1000 -l lg: {theirs:.1f} s; ratio {ours / theirs:.2f}x "
+                  f"(target <= 2.0)")
+        else:
+            print(f"no {FC_RANGE} here {HOW_TO_GET}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--levels", action="store_true")
+    p.add_argument("--order", action="store_true")
+    p.add_argument("--sample", type=int, default=40, help="deals for --order")
+    p.add_argument("--regenerate", action="store_true")
+    p.add_argument("--census", type=int, nargs="?", const=32000, metavar="N")
+    args = p.parse_args()
+    if args.levels:
+        levels(args)
+    elif args.order:
+        order(args)
+    elif args.regenerate:
+        regenerate(args)
+    elif args.census:
+        census(args)
+    else:
+        main_figures(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""The published range certificates (certify A-B): their names, commands and index section.
+
+A range certificate here is named as the census names it, `A-B.msgpack.zst` with the rules
+other than the defaults after it (`1-32000-cells3.msgpack.zst`), and is remade byte for byte
+by one census command (`command_line`), whose working folder is a scratch folder of its own.
+regenerate.py uses this module for `--range A-B`, index.py for the README section; everything
+in the section is read back from the files themselves but the seconds, which come from
+generation-times.tsv like those of the single certificates.
+"""
+
+import os
+import re
+
+SUFFIX = ".msgpack.zst"
+DEFAULT_CELLS = 4
+NAME = re.compile(r"^([0-9]+)-([0-9]+)(?:-cells([0-8]))?(-fm)?" + re.escape(SUFFIX) + "$")
+JOBS = 2
+
+
+def file_name(first, last, cells=DEFAULT_CELLS, foundation_moves=False):
+    parts = [f"{first}-{last}"]
+    if cells != DEFAULT_CELLS:
+        parts.append(f"cells{cells}")
+    if foundation_moves:
+        parts.append("fm")
+    return "-".join(parts) + SUFFIX
+
+
+def parse_name(name):
+    """(first, last, cells, foundation_moves) from a name made by file_name, or None."""
+    m = NAME.match(name)
+    if not m:
+        return None
+    parsed = int(m[1]), int(m[2]), int(m[3] or DEFAULT_CELLS), bool(m[4])
+    return parsed if file_name(*parsed) == name and parsed[0] <= parsed[1] else None
+
+
+def parse_range(text):
+    m = re.match(r"^([0-9]+)-([0-9]+)$", text)
+    if not m or not 1 <= int(m[1]) <= int(m[2]):
+        raise ValueError(f"not a range of deals: {text!r} (write A-B)")
+    return int(m[1]), int(m[2])
+
+
+def certify_args(first, last, cells, foundation_moves, out, work):
+    """The arguments of `certify` that make the file `out`, working in the folder `work`."""
+    args = [f"{first}-{last}", "-j", str(JOBS), "--out", work, "-o", out]
+    if cells != DEFAULT_CELLS:
+        args += ["--cells", str(cells)]
+    if foundation_moves:
+        args.append("--foundation-moves")
+    return args
+
+
+def command_line(first, last, cells=DEFAULT_CELLS, foundation_moves=False):
+    """The command, run from the repository root, that regenerates the file byte for byte."""
+    name = file_name(first, last, cells, foundation_moves)
+    work = "census-" + name[:-len(SUFFIX)]
+    return " ".join(["certify"] + certify_args(first, last, cells, foundation_moves,
+                                               "certificates/" + name, work))
+
+
+def published(folder):
+    return sorted((n for n in os.listdir(folder) if parse_name(n)), key=parse_name)
+
+
+def facts(folder, file):
+    """One row of the section, read from the range certificate itself."""
+    import regenerate
+    from certify import range_certificate
+    path = os.path.join(folder, file)
+    head, entries = range_certificate.read(path)
+    no_win, positions, moves = [], 0, 0
+    for deal, claim, count, _ in entries:
+        if claim == "no-win":
+            no_win.append(deal)
+            positions += count
+        else:
+            moves += count
+    first, last, cells, fm = parse_name(file)
+    if (head["first"], head["last"], head["cells"], head["foundation_moves"],
+            head["symmetry"]) != (first, last, cells, fm, "columns"):
+        raise ValueError(f"{file}: its header does not say what its name does")
+    return {"file": file, "first": first, "last": last, "cells": cells, "fm": fm,
+            "no_win": no_win, "positions": positions, "moves": moves,
+            "bytes": os.path.getsize(path), "sha256": regenerate.sha256_of(path),
+            "command": command_line(first, last, cells, fm)}
+
+
+def no_win_text(deals, most=20):
+    if not deals:
+        return "none"
+    more = ", …" if len(deals) > most else ""
+    return f"{len(deals):,}: " + ", ".join(map(str, deals[:most])) + more
+
+
+def section(rows, times):
+    """The README's section on the range certificates, as lines."""
+    if not rows:
+        return []
+    lines = ["", "## Range certificates: one file for a census", "",
+             "Each of these is one range certificate (docs/certificate-format.md, section 6): "
+             "for every deal of its range, in order, the win line or the complete no-win "
+             "certificate. `check FILE` verifies every entry; `certify extract FILE DEAL` "
+             "writes one deal's own certificate, byte for byte what `certify DEAL` writes. "
+             "The command remakes the file byte for byte (its folder `census-…` holds the "
+             "census's chunk files and results table; rerun it to resume after an "
+             "interruption); *seconds* is its wall time on the machine that wrote the file.",
+             "",
+             "| file | deals | cells | fm | cannot be won | positions in those | moves in the "
+             "wins | bytes | seconds | SHA-256 | regenerate (from the repository root) |",
+             "|---|---:|---:|:-:|---|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        seconds = times.get(r["file"], (None, None, None))[2]
+        lines.append("| " + " | ".join([
+            f"`{r['file']}`", f"{r['first']:,}..{r['last']:,}", str(r["cells"]),
+            "yes" if r["fm"] else "no",
+            no_win_text(r["no_win"]),
+            f"{r['positions']:,}", f"{r['moves']:,}", f"{r['bytes']:,}",
+            f"{seconds:.0f}" if seconds is not None else "–",
+            f"`{r['sha256']}`", f"`{r['command']}`"]) + " |")
+    return lines
+
+
+def run_census(first, last, cells, foundation_moves, out, work):
+    """Run the census command in a subprocess; its --json summary plus the wall time."""
+    import json
+    import subprocess
+    import sys
+    import time
+    code = "import sys; from certify.cli import main; sys.exit(main())"
+    argv = [sys.executable, "-c", code, *certify_args(first, last, cells, foundation_moves,
+                                                      out, work), "-q", "--json"]
+    t0 = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if done.returncode != 0:
+        last_line = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return {"error": f"exit {done.returncode}: {last_line}", "wall": wall}
+    summary = json.loads(done.stdout)
+    summary["wall"] = wall
+    return summary
+
+
+def regenerate(target, folder, write, log=print):
+    """Remake one range certificate (first, last, cells, fm): into `folder` if `write`, else in
+    a scratch folder to compare digests with the published file. 1 if it went wrong, else 0."""
+    import tempfile
+    import regenerate as singles
+    name = file_name(*target)
+    published_path = os.path.join(folder, name)
+    if not write and not os.path.exists(published_path):
+        log(f"{name}\tMISSING from certificates/")
+        return 1
+    with tempfile.TemporaryDirectory() as scratch:
+        out = published_path if write else os.path.join(scratch, name)
+        s = run_census(*target, out, os.path.join(scratch, "census"))
+        if "error" in s:
+            log(f"{name}\tFAILED\t{s['error']}")
+            return 1
+        if write:
+            times_path = os.path.join(folder, os.path.basename(singles.TIMES))
+            times = singles.read_times(times_path)
+            times[name] = ("range", s["deals"], s["wall"], s["bytes"])
+            singles.write_times(times, times_path)
+            log(f"{name}\twritten\t{s['deals']:,} deals, {s['no_win']} no win "
+                f"{s['no_win_deals']}\t{s['wall']:.1f} s\t{s['bytes']:,} bytes")
+            return 0
+        same = singles.sha256_of(out) == singles.sha256_of(published_path)
+        log(f"{name}\t{'same' if same else 'DIFFERENT'}\t{s['wall']:.1f} s")
+        return 0 if same else 1

@@ -1,0 +1,13 @@
+"""A census: prove every deal in a range, and write one range certificate for them all.
+
+    certify A-B [-j N] [--out DIR] [-o FILE] [--scheduler ADDRESS] ...
+
+The modules, one job each: chunks.py (the working state, a chunk file per block of deals),
+work.py (proving a chunk, in this process, a process pool or on Dask), folder.py (the census
+folder: settings, lock, results table, range certificate), display.py (progress on stderr),
+command.py (the command line). The range certificate's format is certify/range_certificate.py.
+"""
+
+from .command import main
+
+__all__ = ["main"]

@@ -1,0 +1,202 @@
+"""The census's work: proving a chunk of deals, in this process, a process pool or on Dask.
+
+A task is one block's deals still to prove (up to 1,000; fewer when the range is short, so
+that every worker has some), so the cost of handing out a task is spread over many deals.
+Tasks run in worker processes (local or Dask) and take and return only plain, picklable
+values; only the parent writes files. Each backend yields (block, items) in the order tasks
+finish, keeping only a few tasks per worker queued, so a range of millions costs nothing to
+schedule.
+"""
+
+import json
+import os
+import signal
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from itertools import islice
+
+from .. import certificate, deals
+from ..prove import NO_WIN, UNKNOWN, WIN, Result, prove
+from ..range_certificate import pack_entry
+from ..rules import Rules, start
+from .chunks import Item
+
+VERDICTS = (WIN, NO_WIN, UNKNOWN)
+
+
+@dataclass(frozen=True)
+class Settings:
+    cells: int
+    fixed_columns: bool
+    foundation_moves: bool
+    chunk: int = 1000
+    max_positions: int = None
+    time_limit: float = None
+
+    def rules(self):
+        return Rules(self.cells, self.fixed_columns, self.foundation_moves)
+
+    def recorded(self):
+        """What census.json and every chunk file keep, which a census must not change midway:
+        the rules, the block size, and the certificate body version of the entries. The
+        budgets may change from run to run (they only decide what stays unknown)."""
+        return {"cells": self.cells, "fixed_columns": self.fixed_columns,
+                "foundation_moves": self.foundation_moves, "chunk": self.chunk,
+                "body_version": certificate.VERSION}
+
+
+class DealFailed(RuntimeError):
+    """A bug while proving a deal: the census stops (and says which deal)."""
+
+
+def prove_deal(deal, settings):
+    """Prove one deal: its Item (row of the results table, range certificate entry)."""
+    t0 = time.monotonic()
+    try:
+        result = as_certify_does(deal, settings)
+    except (OverflowError, MemoryError, RecursionError) as e:  # out of room: no verdict, say why
+        result = Result(UNKNOWN, 0, 0.0, 0, reason=f"{type(e).__name__}: {e}")
+    except Exception as e:
+        raise DealFailed(f"deal {deal}: {type(e).__name__}: {e}") from e
+    row = result.as_json(deal)
+    # No file per deal: `certify extract` rebuilds it from the range certificate, and its
+    # SHA-256 and size are the row's.
+    row["path"] = None
+    row["seconds"] = round(time.monotonic() - t0, 3)
+    entry = None
+    if result.verdict != UNKNOWN:
+        count = len(result.moves) if result.verdict == WIN else result.positions
+        entry = pack_entry(deal, result.verdict, count, result.body)
+    return Item(deal, result.verdict, json.dumps(row), entry)
+
+
+def as_certify_does(deal, settings):
+    """prove() called as `certify DEAL` calls it (certify/cli.py, run_certify), so that a
+    deal's entry is the body of the very certificate `certify DEAL` writes; tests/test_range.py
+    holds the two to the same bytes. Nothing is written: out is None."""
+    rules = settings.rules()
+    return prove(start(deals.deal(deal)), rules, deal, None, settings.max_positions,
+                 settings.time_limit)
+
+
+def prove_chunk(numbers, settings, tick=None):
+    """Prove a list of deals; their Items. `tick(verdict)` hears of each as it finishes."""
+    items = []
+    for deal in numbers:
+        items.append(prove_deal(deal, settings))
+        if tick is not None:
+            tick(items[-1].verdict)
+    return items
+
+
+# A pool worker counts its finished deals in an array shared with the parent, which shows
+# progress from it between tasks.
+_tally = None
+
+
+def worker_setup(tally):
+    """Workers leave Ctrl-C to the parent, and die with it (even after a kill -9): otherwise an
+    orphan would go on proving deals nobody waits for, then wait for work forever."""
+    global _tally
+    _tally = tally
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def count_in(tally, verdict):
+    with tally.get_lock():
+        tally[VERDICTS.index(verdict)] += 1
+
+
+def prove_chunk_in_pool(numbers, settings):
+    return prove_chunk(numbers, settings, tick=lambda v: count_in(_tally, v))
+
+
+def task_size(deals_in_range, chunk, workers):
+    """Deals per task: a whole block, unless the range is too short to give every worker
+    several tasks (16 deals on 2 workers: tasks of 2)."""
+    return max(1, min(chunk, -(-deals_in_range // (4 * workers))))
+
+
+def tasks(todo, size, open_blocks):
+    """Split each (block, deals) of `todo` into tasks of `size` deals, noting in
+    open_blocks[block] how many tasks the block has out (its chunk file is written when the
+    last one is back)."""
+    for k, numbers in todo:
+        pieces = [numbers[i:i + size] for i in range(0, len(numbers), size)]
+        open_blocks[k] = [len(pieces), []]
+        for piece in pieces:
+            yield k, piece
+
+
+# Backends. `todo` yields (block, deals); `tally` counts the deals proved in this run by
+# verdict, for the progress display.
+
+def in_process(todo, settings, tally):
+    def tick(verdict):
+        tally[VERDICTS.index(verdict)] += 1
+    for k, numbers in todo:
+        yield k, prove_chunk(numbers, settings, tick)
+
+
+def process_pool(todo, settings, tally, jobs):
+    todo = iter(todo)
+    pool = ProcessPoolExecutor(jobs, initializer=worker_setup, initargs=(tally,))
+    try:
+        def submit(task):
+            k, numbers = task
+            future = pool.submit(prove_chunk_in_pool, numbers, settings)
+            future.block = k
+            return future
+
+        pending = {submit(t) for t in islice(todo, 2 * jobs)}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: f.block):
+                yield future.block, future.result()
+            pending |= {submit(t) for t in islice(todo, len(done))}
+        pool.shutdown()
+    except BaseException:
+        # Interrupted or a worker died: stop the others now rather than let them finish.
+        stop = getattr(pool, "terminate_workers", None)  # Python 3.14+
+        if stop is not None:
+            stop()
+        else:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+
+
+def on_dask(todo, settings, tally, client):
+    from distributed import as_completed
+    todo = iter(todo)
+    # Two tasks per worker thread: enough that none waits, few enough that a kill loses little.
+    width = max(4, 2 * sum(client.nthreads().values()))
+    blocks = {}
+
+    def submit(task):
+        k, numbers = task
+        future = client.submit(prove_chunk, numbers, settings, pure=False)
+        blocks[future.key] = k
+        return future
+
+    running = as_completed([submit(t) for t in islice(todo, width)], loop=client.loop)
+    for future in running:
+        items = future.result()
+        k = blocks.pop(future.key)
+        future.release()
+        for item in items:
+            tally[VERDICTS.index(item.verdict)] += 1
+        yield k, items
+        for t in islice(todo, 1):
+            running.add(submit(t))

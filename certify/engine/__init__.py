@@ -1,0 +1,179 @@
+"""The engine: the compiled one when it is built, else the Python reference.
+
+    NAME                 "native" (certify/engine/search.c, and solver.c when built) or "python"
+    describe()           one line: which engine runs, and why
+    Search(position, rules).run(max_positions, time_limit, progress) -> search.Outcome
+    search(position, rules, max_positions, time_limit, progress)     -> search.Outcome
+    solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
+    replays_to_win(position, line, rules) -> whether the line is legal and ends won
+    no_win_body(outcome, rules)          -> the body of the no-win certificate of a search
+
+The reference is certify/search.py, certify/solver.py and the writer in certify/certificate.py,
+written to be read; the compiled engine does exactly what they do, faster, and
+tests/test_engine.py holds it to the same answers byte for byte. Set CERTIFY_ENGINE=python to run
+the reference, CERTIFY_ENGINE=native to insist on the compiled engine (one line and exit 2 if it
+is not built). Without either, a missing compiled engine is said once on stderr.
+"""
+
+import os
+import sys
+import time
+
+from ..search import NO_WIN, TOO_MANY_COLUMNS, UNKNOWN, WIN, Outcome, budget_reason
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SLICE = 0.25  # seconds the compiled search runs between looks at progress and Ctrl-C
+
+
+def _load(name):
+    """The compiled module certify.engine.<name>, or (None, why it is missing)."""
+    try:
+        import importlib
+        return importlib.import_module(f"certify.engine.{name}"), ""
+    except ImportError as e:
+        return None, str(e)
+
+
+def _choose():
+    wanted = os.environ.get("CERTIFY_ENGINE", "")
+    if wanted not in ("", "native", "python"):
+        print(f"certify: CERTIFY_ENGINE must be 'native' or 'python', not {wanted!r}",
+              file=sys.stderr)
+        raise SystemExit(2)
+    if wanted == "python":
+        return None, None, "python (the reference, chosen by CERTIFY_ENGINE=python)"
+    searcher, why = _load("_search")
+    solver, why_solver = _load("_solver")
+    # The solver's source may not be in this tree yet; only a source that is there and did not
+    # build counts as missing.
+    solver_expected = os.path.exists(os.path.join(HERE, "solver.c"))
+    if wanted == "native" and (searcher is None or (solver is None and solver_expected)):
+        missing = "_search" if searcher is None else "_solver"
+        print(f"certify: CERTIFY_ENGINE=native, but certify.engine.{missing} is not built "
+              f"({why if searcher is None else why_solver}); reinstall with a C compiler "
+              f"(pip install -e .)", file=sys.stderr)
+        raise SystemExit(2)
+    if searcher is None:
+        print("certify: the compiled engine is not built; running the slower Python engine",
+              file=sys.stderr)
+        return None, None, f"python (the compiled engine is not built: {why})"
+    solved_by = "compiled solver" if solver is not None else "Python solver"
+    return searcher, solver, f"native (compiled search and certificate writer, {solved_by})"
+
+
+_search, _solver, _description = _choose()
+NAME = "native" if _search is not None else "python"
+
+
+def describe():
+    """One line: which engine runs, and why."""
+    return _description
+
+
+class Keys:
+    """The keys of a finished compiled search, read out in blocks: iterable, with len."""
+
+    def __init__(self, native):
+        self.native = native
+
+    def __len__(self):
+        return self.native.positions
+
+    def __iter__(self):
+        block = 1 << 16
+        for start in range(0, len(self), block):
+            yield from self.native.keys(start, block)
+
+
+class NativeSearch:
+    """search.Search with the compiled engine: the same runs, the same outcomes."""
+
+    def __init__(self, position, rules, narrow=1 << 16):
+        found, cells, cols = position
+        self.native = _search.Search(bytes(found), bytes(sorted(cells)),
+                                     tuple(bytes(c) for c in cols), rules.ncells,
+                                     rules.fixed_columns, rules.foundation_moves, narrow)
+        self.seconds = 0.0
+
+    def run(self, max_positions=None, time_limit=None, progress=None):
+        t0 = time.monotonic()
+        limit = -1 if max_positions is None else max_positions
+        native = self.native
+        while True:
+            left = SLICE if time_limit is None else min(SLICE, t0 + time_limit - time.monotonic())
+            status = native.run(limit, max(left, 0.0))
+            if status != _search.OUT_OF_TIME:
+                break
+            if time_limit is not None and time.monotonic() - t0 > time_limit:
+                break
+            if progress is not None:
+                progress.update(native.positions, native.most_home)
+        self.seconds += time.monotonic() - t0
+        common = dict(seconds=self.seconds, width=native.width)
+        n = native.positions
+        if status == _search.WON:
+            return Outcome(WIN, n, most_home=52, path=native.path(), columns=native.columns(),
+                           **common)
+        if status == _search.DONE:
+            return Outcome(NO_WIN, n, most_home=native.most_home, keys=Keys(native),
+                           columns=native.columns(), store=native, **common)
+        reason = budget_reason(max_positions) if status == _search.MAX_POSITIONS else \
+            budget_reason(time_limit=time_limit) if status == _search.OUT_OF_TIME else \
+            TOO_MANY_COLUMNS
+        return Outcome(UNKNOWN, n, most_home=native.most_home, reason=reason,
+                       columns=native.columns(), **common)
+
+
+def Search(position, rules):
+    """A resumable exhaustive search from `position` with the engine in use."""
+    if _search is not None:
+        return NativeSearch(position, rules)
+    from ..search import Search as Reference
+    return Reference(position, rules)
+
+
+def search(position, rules, max_positions=None, time_limit=None, progress=None):
+    """Explore everything reachable from `position` (search.search, with the engine in use)."""
+    return Search(position, rules).run(max_positions, time_limit, progress)
+
+
+def solve(position, rules, budget=None):
+    """A winning line [(card, dest), ...] from the solver in use, or None (solver.solve)."""
+    if budget is None:
+        from ..solver import BUDGET as budget
+    if _solver is None:
+        from ..solver import solve as reference
+        return reference(position, rules, budget)
+    found, cells, cols = position
+    line = _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
+                         rules.ncells, budget)
+    return None if line is None else list(zip(line[0::2], line[1::2]))
+
+
+def replays_to_win(position, line, rules):
+    """Whether a line of (card, dest) moves is legal move by move and ends won
+    (prove.replays_to_win, whose moves are rules.moves; in C when the engine is compiled)."""
+    if _search is None:
+        from ..prove import replays_to_win as reference
+        return reference(position, line, rules)
+    found, cells, cols = position
+    return _search.replays(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
+                           rules.ncells, rules.foundation_moves,
+                           bytes(b for move in line for b in move))
+
+
+def no_win_body(outcome, rules):
+    """The no-win certificate's body (version 2) for a finished search's outcome.
+
+    The compiled writer turns the key set into records where it lies (the outcome's keys are
+    used up); the reference is certificate.no_win_body, and both give the same bytes.
+    """
+    assert outcome.verdict == NO_WIN
+    if outcome.store is not None:
+        return outcome.store.write_body()
+    from ..certificate import no_win_body as reference
+    return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
+
+
+__all__ = ["NAME", "describe", "Search", "search", "solve", "replays_to_win", "no_win_body",
+           "WIN", "NO_WIN", "UNKNOWN"]

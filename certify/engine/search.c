@@ -1,0 +1,1035 @@
+/*
+** The exhaustive search and the no-win certificate writer, compiled: certify.engine._search.
+**
+** This is the fast twin of certify/search.py (the reference) and of the writer in
+** certify/certificate.py. It must explore in exactly the reference's order -- the same
+** depth-first search, the same successor order, the same column numbering, the same budget
+** checks -- so that a WIN line, the position count at an UNKNOWN stop and the certificate bytes
+** are the same whichever engine ran; tests/test_engine.py holds the two to it. Where a line
+** here looks roundabout, it is usually because the reference does it that way.
+**
+** A position is a fixed-width key: 4 foundation counts, the free cells (cards ascending, then
+** 0xFF), and 8 column ids (2 bytes big-endian, 3 once more than 65,536 columns are met), the
+** ids sorted unless columns keep fixed places. Columns are interned in a table of their own,
+** with "take the top card" and "put a card on top" memoised per column. Keys live in one
+** arena; an open-addressing table of indices finds them. Membership is decided by comparing
+** whole keys: the stored hash only skips keys that cannot be equal.
+**
+** The output is checked, not trusted: check/ verifies every certificate from scratch.
+*/
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EMPTY_CELL 0xFF
+#define NARROW_COLUMNS (1u << 16)   /* ids that fit in 2 bytes */
+#define MOST_COLUMNS (1u << 24)     /* ... in 3 bytes, the format's widest */
+#define CHECK_EVERY 1024            /* expansions between looks at the clock */
+#define MAX_SUCCESSORS 256          /* more than any position has (at most 204) */
+#define MAX_KEY (4 + 8 + 8 * 3)
+
+/* What run() stops on; certify/engine/__init__.py gives them names. */
+enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS = 4,
+       NO_MEMORY = -1 };
+
+/* ---- Cards ------------------------------------------------------------------------------ */
+
+static int red(int card) { int s = card & 3; return s == 1 || s == 2; }
+
+/* parents[c]: the cards c may lie on (one rank higher, other colour), ascending, -1 ended. */
+static int parents[52][3];
+
+static void init_parents(void) {
+    for (int c = 0; c < 52; c++) {
+        int n = 0;
+        for (int p = 0; p < 52; p++)
+            if ((p >> 2) == (c >> 2) + 1 && red(p) != red(c)) parents[c][n++] = p;
+        parents[c][n] = -1;
+    }
+}
+
+/* ---- Hashing ---------------------------------------------------------------------------- */
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+    /* Words of 8 bytes through a multiply-xorshift mix: quick, and good enough that the
+    ** table's probes stay short. Equality is always decided by memcmp, never by this. */
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t w = 0;
+        memcpy(&w, p, n);
+        h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    }
+    h ^= h >> 29;
+    h *= 0xFF51AFD7ED558CCDull;
+    return h ^ (h >> 32);
+}
+
+/* ---- Interned columns ------------------------------------------------------------------- */
+
+typedef struct {
+    uint32_t off;        /* where its cards are in the column arena */
+    uint8_t len;
+    int8_t top;          /* top card, or -1 for the empty column */
+    int32_t popped;      /* id after removing the top card; -1 until needed */
+    int32_t pushed[2];   /* id after putting each of the two cards that may lie on top
+                         ** (told apart by card & 1); -1 until needed */
+} Column;
+
+typedef struct {
+    Column *col;
+    uint32_t n, cap;
+    uint8_t *cards;      /* every column's cards, one after another */
+    size_t ncards, cards_cap;
+    int32_t *slot;       /* open addressing: id + 1, 0 for free */
+    uint32_t nslots;     /* a power of two */
+    int32_t onto_empty[52];  /* the empty column with one card put on it; -1 until needed */
+    uint32_t limit;      /* ids the keys' width can hold */
+    int full;            /* 1 when a new column did not fit under `limit`, 2 out of memory */
+} Columns;
+
+static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->cards + t->col[id].off; }
+
+static int columns_grow_slots(Columns *t) {
+    uint32_t n = t->nslots ? t->nslots * 2 : 1024;
+    int32_t *slot = calloc(n, sizeof *slot);
+    if (!slot) return -1;
+    for (uint32_t i = 0; i < t->n; i++) {
+        uint32_t h = (uint32_t)hash_bytes(column_cards(t, i), t->col[i].len) & (n - 1);
+        while (slot[h]) h = (h + 1) & (n - 1);
+        slot[h] = (int32_t)i + 1;
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->nslots = n;
+    return 0;
+}
+
+/* The id of a column's contents, interned on first sight. -1 when the ids are full at this
+** width (nothing is added), -2 when memory runs out; either way t->full says which. */
+static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
+    uint32_t h = (uint32_t)hash_bytes(cards, (size_t)len);
+    uint32_t mask = t->nslots - 1, i = h & mask;
+    for (; t->slot[i]; i = (i + 1) & mask) {
+        uint32_t id = (uint32_t)t->slot[i] - 1;
+        if (t->col[id].len == len && memcmp(column_cards(t, id), cards, (size_t)len) == 0)
+            return (int32_t)id;
+    }
+    if (t->n == t->limit) {
+        if (!t->full) t->full = 1;
+        return -1;
+    }
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap * 2;
+        Column *c = realloc(t->col, cap * sizeof *c);
+        if (!c) return t->full = 2, -2;
+        t->col = c;
+        t->cap = cap;
+    }
+    if (t->ncards + (size_t)len > t->cards_cap) {
+        size_t cap = t->cards_cap * 2 + (size_t)len;
+        uint8_t *b = realloc(t->cards, cap);
+        if (!b) return t->full = 2, -2;
+        t->cards = b;
+        t->cards_cap = cap;
+    }
+    uint32_t id = t->n++;
+    Column *c = &t->col[id];
+    c->off = (uint32_t)t->ncards;
+    c->len = (uint8_t)len;
+    c->top = len ? (int8_t)cards[len - 1] : -1;
+    c->popped = c->pushed[0] = c->pushed[1] = -1;
+    memcpy(t->cards + t->ncards, cards, (size_t)len);
+    t->ncards += (size_t)len;
+    t->slot[i] = (int32_t)id + 1;
+    if (t->n * 2 > t->nslots && columns_grow_slots(t) < 0) return t->full = 2, -2;
+    return (int32_t)id;
+}
+
+static int32_t column_pop(Columns *t, uint32_t id) {
+    int32_t j = t->col[id].popped;
+    if (j < 0) {
+        j = column_id(t, column_cards(t, id), t->col[id].len - 1);
+        if (j >= 0) t->col[id].popped = j;
+    }
+    return j;
+}
+
+/* The column with `card` put on top. The search only ever puts a card on an empty column or
+** on one whose top card it may lie on, so two memo slots (or 52 for the empty one) suffice. */
+static int32_t column_push(Columns *t, uint32_t id, int card) {
+    int32_t *memo = t->col[id].len ? &t->col[id].pushed[card & 1] : &t->onto_empty[card];
+    if (*memo < 0) {
+        uint8_t buf[53];
+        int len = t->col[id].len;
+        memcpy(buf, column_cards(t, id), (size_t)len);
+        buf[len] = (uint8_t)card;
+        int32_t j = column_id(t, buf, len + 1);
+        if (j >= 0) *memo = j;
+        return j;
+    }
+    return *memo;
+}
+
+static int columns_init(Columns *t) {
+    memset(t, 0, sizeof *t);
+    t->cap = 256;
+    t->col = malloc(t->cap * sizeof *t->col);
+    t->cards_cap = 4096;
+    t->cards = malloc(t->cards_cap);
+    for (int c = 0; c < 52; c++) t->onto_empty[c] = -1;
+    t->limit = NARROW_COLUMNS;
+    if (!t->col || !t->cards || columns_grow_slots(t) < 0) return -1;
+    return 0;
+}
+
+static void columns_free(Columns *t) {
+    free(t->col);
+    free(t->cards);
+    free(t->slot);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- Sorting eight ids ------------------------------------------------------------------- */
+
+#define SWAP_IF_GREATER(a, b) do { uint32_t lo_ = a < b ? a : b, hi_ = a < b ? b : a; \
+                                   a = lo_; b = hi_; } while (0)
+
+/* Batcher's odd-even merge network for 8: 19 compare-exchanges and no branches to mispredict,
+** which measured faster than insertion sort even where only one or two ids are out of place. */
+static void sort8(uint32_t *v) {
+    uint32_t a0 = v[0], a1 = v[1], a2 = v[2], a3 = v[3], a4 = v[4], a5 = v[5], a6 = v[6],
+             a7 = v[7];
+    SWAP_IF_GREATER(a0, a1); SWAP_IF_GREATER(a2, a3); SWAP_IF_GREATER(a4, a5);
+    SWAP_IF_GREATER(a6, a7); SWAP_IF_GREATER(a0, a2); SWAP_IF_GREATER(a1, a3);
+    SWAP_IF_GREATER(a4, a6); SWAP_IF_GREATER(a5, a7); SWAP_IF_GREATER(a1, a2);
+    SWAP_IF_GREATER(a5, a6); SWAP_IF_GREATER(a0, a4); SWAP_IF_GREATER(a1, a5);
+    SWAP_IF_GREATER(a2, a6); SWAP_IF_GREATER(a3, a7); SWAP_IF_GREATER(a2, a4);
+    SWAP_IF_GREATER(a3, a5); SWAP_IF_GREATER(a1, a2); SWAP_IF_GREATER(a3, a4);
+    SWAP_IF_GREATER(a5, a6);
+    v[0] = a0; v[1] = a1; v[2] = a2; v[3] = a3; v[4] = a4; v[5] = a5; v[6] = a6; v[7] = a7;
+}
+
+/* Keys are equal: whole 8-byte words where they fit (keys are 24 to 36 bytes long). */
+static int same_key(const uint8_t *a, const uint8_t *b, size_t n) {
+    uint64_t x, y;
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return 0;
+    }
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
+/* ---- The set of positions --------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    int ncells, fixed, back;     /* the rules: free cells, columns in fixed places, foundation moves */
+    int width;                   /* bytes per column id in the keys: 2 or 3 */
+    int keylen;                  /* 4 + ncells + 8 * width */
+    Columns columns;
+    uint8_t *keys;               /* key i at keys + i * keylen */
+    uint32_t n, cap;             /* positions found; room in keys and parent */
+    uint32_t *parent;            /* the position each was first reached from (the start: itself) */
+    uint64_t *slot;              /* open addressing: hash << 32 | (index + 1); 0 for free */
+    uint32_t nslots;             /* a power of two */
+    uint32_t *stack;             /* positions still to expand (room for n + 1) */
+    uint32_t nstack;
+    int most;                    /* most cards ever home */
+    int64_t won;                 /* the won position's index, or -1 */
+    int consumed;                /* the writer has taken the keys */
+    int busy;                    /* run() is working without the GIL */
+    int failed;                  /* TOO_MANY_COLUMNS, once met: final */
+    uint8_t succ[MAX_SUCCESSORS * MAX_KEY];  /* one expansion's successors */
+} Search;
+
+static uint8_t *key_at(Search *s, uint32_t i) { return s->keys + (size_t)i * (size_t)s->keylen; }
+
+static void put_id(uint8_t *p, uint32_t id, int width) {
+    if (width == 3) *p++ = (uint8_t)(id >> 16);
+    p[0] = (uint8_t)(id >> 8);
+    p[1] = (uint8_t)id;
+}
+
+static uint32_t get_id(const uint8_t *p, int width) {
+    return width == 3 ? (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2]
+                      : (uint32_t)p[0] << 8 | p[1];
+}
+
+static int grow_slots(Search *s) {
+    uint32_t n = s->nslots ? s->nslots * 2 : 1u << 12;
+    uint64_t *slot = calloc(n, sizeof *slot);
+    if (!slot) return -1;
+    for (uint32_t i = 0; i < s->nslots; i++) {
+        uint64_t e = s->slot[i];
+        if (!e) continue;
+        uint32_t h = (uint32_t)(e >> 32) & (n - 1);
+        while (slot[h]) h = (h + 1) & (n - 1);
+        slot[h] = e;
+    }
+    free(s->slot);
+    s->slot = slot;
+    s->nslots = n;
+    return 0;
+}
+
+static int grow_keys(Search *s) {
+    uint32_t cap = s->cap ? s->cap * 2 : 1u << 12;
+    if (cap < s->cap) return -1;
+    uint8_t *k = realloc(s->keys, (size_t)cap * (size_t)s->keylen);
+    if (!k) return -1;
+    s->keys = k;
+    uint32_t *p = realloc(s->parent, (size_t)cap * sizeof *p);
+    if (!p) return -1;
+    s->parent = p;
+    uint32_t *st = realloc(s->stack, ((size_t)cap + 1) * sizeof *st);
+    if (!st) return -1;
+    s->stack = st;
+    s->cap = cap;
+    return 0;
+}
+
+/* The index of key k if the set holds it, else -1; *where is the free slot it would take. */
+static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, uint32_t *where) {
+    uint32_t mask = s->nslots - 1, i = h & mask;
+    for (uint64_t e; (e = s->slot[i]) != 0; i = (i + 1) & mask) {
+        if ((uint32_t)(e >> 32) == h) {
+            uint32_t idx = (uint32_t)e - 1;
+            if (same_key(key_at(s, idx), k, (size_t)s->keylen)) return idx;
+        }
+    }
+    *where = i;
+    return -1;
+}
+
+/* Add key k (known absent, its free slot `where`); its index. Room is made beforehand. */
+static uint32_t insert(Search *s, const uint8_t *k, uint32_t h, uint32_t where) {
+    uint32_t idx = s->n++;
+    memcpy(key_at(s, idx), k, (size_t)s->keylen);
+    s->slot[where] = (uint64_t)h << 32 | ((uint64_t)idx + 1);
+    return idx;
+}
+
+/* Room for one more position, with the table at most 70% full. */
+static int make_room(Search *s) {
+    if (s->n == s->cap && grow_keys(s) < 0) return -1;
+    if ((uint64_t)(s->n + 1) * 10 > (uint64_t)s->nslots * 7 && grow_slots(s) < 0) return -1;
+    return 0;
+}
+
+/* ---- Moves ------------------------------------------------------------------------------ */
+
+/* One position being expanded: its parts and the facts every move looks at. */
+typedef struct {
+    Search *s;
+    uint8_t found[4];
+    uint8_t occ[8];
+    int nocc;
+    uint32_t ids[8];
+    int tops[8];
+    int where[52];   /* the column whose top card this is, or -1 */
+    int empty;       /* the first empty column, or -1 */
+    int nout;
+} Expansion;
+
+/* Write the key of (found, occupied cells, ids) as the next successor, like search.py's key(). */
+static void emit(Expansion *e, const uint8_t *found, const uint8_t *occ, int nocc,
+                 const uint32_t *ids_in) {
+    Search *s = e->s;
+    uint8_t *k = s->succ + (size_t)e->nout++ * (size_t)s->keylen;
+    uint32_t ids[8];
+    memcpy(ids, ids_in, sizeof ids);
+    if (!s->fixed) sort8(ids);
+    memcpy(k, found, 4);
+    memcpy(k + 4, occ, (size_t)nocc);
+    memset(k + 4 + nocc, EMPTY_CELL, (size_t)(s->ncells - nocc));
+    uint8_t *p = k + 4 + s->ncells;
+    for (int i = 0; i < 8; i++, p += s->width) put_id(p, ids[i], s->width);
+}
+
+/* Every column `card` may land on from `source` (a column, or -1), as search.py's land(). */
+static void land(Expansion *e, int card, int source, const uint8_t *found, const uint8_t *occ,
+                 int nocc, const uint32_t *ids) {
+    Columns *t = &e->s->columns;
+    uint32_t fresh[8];
+    for (const int *p = parents[card]; *p >= 0; p++) {
+        int j = e->where[*p];
+        if (j >= 0 && j != source) {
+            memcpy(fresh, ids, sizeof fresh);
+            fresh[j] = (uint32_t)column_push(t, ids[j], card);
+            emit(e, found, occ, nocc, fresh);
+        }
+    }
+    if (e->empty < 0) return;
+    for (int j = e->s->fixed ? 0 : e->empty; j < 8; j++) {
+        if (e->tops[j] < 0 && j != source) {
+            memcpy(fresh, ids, sizeof fresh);
+            fresh[j] = (uint32_t)column_push(t, ids[j], card);
+            emit(e, found, occ, nocc, fresh);
+        }
+        if (!e->s->fixed) break;   /* up to column order, every empty column is the same */
+    }
+}
+
+/* Put position k's successors in s->succ, in search.py's order; how many, or -1 when a new
+** column did not fit at this width (nothing else changed but memos: expand again once wider),
+** or -2 when memory ran out. */
+static int expand(Search *s, uint32_t k) {
+    Columns *t = &s->columns;
+    Expansion e;
+    const uint8_t *key = key_at(s, k);
+    int F = s->ncells;
+    e.s = s;
+    e.nout = 0;
+    memcpy(e.found, key, 4);
+    e.nocc = 0;
+    while (e.nocc < F && key[4 + e.nocc] != EMPTY_CELL) {
+        e.occ[e.nocc] = key[4 + e.nocc];
+        e.nocc++;
+    }
+    for (int i = 0; i < 52; i++) e.where[i] = -1;
+    e.empty = -1;
+    const uint8_t *p = key + 4 + F;
+    for (int i = 0; i < 8; i++, p += s->width) {
+        e.ids[i] = get_id(p, s->width);
+        e.tops[i] = t->col[e.ids[i]].top;
+        if (e.tops[i] >= 0) e.where[e.tops[i]] = i;
+        else if (e.empty < 0) e.empty = i;
+    }
+    t->full = 0;
+    int room = e.nocc < F;
+    uint32_t rest[8];
+    uint8_t found2[4], occ2[8];
+
+    for (int i = 0; i < 8; i++) {   /* the top card of a column ... */
+        int card = e.tops[i];
+        if (card < 0) continue;
+        memcpy(rest, e.ids, sizeof rest);
+        rest[i] = (uint32_t)column_pop(t, e.ids[i]);   /* garbage if full: never used */
+        int suit = card & 3, rank = card >> 2;
+        if (e.found[suit] == rank) {   /* ... to its foundation */
+            memcpy(found2, e.found, 4);
+            found2[suit]++;
+            emit(&e, found2, e.occ, e.nocc, rest);
+        }
+        land(&e, card, i, e.found, e.occ, e.nocc, rest);   /* ... onto another column */
+        if (room) {   /* ... into a free cell: the cells stay ascending */
+            int n = 0, placed = 0;
+            for (int c = 0; c < e.nocc; c++) {
+                if (!placed && e.occ[c] > card) { occ2[n++] = (uint8_t)card; placed = 1; }
+                occ2[n++] = e.occ[c];
+            }
+            if (!placed) occ2[n++] = (uint8_t)card;
+            emit(&e, e.found, occ2, n, rest);
+        }
+    }
+    for (int c = 0; c < e.nocc; c++) {   /* a card in a free cell ... */
+        int card = e.occ[c], n = 0;
+        for (int d = 0; d < e.nocc; d++)
+            if (d != c) occ2[n++] = e.occ[d];
+        int suit = card & 3, rank = card >> 2;
+        if (e.found[suit] == rank) {   /* ... to its foundation */
+            memcpy(found2, e.found, 4);
+            found2[suit]++;
+            emit(&e, found2, occ2, n, e.ids);
+        }
+        land(&e, card, -1, e.found, occ2, n, e.ids);   /* ... onto a column */
+    }
+    if (s->back) {   /* a foundation's top card back onto a column (a variant) */
+        for (int suit = 0; suit < 4; suit++) {
+            int rank = e.found[suit];
+            if (!rank) continue;
+            memcpy(found2, e.found, 4);
+            found2[suit]--;
+            land(&e, (rank - 1) * 4 + suit, -1, found2, e.occ, e.nocc, e.ids);
+        }
+    }
+    if (t->full) return t->full == 2 ? -2 : -1;
+    return e.nout;
+}
+
+/* ---- Widening --------------------------------------------------------------------------- */
+
+/* Re-key every position with 3-byte ids. The order of the keys, and so of everything the
+** search does next, is unchanged: only their spelling. */
+static int widen(Search *s) {
+    int old = s->keylen, wide = old + 8, at = 4 + s->ncells;
+    uint8_t *keys = malloc((size_t)s->cap * (size_t)wide);
+    uint64_t *slot = calloc(s->nslots, sizeof *slot);
+    if (!keys || !slot) { free(keys); free(slot); return -1; }
+    for (uint32_t i = 0; i < s->n; i++) {
+        const uint8_t *k = s->keys + (size_t)i * (size_t)old;
+        uint8_t *w = keys + (size_t)i * (size_t)wide;
+        memcpy(w, k, (size_t)at);
+        for (int j = 0; j < 8; j++) put_id(w + at + 3 * j, get_id(k + at + 2 * j, 2), 3);
+        uint32_t h = (uint32_t)hash_bytes(w, (size_t)wide), m = s->nslots - 1, p = h & m;
+        while (slot[p]) p = (p + 1) & m;
+        slot[p] = (uint64_t)h << 32 | ((uint64_t)i + 1);
+    }
+    free(s->keys);
+    free(s->slot);
+    s->keys = keys;
+    s->slot = slot;
+    s->keylen = wide;
+    s->width = 3;
+    s->columns.limit = MOST_COLUMNS;
+    return 0;
+}
+
+/* ---- The search ------------------------------------------------------------------------- */
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Expand positions until none is left (DONE), one is won (WON), or a budget is reached:
+** `limit` positions in all (-1: none; a position beyond it is never added), `seconds` of this
+** call (< 0: none). The loop is search.py's Search._explore, step for step. */
+static int explore(Search *s, int64_t limit, double seconds) {
+    double deadline = now() + seconds;
+    uint64_t expanded = 0;
+    int keylen = s->keylen;
+    while (s->nstack && s->won < 0) {
+        uint32_t k = s->stack[--s->nstack];
+        int m = expand(s, k);
+        if (m < 0) {
+            s->stack[s->nstack++] = k;   /* expanded again from the start, once wider */
+            if (m == -2) return NO_MEMORY;
+            if (s->width == 3) return s->failed = TOO_MANY_COLUMNS;
+            if (widen(s) < 0) return NO_MEMORY;
+            keylen = s->keylen;
+            continue;
+        }
+        /* Hash every successor first and ask for its slot's cache line: the look-ups that
+        ** follow then wait for memory once instead of once each. */
+        uint32_t hashes[MAX_SUCCESSORS];
+        for (int i = 0; i < m; i++) {
+            hashes[i] = (uint32_t)hash_bytes(s->succ + (size_t)i * (size_t)keylen, (size_t)keylen);
+            __builtin_prefetch(&s->slot[hashes[i] & (s->nslots - 1)]);
+        }
+        for (int i = 0; i < m; i++) {
+            const uint8_t *n = s->succ + (size_t)i * (size_t)keylen;
+            uint32_t h = hashes[i], where;
+            if (lookup(s, n, h, &where) >= 0) continue;
+            if (limit >= 0 && (int64_t)s->n >= limit) {
+                /* Not added: k goes back, and expanding it again after a larger budget adds
+                ** exactly the successors this expansion did not. */
+                s->stack[s->nstack++] = k;
+                return MAX_POSITIONS;
+            }
+            if ((uint64_t)(s->n + 1) * 10 > (uint64_t)s->nslots * 7 || s->n == s->cap) {
+                if (make_room(s) < 0) { s->stack[s->nstack++] = k; return NO_MEMORY; }
+                lookup(s, n, h, &where);   /* the table moved */
+            }
+            uint32_t idx = insert(s, n, h, where);
+            s->parent[idx] = k;
+            s->stack[s->nstack++] = idx;
+            int home = n[0] + n[1] + n[2] + n[3];
+            if (home > s->most) {
+                s->most = home;
+                if (home == 52) { s->won = idx; break; }
+            }
+        }
+        expanded++;
+        if (expanded % CHECK_EVERY == 0 && seconds >= 0 && now() > deadline) return OUT_OF_TIME;
+    }
+    return s->won >= 0 ? WON : DONE;
+}
+
+/* ---- The certificate writer ------------------------------------------------------------- */
+
+static const Columns *sorting_columns;   /* for qsort's comparator (the GIL is held) */
+
+static int by_content(const void *a, const void *b) {
+    const Columns *t = sorting_columns;
+    const Column *x = &t->col[*(const uint32_t *)a], *y = &t->col[*(const uint32_t *)b];
+    int n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(t->cards + x->off, t->cards + y->off, (size_t)n);
+    return c ? c : (int)x->len - (int)y->len;
+}
+
+static void swap_records(uint8_t *a, uint8_t *b, size_t w) {
+    uint8_t tmp[MAX_KEY];
+    memcpy(tmp, a, w);
+    memcpy(a, b, w);
+    memcpy(b, tmp, w);
+}
+
+/* Sort n records of w bytes that agree on their first d bytes: an in-place most-significant
+** byte radix sort (American flag sort), insertion sort for small groups. */
+static void sort_records(uint8_t *a, size_t n, size_t w, size_t d) {
+    while (n > 1 && d < w) {
+        if (n < 24) {
+            for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && memcmp(a + (j - 1) * w + d, a + j * w + d, w - d) > 0; j--)
+                    swap_records(a + (j - 1) * w, a + j * w, w);
+            return;
+        }
+        size_t count[256] = {0}, start[256], next[256];
+        for (size_t i = 0; i < n; i++) count[a[i * w + d]]++;
+        size_t sum = 0;
+        int groups = 0;
+        for (int b = 0; b < 256; b++) {
+            start[b] = next[b] = sum;
+            sum += count[b];
+            groups += count[b] != 0;
+        }
+        if (groups == 1) { d++; continue; }   /* all alike here: the next byte */
+        for (int b = 0; b < 256; b++) {
+            size_t end = start[b] + count[b];
+            while (next[b] < end) {
+                uint8_t v = a[next[b] * w + d];
+                if (v == b) next[b]++;
+                else swap_records(a + next[b] * w, a + next[v]++ * w, w);
+            }
+        }
+        for (int b = 0; b < 256; b++)
+            if (count[b] > 1) sort_records(a + start[b] * w, count[b], w, d + 1);
+        return;
+    }
+}
+
+static uint8_t *put_be(uint8_t *p, uint64_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; i--) *p++ = (uint8_t)(v >> (8 * i));
+    return p;
+}
+
+/* msgpack's framing, as msgpack-python's packb writes it (the shortest form). */
+static size_t array_head(size_t n) { return n <= 15 ? 1 : n <= 0xFFFF ? 3 : 5; }
+static size_t bin_head(size_t n) { return n <= 0xFF ? 2 : n <= 0xFFFF ? 3 : 5; }
+
+static uint8_t *put_array_head(uint8_t *p, size_t n) {
+    if (n <= 15) { *p++ = (uint8_t)(0x90 | n); return p; }
+    if (n <= 0xFFFF) { *p++ = 0xDC; return put_be(p, n, 2); }
+    *p++ = 0xDD;
+    return put_be(p, n, 4);
+}
+
+static uint8_t *put_bin_head(uint8_t *p, size_t n) {
+    if (n <= 0xFF) { *p++ = 0xC4; *p++ = (uint8_t)n; return p; }
+    if (n <= 0xFFFF) { *p++ = 0xC5; return put_be(p, n, 2); }
+    *p++ = 0xC6;
+    return put_be(p, n, 4);
+}
+
+static void release_search_tables(Search *s) {
+    free(s->slot); s->slot = NULL; s->nslots = 0;
+    free(s->parent); s->parent = NULL;
+    free(s->stack); s->stack = NULL; s->nstack = 0;
+}
+
+/* ---- Replaying a line ------------------------------------------------------------------ */
+
+/* Whether a line of single-card moves (card, destination: 0..7 a column, 8 a free cell, 9 the
+** foundation) is legal move by move from a position and ends won: prove()'s replays_to_win,
+** whose statement of each move is rules.moves. A card says where its move starts: the top of
+** a column, a free cell, or (with foundation moves) the top of its foundation. */
+static int replays(uint8_t found[4], uint8_t *cells, int ncells_used, int ncells,
+                   uint8_t cols[8][52], int len[8], int back, const uint8_t *line, size_t n) {
+    for (size_t m = 0; m < n; m++) {
+        int card = line[2 * m], dest = line[2 * m + 1];
+        if (card >= 52 || dest > 9) return 0;
+        int suit = card & 3, rank = card >> 2;
+        int from_col = -1, from_cell = -1, from_home = 0;
+        for (int j = 0; j < 8; j++)
+            if (len[j] && cols[j][len[j] - 1] == card) from_col = j;
+        for (int c = 0; c < ncells_used; c++)
+            if (cells[c] == card) from_cell = c;
+        if (back && found[suit] == rank + 1) from_home = 1;
+        if (from_col < 0 && from_cell < 0 && !from_home) return 0;   /* not free to move */
+        if (dest == 9) {   /* home: from a column or a cell, onto exactly the rank below */
+            if (from_home || found[suit] != rank) return 0;
+        } else if (dest == 8) {   /* a free cell: from a column, with one empty */
+            if (from_col < 0 || ncells_used >= ncells) return 0;
+        } else {   /* a column: another one, empty or with a top the card may lie on */
+            if (dest == from_col) return 0;
+            if (len[dest]) {
+                int top = cols[dest][len[dest] - 1];
+                if ((top >> 2) != rank + 1 || red(top) == red(card)) return 0;
+            }
+        }
+        if (from_col >= 0) len[from_col]--;
+        else if (from_cell >= 0) {
+            for (int c = from_cell; c + 1 < ncells_used; c++) cells[c] = cells[c + 1];
+            ncells_used--;
+        } else found[suit]--;
+        if (dest == 9) found[suit]++;
+        else if (dest == 8) cells[ncells_used++] = (uint8_t)card;
+        else cols[dest][len[dest]++] = (uint8_t)card;
+    }
+    return found[0] == 13 && found[1] == 13 && found[2] == 13 && found[3] == 13;
+}
+
+/* replays(found, cells, columns, ncells, foundation_moves, line) -> bool */
+static PyObject *py_replays(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *cols_in;
+    const uint8_t *f, *c, *line;
+    Py_ssize_t nf, nc, nl;
+    int ncells, back;
+    if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
+                          &ncells, &back, &line, &nl))
+        return NULL;
+    if (nf != 4 || nc > 8 || ncells < 0 || ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8 || nl % 2) {
+        PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
+        return NULL;
+    }
+    uint8_t found[4], cells[8], cols[8][52];
+    int len[8];
+    memcpy(found, f, 4);
+    memcpy(cells, c, (size_t)nc);
+    for (int j = 0; j < 8; j++) {
+        PyObject *col = PyTuple_GET_ITEM(cols_in, j);
+        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
+            PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
+            return NULL;
+        }
+        len[j] = (int)PyBytes_GET_SIZE(col);
+        memcpy(cols[j], PyBytes_AS_STRING(col), (size_t)len[j]);
+    }
+    return PyBool_FromLong(replays(found, cells, (int)nc, ncells, cols, len, back, line,
+                                   (size_t)nl / 2));
+}
+
+static PyMethodDef module_methods[] = {
+    {"replays", py_replays, METH_VARARGS,
+     "replays(found, cells, columns, ncells, foundation_moves, line) -> whether the line of "
+     "(card, destination) byte pairs is legal move by move and ends won"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- Python --------------------------------------------------------------------------- */
+
+static int usable(Search *s) {
+    if (s->busy) { PyErr_SetString(PyExc_RuntimeError, "the search is running"); return 0; }
+    if (s->consumed) {
+        PyErr_SetString(PyExc_RuntimeError, "the keys went into a certificate");
+        return 0;
+    }
+    return 1;
+}
+
+static void Search_dealloc(Search *s) {
+    columns_free(&s->columns);
+    free(s->keys);
+    release_search_tables(s);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static int bytes_arg(PyObject *o, const char *what, const uint8_t **p, Py_ssize_t *n) {
+    if (!PyBytes_Check(o)) { PyErr_Format(PyExc_TypeError, "%s must be bytes", what); return -1; }
+    *p = (const uint8_t *)PyBytes_AS_STRING(o);
+    *n = PyBytes_GET_SIZE(o);
+    return 0;
+}
+
+/* Search(found, cells, columns, ncells, fixed_columns, foundation_moves, narrow=65536): the
+** start position (4 foundation counts, the cards in cells, 8 columns bottom card first) under
+** the rules. `narrow`, the ids that 2-byte keys may hold, is smaller only in tests, which
+** widen the keys early that way. */
+static int Search_init(Search *s, PyObject *args, PyObject *kw) {
+    static char *names[] = {"found", "cells", "columns", "ncells", "fixed_columns",
+                            "foundation_moves", "narrow", NULL};
+    PyObject *found, *cells, *cols;
+    int ncells, fixed, back;
+    long narrow = NARROW_COLUMNS;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!ipp|l", names, &found, &cells,
+                                     &PyTuple_Type, &cols, &ncells, &fixed, &back, &narrow))
+        return -1;
+    if (narrow < 8 || narrow > (long)NARROW_COLUMNS) {
+        PyErr_SetString(PyExc_ValueError, "narrow must be 8..65536");
+        return -1;
+    }
+    if (s->keys) { PyErr_SetString(PyExc_RuntimeError, "already started"); return -1; }
+    const uint8_t *f, *c;
+    Py_ssize_t nf, nc;
+    if (bytes_arg(found, "found", &f, &nf) < 0 || bytes_arg(cells, "cells", &c, &nc) < 0)
+        return -1;
+    if (ncells < 0 || ncells > 8 || nf != 4 || nc > ncells || PyTuple_GET_SIZE(cols) != 8) {
+        PyErr_SetString(PyExc_ValueError, "not a position: 4 foundations, at most ncells "
+                                          "cells, 8 columns, 0..8 cells");
+        return -1;
+    }
+    int seen[52] = {0}, total = 0;
+    for (int i = 0; i < 4; i++) {
+        if (f[i] > 13) { PyErr_SetString(PyExc_ValueError, "a foundation over 13"); return -1; }
+        for (int r = 0; r < f[i]; r++) seen[r * 4 + i]++, total++;
+    }
+    for (Py_ssize_t i = 0; i < nc; i++) {
+        if (c[i] >= 52 || (i && c[i] <= c[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "cells must be cards, ascending");
+            return -1;
+        }
+        seen[c[i]]++, total++;
+    }
+    s->ncells = ncells;
+    s->fixed = fixed;
+    s->back = back;
+    s->width = 2;
+    s->keylen = 4 + ncells + 16;
+    s->won = -1;
+    if (columns_init(&s->columns) < 0 || grow_keys(s) < 0 || grow_slots(s) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->columns.limit = (uint32_t)narrow;
+    uint8_t key[MAX_KEY];
+    uint32_t ids[8];
+    memcpy(key, f, 4);
+    memcpy(key + 4, c, (size_t)nc);
+    memset(key + 4 + nc, EMPTY_CELL, (size_t)(ncells - nc));
+    for (int i = 0; i < 8; i++) {
+        const uint8_t *p;
+        Py_ssize_t n;
+        if (bytes_arg(PyTuple_GET_ITEM(cols, i), "a column", &p, &n) < 0) return -1;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            if (p[j] >= 52) { PyErr_SetString(PyExc_ValueError, "not a card"); return -1; }
+            seen[p[j]]++, total++;
+        }
+        if (n > 52) { PyErr_SetString(PyExc_ValueError, "a column of over 52 cards"); return -1; }
+        int32_t id = column_id(&s->columns, p, (int)n);
+        if (id < 0) { PyErr_NoMemory(); return -1; }
+        ids[i] = (uint32_t)id;
+    }
+    for (int i = 0; i < 52; i++)
+        if (seen[i] != 1 || total != 52) {
+            PyErr_SetString(PyExc_ValueError, "the position must hold each card once");
+            return -1;
+        }
+    if (!fixed) sort8(ids);
+    for (int i = 0; i < 8; i++) put_id(key + 4 + ncells + 2 * i, ids[i], 2);
+    uint32_t h = (uint32_t)hash_bytes(key, (size_t)s->keylen), where;
+    lookup(s, key, h, &where);
+    uint32_t first = insert(s, key, h, where);
+    s->parent[first] = first;
+    s->stack[s->nstack++] = first;
+    s->most = f[0] + f[1] + f[2] + f[3];
+    if (s->most == 52) s->won = first;
+    return 0;
+}
+
+/* run(limit, seconds) -> DONE, WON, MAX_POSITIONS, OUT_OF_TIME or TOO_MANY_COLUMNS. */
+static PyObject *Search_run(Search *s, PyObject *args) {
+    long long limit;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "Ld", &limit, &seconds) || !usable(s)) return NULL;
+    if (s->failed) return PyLong_FromLong(s->failed);
+    int status;
+    s->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    status = explore(s, limit, seconds);
+    Py_END_ALLOW_THREADS
+    s->busy = 0;
+    if (status == NO_MEMORY) return PyErr_NoMemory();
+    return PyLong_FromLong(status);
+}
+
+/* keys(start, count) -> a list of keys (bytes), in the order they were found. */
+static PyObject *Search_keys(Search *s, PyObject *args) {
+    Py_ssize_t start, count;
+    if (!PyArg_ParseTuple(args, "nn", &start, &count) || !usable(s)) return NULL;
+    if (start < 0 || count < 0) { PyErr_SetString(PyExc_ValueError, "negative"); return NULL; }
+    if (start > (Py_ssize_t)s->n) start = (Py_ssize_t)s->n;
+    if (count > (Py_ssize_t)s->n - start) count = (Py_ssize_t)s->n - start;
+    PyObject *list = PyList_New(count);
+    if (!list) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *k = PyBytes_FromStringAndSize((const char *)key_at(s, (uint32_t)(start + i)),
+                                                s->keylen);
+        if (!k) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, k);
+    }
+    return list;
+}
+
+/* path() -> the keys from the start to the won position (empty if none is won). */
+static PyObject *Search_path(Search *s, PyObject *noargs) {
+    (void)noargs;
+    if (!usable(s)) return NULL;
+    PyObject *list = PyList_New(0);
+    if (!list || s->won < 0) return list;
+    for (uint32_t i = (uint32_t)s->won;; i = s->parent[i]) {
+        PyObject *k = PyBytes_FromStringAndSize((const char *)key_at(s, i), s->keylen);
+        if (!k || PyList_Append(list, k) < 0) { Py_XDECREF(k); Py_DECREF(list); return NULL; }
+        Py_DECREF(k);
+        if (s->parent[i] == i) break;
+    }
+    if (PyList_Reverse(list) < 0) { Py_DECREF(list); return NULL; }
+    return list;
+}
+
+/* columns() -> every interned column's cards, by id. */
+static PyObject *Search_columns(Search *s, PyObject *noargs) {
+    (void)noargs;
+    if (s->busy) return usable(s), NULL;
+    Columns *t = &s->columns;
+    PyObject *list = PyList_New(t->n);
+    if (!list) return NULL;
+    for (uint32_t i = 0; i < t->n; i++) {
+        PyObject *c = PyBytes_FromStringAndSize((const char *)column_cards(t, i), t->col[i].len);
+        if (!c) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, c);
+    }
+    return list;
+}
+
+/* write_body() -> the no-win certificate's body, byte for byte certificate.no_win_body's:
+** msgpack [column table, records as byte planes] (docs/certificate-format.md, version 2).
+** The records are made in place of the keys, so memory stays near the key set's; the search
+** is used up (its keys are now records). */
+static PyObject *Search_write_body(Search *s, PyObject *noargs) {
+    (void)noargs;
+    if (!usable(s)) return NULL;
+    if (s->won >= 0 || s->nstack) {
+        PyErr_SetString(PyExc_RuntimeError, "only a finished search without a win has a body");
+        return NULL;
+    }
+    release_search_tables(s);
+    s->consumed = 1;
+    Columns *t = &s->columns;
+    int at = 4 + s->ncells, width = s->width, keylen = s->keylen;
+    size_t n = s->n;
+    /* The table holds just the columns some position uses, in ascending byte order. */
+    uint8_t *used = calloc(t->n ? t->n : 1, 1);
+    uint32_t *order = malloc((t->n ? t->n : 1) * sizeof *order);
+    uint32_t *renumber = malloc((t->n ? t->n : 1) * sizeof *renumber);
+    if (!used || !order || !renumber) goto no_memory;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *k = s->keys + i * (size_t)keylen + at;
+        for (int j = 0; j < 8; j++) used[get_id(k + j * width, width)] = 1;
+    }
+    uint32_t ntable = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (used[i]) order[ntable++] = i;
+    sorting_columns = t;
+    qsort(order, ntable, sizeof *order, by_content);
+    for (uint32_t i = 0; i < ntable; i++) renumber[order[i]] = i;
+    int fw = ntable <= NARROW_COLUMNS ? 2 : 3;
+    size_t w = (size_t)at + 8 * (size_t)fw;   /* the record's width, W in the format */
+    /* Renumber in place: record i is never longer than key i, so going forward each key is
+    ** read (into a copy) before anything is written over it. */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t key[MAX_KEY];
+        uint32_t ids[8];
+        memcpy(key, s->keys + i * (size_t)keylen, (size_t)keylen);
+        for (int j = 0; j < 8; j++) ids[j] = renumber[get_id(key + at + j * width, width)];
+        if (!s->fixed) sort8(ids);
+        uint8_t *r = s->keys + i * w;
+        memcpy(r, key, (size_t)at);
+        for (int j = 0; j < 8; j++) put_id(r + at + j * fw, ids[j], fw);
+    }
+    sort_records(s->keys, n, w, 0);
+    for (size_t i = 1; i < n; i++)
+        if (memcmp(s->keys + (i - 1) * w, s->keys + i * w, w) >= 0) {
+            free(used); free(order); free(renumber);
+            PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering");
+            return NULL;
+        }
+    /* The body: [table, records]. */
+    size_t nbytes = n * w;
+    size_t size = 1 + array_head(ntable) + bin_head(nbytes) + nbytes;
+    for (uint32_t i = 0; i < ntable; i++) size += bin_head(t->col[order[i]].len) + t->col[order[i]].len;
+    PyObject *body = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (!body) goto fail;
+    uint8_t *p = (uint8_t *)PyBytes_AS_STRING(body);
+    *p++ = 0x92;
+    p = put_array_head(p, ntable);
+    for (uint32_t i = 0; i < ntable; i++) {
+        const Column *c = &t->col[order[i]];
+        p = put_bin_head(p, c->len);
+        memcpy(p, t->cards + c->off, c->len);
+        p += c->len;
+    }
+    p = put_bin_head(p, nbytes);
+    for (size_t j = 0; j < w; j++) {   /* byte j of every record, then byte j + 1, ... */
+        const uint8_t *r = s->keys + j;
+        for (size_t i = 0; i < n; i++, r += w) *p++ = *r;
+    }
+    free(used); free(order); free(renumber);
+    free(s->keys);
+    s->keys = NULL;
+    return body;
+no_memory:
+    PyErr_NoMemory();
+fail:
+    free(used); free(order); free(renumber);
+    return NULL;
+}
+
+static PyObject *get_positions(Search *s, void *c) { (void)c; return PyLong_FromUnsignedLong(s->n); }
+static PyObject *get_most(Search *s, void *c) { (void)c; return PyLong_FromLong(s->most); }
+static PyObject *get_width(Search *s, void *c) { (void)c; return PyLong_FromLong(s->width); }
+static PyObject *get_ncolumns(Search *s, void *c) { (void)c; return PyLong_FromUnsignedLong(s->columns.n); }
+
+static PyGetSetDef Search_getset[] = {
+    {"positions", (getter)get_positions, NULL, "distinct positions found", NULL},
+    {"most_home", (getter)get_most, NULL, "most cards ever on the foundations", NULL},
+    {"width", (getter)get_width, NULL, "bytes per column id in the keys (2 or 3)", NULL},
+    {"ncolumns", (getter)get_ncolumns, NULL, "distinct columns interned", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Search_methods[] = {
+    {"run", (PyCFunction)Search_run, METH_VARARGS,
+     "run(limit, seconds) -> status: explore until done, won, `limit` positions (-1: none) "
+     "or `seconds` (< 0: none) have passed; again after a budget stop, to go on."},
+    {"keys", (PyCFunction)Search_keys, METH_VARARGS, "keys(start, count) -> list of keys"},
+    {"path", (PyCFunction)Search_path, METH_NOARGS, "path() -> keys from the start to the win"},
+    {"columns", (PyCFunction)Search_columns, METH_NOARGS, "columns() -> interned columns by id"},
+    {"write_body", (PyCFunction)Search_write_body, METH_NOARGS,
+     "write_body() -> the no-win certificate body (version 2); uses the search up"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject SearchType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "certify.engine._search.Search",
+    .tp_basicsize = sizeof(Search),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The exhaustive search from one position (certify/search.py's Search, compiled).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Search_init,
+    .tp_dealloc = (destructor)Search_dealloc,
+    .tp_methods = Search_methods,
+    .tp_getset = Search_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_search",
+    "The compiled exhaustive search and no-win certificate writer (see certify/engine/).",
+    -1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__search(void) {
+    init_parents();
+    if (PyType_Ready(&SearchType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&SearchType);
+    if (PyModule_AddObject(m, "Search", (PyObject *)&SearchType) < 0) {
+        Py_DECREF(&SearchType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "DONE", DONE);
+    PyModule_AddIntConstant(m, "WON", WON);
+    PyModule_AddIntConstant(m, "MAX_POSITIONS", MAX_POSITIONS);
+    PyModule_AddIntConstant(m, "OUT_OF_TIME", OUT_OF_TIME);
+    PyModule_AddIntConstant(m, "TOO_MANY_COLUMNS", TOO_MANY_COLUMNS);
+    PyModule_AddIntConstant(m, "MOST_COLUMNS", MOST_COLUMNS);
+    return m;
+}

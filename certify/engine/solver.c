@@ -1,0 +1,1189 @@
+/*
+** certify.engine._solver: the best-first win solver of certify/solver.py, in C.
+**
+**   solve(found, cells, columns, ncells, budget) -> bytes or None
+**
+** It finds exactly the line certify/solver.py finds (the Python reference; read it first, this
+** file follows it function by function): the same player moves in the same order, the same
+** safe foundation moves, the same whole-number priorities expanded in the same order (the
+** least first, ties to the earlier push), the same styles and turns, the same shortcut and
+** supermove expansion. So both engines write byte-identical win certificates, and
+** tests/test_solver_native.py holds them to it. The line comes back as 2 bytes a single-card
+** move (card, destination: 0..7 a column, 8 a free cell, 9 the foundation), replayed here
+** under the plain rules first.
+**
+** What makes it fast:
+**  - Columns are interned in a trie: a column is (the column below its top card, the top
+**    card), so a column is one 32-bit id, putting a card on it or taking one off is a table
+**    look-up, and what a column's moves and estimate need (top, length, run, disorder) is
+**    worked out once per column, from the column below it.
+**  - A position is its foundations, its cells and eight column ids. Positions are the same up
+**    to the order of the columns: the hash set adds up a share for each column, and compares
+**    the whole position, the column ids sorted if need be (a hash never decides membership).
+**  - The positions waiting are kept in a queue for each priority (whole numbers, and not
+**    many of them): the same order as the reference's heap, without its log n.
+**  - Nodes, queues and tables are arrays that grow by doubling; nothing is allocated per node.
+**    All memory belongs to one Solver and is freed before solve() returns.
+**
+** The search runs without the GIL: it touches no Python object. An allocation that fails, or
+** a line that does not replay (a bug), jumps (longjmp) back to solve_board(); solve() then
+** frees everything and raises MemoryError or RuntimeError.
+*/
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCARDS 52
+#define CELL 8
+#define HOME 9
+#define NONE 0xFF
+#define NO_NODE UINT32_MAX
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
+/* The tuning of certify/solver.py, in the same units (UNIT = a twentieth of a move). */
+#define UNIT 20
+#define CELL_COST 1
+#define HEAD_START 1000
+#define TURN 500
+#define NSTYLES 4
+static const int MOVE_WEIGHT[NSTYLES] = {12, 6, 6, 16};
+static const int SEQUENCED_WEIGHT[NSTYLES] = {5, 20, 5, 5};
+
+/* More player moves than any position offers: 16 home, 8 columns x (13 cards of a run x 2
+** parents + 12 onto an empty column + 1 to a cell), 8 cells x 3 destinations. */
+#define MAX_MOVES 400
+
+/* ---- cards ------------------------------------------------------------------------------ */
+
+static int rank(int card) { return card >> 2; }
+static int suit(int card) { return card & 3; }
+static int is_red(int card) { return suit(card) == 1 || suit(card) == 2; } /* C D H S */
+
+/* May `card` lie on `onto` in a column? One rank lower and the other colour. */
+static int stacks_on(int card, int onto)
+{
+    return rank(onto) == rank(card) + 1 && is_red(card) != is_red(onto);
+}
+
+/* The cards a card may lie on, ascending (as solver.PARENTS), and the two cards of each rank
+** and colour as bits: filled in at import. */
+static uint8_t PARENTS[NCARDS][2];
+static uint8_t NPARENTS[NCARDS];
+static uint64_t TOPS_OF[13][2];  /* [rank][red] */
+static uint64_t PARENT_BITS[NCARDS];
+
+static void init_tables(void)
+{
+    for (int c = 0; c < NCARDS; c++) {
+        NPARENTS[c] = 0;
+        for (int p = 0; p < NCARDS; p++)
+            if (stacks_on(c, p)) {
+                PARENTS[c][NPARENTS[c]++] = (uint8_t)p;
+                PARENT_BITS[c] |= 1ULL << p;
+            }
+        TOPS_OF[rank(c)][is_red(c)] |= 1ULL << c;
+    }
+}
+
+/* May `card` go home without ever being missed? (notation.is_safe_home) */
+static int is_safe_home(int card, const uint8_t *found)
+{
+    int r = rank(card), s = suit(card);
+    if (found[s] != r)
+        return 0;
+    if (r <= 1)
+        return 1;
+    for (int o = 0; o < 4; o++)
+        if (is_red(o) != is_red(s) && found[o] < r)
+            return 0;
+    return 1;
+}
+
+/* ---- memory: every block belongs to the Solver; a failure jumps back to solve() ---------- */
+
+typedef struct Solver Solver;
+static void *grow(Solver *s, void *block, size_t count, size_t size);
+
+/* ---- columns, interned in a trie ---------------------------------------------------------- */
+
+/* Column 0 is the empty column. What the moves and the estimate need is kept with each. */
+typedef struct {
+    uint32_t below;  /* the column without its top card */
+    uint8_t top;     /* its top card (NONE for the empty column) */
+    uint8_t len;     /* how many cards */
+    uint8_t run;     /* how many cards at the top form an alternating run (notation.run_length) */
+    uint8_t low;     /* the lowest rank in it (99 when empty, as solver.disorder starts) */
+    uint8_t out;     /* cards above a lower card, not in sequence on the card below ... */
+    uint8_t seq;     /* ... and in sequence on it: solver.disorder = UNIT * out + w * seq */
+    uint64_t mix;    /* its share of a position's hash (a hash of its id) */
+    uint64_t wants;  /* the cards that some card of its run may go onto, a bit each */
+} Column;
+
+typedef struct {
+    Column *at;
+    uint32_t n, cap;
+    uint32_t *slots; /* open addressing over ids; 0 marks a free slot (column 0 is not in it) */
+    uint32_t mask;
+} Columns;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9E3779B97F4A7C15ULL;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    return x ^ (x >> 32);
+}
+
+static uint32_t mix32(uint64_t x) { return (uint32_t)(mix64(x) >> 32); }
+
+static uint32_t column_slot(const Columns *t, uint32_t below, int card)
+{
+    uint32_t i = mix32(((uint64_t)below << 8) | (uint64_t)card) & t->mask;
+    for (;;) {
+        uint32_t id = t->slots[i];
+        if (id == 0 || (t->at[id].below == below && t->at[id].top == card))
+            return i;
+        i = (i + 1) & t->mask;
+    }
+}
+
+static void columns_rehash(Solver *s, Columns *t, uint32_t nslots)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->slots = grow(s, NULL, nslots, sizeof *t->slots);
+    memset(t->slots, 0, (size_t)nslots * sizeof *t->slots);
+    t->mask = nslots - 1;
+    for (uint32_t id = 1; id < t->n; id++)
+        t->slots[column_slot(t, t->at[id].below, t->at[id].top)] = id;
+}
+
+/* The column `below` with `card` put on top. */
+static uint32_t column_with(Solver *s, Columns *t, uint32_t below, int card)
+{
+    uint32_t i = column_slot(t, below, card);
+    if (t->slots[i])
+        return t->slots[i];
+    if (t->n == t->cap) {
+        t->cap *= 2;
+        t->at = grow(s, t->at, t->cap, sizeof *t->at);
+    }
+    const Column *b = &t->at[below];
+    Column c = {below, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq, 0,
+                PARENT_BITS[card]};
+    if (b->len == 0) {
+        c.low = (uint8_t)rank(card);
+    } else {
+        if (stacks_on(card, b->top)) {
+            c.run = (uint8_t)(b->run + 1);
+            c.wants |= b->wants;
+        }
+        if (rank(card) > b->low) {  /* it lies above a lower card */
+            if (stacks_on(card, b->top))
+                c.seq++;
+            else
+                c.out++;
+        } else {
+            c.low = (uint8_t)rank(card);
+        }
+    }
+    uint32_t id = t->n++;
+    c.mix = mix64(id);
+    t->at[id] = c;
+    t->slots[i] = id;
+    if (2 * t->n > t->mask + 1)
+        columns_rehash(s, t, 2 * (t->mask + 1));
+    return id;
+}
+
+/* The top k cards of column `id`, bottom to top, into cards[0..k-1]. */
+static void top_cards(const Columns *t, uint32_t id, int k, uint8_t *cards)
+{
+    for (int i = k - 1; i >= 0; i--) {
+        cards[i] = t->at[id].top;
+        id = t->at[id].below;
+    }
+}
+
+/* Column `id` less its top k cards. */
+static uint32_t column_less(const Columns *t, uint32_t id, int k)
+{
+    while (k-- > 0)
+        id = t->at[id].below;
+    return id;
+}
+
+/* ---- positions ---------------------------------------------------------------------------- */
+
+typedef struct {
+    uint8_t found[4];  /* cards home in each suit */
+    uint8_t ncell;     /* cards in the free cells ... */
+    uint8_t cells[8];  /* ... ascending, the places after them NONE */
+    uint16_t out, seq; /* the columns' disorder counts, added up (Column.out, Column.seq) */
+    uint32_t col[8];   /* column ids, in the position's own order */
+    uint64_t mixes;    /* the columns' shares of the hash, added up (Column.mix) */
+} Position;
+
+/* Put column `id` in place j; every change of a column goes through here, to keep the sums
+** that the hash and the estimate need up to date. */
+static void set_column(const Columns *t, Position *p, int j, uint32_t id)
+{
+    const Column *was = &t->at[p->col[j]], *now = &t->at[id];
+    p->out = (uint16_t)(p->out - was->out + now->out);
+    p->seq = (uint16_t)(p->seq - was->seq + now->seq);
+    p->mixes += now->mix - was->mix;
+    p->col[j] = id;
+}
+
+/* A position as the search keeps it, without the sums (worked out again when it is expanded):
+** the less memory a node takes, the fewer cache misses on the way to it. */
+typedef struct {
+    uint32_t col[8];
+    uint8_t found[4];
+    uint8_t cells[8];
+} Place;
+
+static void place_of(const Position *p, Place *q)
+{
+    memcpy(q->col, p->col, sizeof q->col);
+    memcpy(q->found, p->found, 4);
+    memcpy(q->cells, p->cells, 8);
+}
+
+static Position position_at(const Columns *t, const Place *q)
+{
+    Position p;
+    memcpy(p.found, q->found, 4);
+    memcpy(p.cells, q->cells, 8);
+    p.ncell = 0;
+    while (p.ncell < 8 && p.cells[p.ncell] != NONE)
+        p.ncell++;
+    p.out = p.seq = 0;
+    p.mixes = 8 * t->at[0].mix;
+    for (int j = 0; j < 8; j++) {
+        p.col[j] = 0;
+        set_column(t, &p, j, q->col[j]);
+    }
+    return p;
+}
+
+/* Positions are the same up to the order of their columns. Most positions met twice have
+** their columns in the same order (two moves made in either order), so that is tried first. */
+static int same_position(const Position *a, const Place *b)
+{
+    if (memcmp(a->found, b->found, 4) != 0 || memcmp(a->cells, b->cells, 8) != 0)
+        return 0;
+    if (memcmp(a->col, b->col, sizeof a->col) == 0)
+        return 1;
+    uint32_t x[8], y[8];
+    for (int i = 0; i < 8; i++) {  /* insertion sort: eight numbers */
+        uint32_t u = a->col[i], v = b->col[i];
+        int j = i, k = i;
+        for (; j > 0 && x[j - 1] > u; j--)
+            x[j] = x[j - 1];
+        x[j] = u;
+        for (; k > 0 && y[k - 1] > v; k--)
+            y[k] = y[k - 1];
+        y[k] = v;
+    }
+    return memcmp(x, y, sizeof x) == 0;
+}
+
+/* A hash that does not depend on the order of the columns: their shares are added. */
+static uint32_t position_hash(const Position *p)
+{
+    uint32_t found;
+    uint64_t cells;
+    memcpy(&found, p->found, 4);
+    memcpy(&cells, p->cells, 8);
+    uint64_t h = found * 0x9E3779B97F4A7C15ULL + cells * 0xC2B2AE3D27D4EB4FULL + p->mixes;
+    return (uint32_t)(mix64(h) >> 32);
+}
+
+static int is_won(const Position *p)
+{
+    return p->found[0] == 13 && p->found[1] == 13 && p->found[2] == 13 && p->found[3] == 13;
+}
+
+static void cell_remove(Position *p, int card)
+{
+    int i = 0;
+    while (p->cells[i] != card)
+        i++;
+    memmove(p->cells + i, p->cells + i + 1, (size_t)(7 - i));
+    p->cells[7] = NONE;
+    p->ncell--;
+}
+
+static void cell_add(Position *p, int card)
+{
+    int i = p->ncell++;
+    for (; i > 0 && p->cells[i - 1] > card; i--)
+        p->cells[i] = p->cells[i - 1];
+    p->cells[i] = (uint8_t)card;
+}
+
+/* ---- the Solver ------------------------------------------------------------------------- */
+
+typedef struct {
+    Place at;
+    uint32_t parent;  /* NO_NODE for the root */
+    uint32_t g;       /* player moves from the root */
+    uint32_t next;    /* the next node waiting with the same priority, or NO_NODE */
+} Node;
+
+typedef struct {    /* an open-addressing hash set of nodes */
+    uint64_t *slots;   /* the key's hash << 32 | (node + 1); 0 marks a free slot. The hash */
+    uint32_t mask, n;  /* skips most unequal keys without comparing them. */
+} NodeSet;
+
+typedef struct {        /* one best_first search of one style */
+    int move_weight, sequenced_weight;
+    Node *nodes;
+    uint32_t n, cap;
+    NodeSet set;
+    /* The nodes waiting to be expanded: priorities are small whole numbers, so a queue for
+    ** each (first[q] .. last[q], linked by Node.next), the earlier push first as in the
+    ** reference's heap of (priority, push counter); `lowest` is at or below the least. */
+    uint32_t *first, *last;
+    size_t npriorities, lowest, waiting;
+    uint32_t won;       /* the node of a won position once found */
+} Search;
+
+typedef struct {
+    uint8_t card, dest, k;
+    int8_t source;  /* a column, or -1: a free cell */
+} Move;
+
+typedef struct {
+    uint8_t *at;  /* (card, destination) pairs */
+    size_t n, cap;
+} Line;
+
+struct Solver {
+    int ncells;
+    Columns columns;
+    Search search[NSTYLES];
+    Line line;
+    jmp_buf fail;
+};
+
+/* A block of `count` items, the old contents kept; jumps out on failure. */
+static void *grow(Solver *s, void *block, size_t count, size_t size)
+{
+    if (count > SIZE_MAX / size)
+        longjmp(s->fail, 1);
+    void *b = realloc(block, count * size);
+    if (b == NULL)
+        longjmp(s->fail, 1);
+    return b;
+}
+
+/* ---- player moves (solver.player_moves), in the same order ---------------------------------- */
+
+static int player_moves(const Solver *s, const Position *p, Move *out)
+{
+    const Columns *t = &s->columns;
+    int free = s->ncells - p->ncell, n = 0, empty = 0, first_empty = -1;
+    int8_t where[NCARDS];  /* top card -> its column */
+    uint64_t tops = 0;     /* the top cards, a bit each */
+    memset(where, -1, sizeof where);
+    for (int j = 0; j < 8; j++) {
+        if (p->col[j]) {
+            where[t->at[p->col[j]].top] = (int8_t)j;
+            tops |= 1ULL << t->at[p->col[j]].top;
+        }
+        else if (empty++ == 0)
+            first_empty = j;
+    }
+    int room = (free + 1) << empty;  /* most cards onto a non-empty column */
+    int room_empty = empty ? (free + 1) << (empty - 1) : 0;  /* ... onto an empty one */
+
+    for (int i = 0; i < p->ncell; i++) {
+        int card = p->cells[i];
+        if (p->found[suit(card)] == rank(card))
+            out[n++] = (Move){(uint8_t)card, HOME, 1, -1};
+    }
+    for (int j = 0; j < 8; j++) {
+        int card = p->col[j] ? t->at[p->col[j]].top : -1;
+        if (card >= 0 && p->found[suit(card)] == rank(card))
+            out[n++] = (Move){(uint8_t)card, HOME, 1, (int8_t)j};
+    }
+    for (int j = 0; j < 8; j++) {
+        const Column *c = &t->at[p->col[j]];
+        if (c->len == 0)
+            continue;
+        /* The k-th card of the run from the top is of rank top + k - 1, of the top's
+        ** colour when k is odd, so which tops it could go on is known without looking at it:
+        ** the cards are looked up (walking down the column) only where there is one. */
+        uint32_t id = p->col[j];
+        int depth = 1, most = c->run < room ? c->run : room;
+        if (!(tops & c->wants))
+            most = 0;
+        for (int k = 1; k <= most && rank(c->top) + k < 13; k++) {
+            int red_parent = is_red(c->top) != (k % 2 == 1);
+            if (!(tops & TOPS_OF[rank(c->top) + k][red_parent]))
+                continue;
+            for (; depth < k; depth++)
+                id = t->at[id].below;
+            int card = t->at[id].top;
+            for (int q = 0; q < NPARENTS[card]; q++) {
+                int d = where[PARENTS[card][q]];
+                if (d >= 0)
+                    out[n++] = (Move){(uint8_t)card, (uint8_t)d, (uint8_t)k, (int8_t)j};
+            }
+        }
+        if (empty) {
+            uint8_t run[NCARDS];  /* run[k - 1]: the k-th card from the top */
+            int alone = c->run < c->len - 1 ? c->run : c->len - 1;  /* never the whole column */
+            id = p->col[j];
+            for (int k = 0; k < alone; k++, id = t->at[id].below)
+                run[k] = t->at[id].top;
+            for (int k = alone; k >= 1; k--)
+                if (k <= room_empty)
+                    out[n++] = (Move){run[k - 1], (uint8_t)first_empty, (uint8_t)k, (int8_t)j};
+        }
+        if (free)
+            out[n++] = (Move){c->top, CELL, 1, (int8_t)j};
+    }
+    for (int i = 0; i < p->ncell; i++) {
+        int card = p->cells[i];
+        for (int q = 0; q < NPARENTS[card]; q++) {
+            int d = where[PARENTS[card][q]];
+            if (d >= 0)
+                out[n++] = (Move){(uint8_t)card, (uint8_t)d, 1, -1};
+        }
+        if (empty)
+            out[n++] = (Move){(uint8_t)card, (uint8_t)first_empty, 1, -1};
+    }
+    return n;
+}
+
+/* ---- successors (solver.after, solver.autoplay, solver.successor) -------------------------- */
+
+/* Append a single-card move to the line, if there is one to keep. */
+static void emit(Solver *s, Line *line, int card, int dest)
+{
+    if (line == NULL)
+        return;
+    if (line->n + 2 > line->cap) {
+        line->cap = line->cap ? 2 * line->cap : 512;
+        line->at = grow(s, line->at, line->cap, 1);
+    }
+    line->at[line->n++] = (uint8_t)card;
+    line->at[line->n++] = (uint8_t)dest;
+}
+
+/* Safe foundation moves, one after another until none is left, the cells first. */
+static void autoplay(Solver *s, Position *p, Line *line)
+{
+    const Columns *t = &s->columns;
+    for (;;) {
+        int card = -1;
+        for (int i = 0; i < p->ncell && card < 0; i++)
+            if (is_safe_home(p->cells[i], p->found)) {
+                card = p->cells[i];
+                cell_remove(p, card);
+            }
+        for (int j = 0; j < 8 && card < 0; j++)
+            if (p->col[j] && is_safe_home(t->at[p->col[j]].top, p->found)) {
+                card = t->at[p->col[j]].top;
+                set_column(t, p, j, t->at[p->col[j]].below);
+            }
+        if (card < 0)
+            return;
+        emit(s, line, card, HOME);
+        p->found[suit(card)]++;
+    }
+}
+
+/* The position after a player move, before any automatic foundation moves. */
+static void after(Solver *s, Position *p, const Move *m)
+{
+    Columns *t = &s->columns;
+    uint8_t moved[NCARDS];
+    if (m->source < 0) {
+        cell_remove(p, m->card);
+        moved[0] = m->card;
+    } else {
+        top_cards(t, p->col[m->source], m->k, moved);
+        set_column(t, p, m->source, column_less(t, p->col[m->source], m->k));
+    }
+    if (m->dest == HOME) {
+        p->found[suit(m->card)]++;
+    } else if (m->dest == CELL) {
+        cell_add(p, m->card);
+    } else {
+        uint32_t id = p->col[m->dest];
+        for (int i = 0; i < m->k; i++)
+            id = column_with(s, t, id, moved[i]);
+        set_column(t, p, m->dest, id);
+    }
+}
+
+/* The position after a player move and the safe foundation moves it allows, from a position
+** that has none left: unless the move went home, only the card it uncovered may now go. */
+static void successor(Solver *s, const Position *p, const Move *m, Position *child)
+{
+    *child = *p;
+    after(s, child, m);
+    if (m->dest == HOME) {
+        autoplay(s, child, NULL);
+    } else if (m->source >= 0) {
+        uint32_t rest = child->col[m->source];
+        if (rest && is_safe_home(s->columns.at[rest].top, child->found))
+            autoplay(s, child, NULL);
+    }
+}
+
+/* ---- the hash set of positions ------------------------------------------------------------- */
+
+static uint32_t slot_node(uint64_t slot) { return (uint32_t)slot - 1; }
+
+/* The slot holding position p (whose hash is `hash`), or the free slot where it would go. */
+static uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, uint32_t hash)
+{
+    uint32_t i = hash & set->mask;
+    for (;;) {
+        uint64_t v = set->slots[i];
+        if (v == 0 || ((uint32_t)(v >> 32) == hash && same_position(p, &nodes[slot_node(v)].at)))
+            return i;
+        i = (i + 1) & set->mask;
+    }
+}
+
+static void set_put(NodeSet *set, uint32_t slot, uint32_t hash, uint32_t node)
+{
+    set->slots[slot] = (uint64_t)hash << 32 | (node + 1);
+    set->n++;
+}
+
+static uint64_t *empty_slots(Solver *s, uint32_t nslots)
+{
+    uint64_t *slots = grow(s, NULL, nslots, sizeof *slots);
+    memset(slots, 0, (size_t)nslots * sizeof *slots);
+    return slots;
+}
+
+static void set_init(Solver *s, NodeSet *set, uint32_t nslots)
+{
+    set->slots = empty_slots(s, nslots);
+    set->mask = nslots - 1;
+    set->n = 0;
+}
+
+/* Twice the slots, when half are taken: the probes stay short. */
+static void set_grow(Solver *s, NodeSet *set)
+{
+    uint32_t old = set->mask + 1;
+    if (old > UINT32_MAX / 2)
+        longjmp(s->fail, 1);
+    uint64_t *slots = empty_slots(s, 2 * old);
+    uint32_t mask = 2 * old - 1;
+    for (uint32_t i = 0; i < old; i++)
+        if (set->slots[i]) {
+            uint32_t j = (uint32_t)(set->slots[i] >> 32) & mask;
+            while (slots[j])
+                j = (j + 1) & mask;
+            slots[j] = set->slots[i];
+        }
+    free(set->slots);
+    set->slots = slots;
+    set->mask = mask;
+}
+
+/* ---- one search (solver.best_first) ------------------------------------------------------- */
+
+static uint64_t estimate(const Position *p, int sequenced_weight)
+{
+    int64_t e = UNIT * (52 - p->found[0] - p->found[1] - p->found[2] - p->found[3]
+                        + CELL_COST * p->ncell);
+    return (uint64_t)(e + UNIT * p->out + sequenced_weight * p->seq);
+}
+
+static void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
+{
+    if (priority >= r->npriorities) {
+        size_t was = r->npriorities, now = was;
+        while (now <= priority)
+            now *= 2;
+        r->first = grow(s, r->first, now, sizeof *r->first);
+        r->last = grow(s, r->last, now, sizeof *r->last);
+        for (size_t q = was; q < now; q++)
+            r->first[q] = r->last[q] = NO_NODE;
+        r->npriorities = now;
+    }
+    r->nodes[node].next = NO_NODE;
+    if (r->last[priority] == NO_NODE)
+        r->first[priority] = node;
+    else
+        r->nodes[r->last[priority]].next = node;
+    r->last[priority] = node;
+    if (priority < r->lowest)
+        r->lowest = (size_t)priority;
+    r->waiting++;
+}
+
+/* The node of least priority, the earliest pushed of those; there is one. */
+static uint32_t dequeue(Search *r)
+{
+    while (r->first[r->lowest] == NO_NODE)
+        r->lowest++;
+    uint32_t node = r->first[r->lowest];
+    r->first[r->lowest] = r->nodes[node].next;
+    if (r->first[r->lowest] == NO_NODE)
+        r->last[r->lowest] = NO_NODE;
+    r->waiting--;
+    return node;
+}
+
+/* Add a position the set does not hold (at `slot`); returns its node. */
+static uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, const Position *p,
+                         uint32_t parent, uint32_t g)
+{
+    if (r->n == r->cap) {
+        if (r->cap > UINT32_MAX / 2)
+            longjmp(s->fail, 1);
+        r->cap *= 2;
+        r->nodes = grow(s, r->nodes, r->cap, sizeof *r->nodes);
+    }
+    uint32_t node = r->n++;
+    Node *v = &r->nodes[node];
+    place_of(p, &v->at);
+    v->parent = parent;
+    v->g = g;
+    v->next = NO_NODE;
+    set_put(&r->set, slot, hash, node);
+    if (2 * r->set.n > r->set.mask + 1)
+        set_grow(s, &r->set);
+    return node;
+}
+
+static void search_init(Solver *s, Search *r, int style, const Position *root)
+{
+    r->move_weight = MOVE_WEIGHT[style];
+    r->sequenced_weight = SEQUENCED_WEIGHT[style];
+    r->cap = 1024;
+    r->nodes = grow(s, NULL, r->cap, sizeof *r->nodes);
+    r->npriorities = 1024;
+    r->first = grow(s, NULL, r->npriorities, sizeof *r->first);
+    r->last = grow(s, NULL, r->npriorities, sizeof *r->last);
+    for (size_t q = 0; q < r->npriorities; q++)
+        r->first[q] = r->last[q] = NO_NODE;
+    r->lowest = r->npriorities;
+    r->waiting = 0;
+    set_init(s, &r->set, 2048);
+    uint32_t hash = position_hash(root);
+    uint32_t node = add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root,
+                             NO_NODE, 0);
+    enqueue(s, r, estimate(root, r->sequenced_weight), node);
+    r->won = NO_NODE;
+}
+
+enum { RUNNING, WON, EXHAUSTED };
+
+/* Expand up to `size` positions, the least priority first. */
+static int search_turn(Solver *s, Search *r, long long size)
+{
+    Move moves[MAX_MOVES];
+    Position children[MAX_MOVES];
+    uint32_t hashes[MAX_MOVES];
+    for (; size > 0; size--) {
+        if (r->waiting == 0)
+            return EXHAUSTED;
+        uint32_t node = dequeue(r);
+        Position p = position_at(&s->columns, &r->nodes[node].at);
+        uint32_t g = r->nodes[node].g;
+        int n = player_moves(s, &p, moves);
+        /* All the children first, so that their slots can be fetched from memory at once. */
+        for (int i = 0; i < n; i++) {
+            successor(s, &p, &moves[i], &children[i]);
+            hashes[i] = position_hash(&children[i]);
+            PREFETCH(&r->set.slots[hashes[i] & r->set.mask]);
+        }
+        for (int i = 0; i < n; i++) {
+            const Position *child = &children[i];
+            uint32_t hash = hashes[i];
+            uint32_t slot = set_slot(&r->set, r->nodes, child, hash);
+            if (r->set.slots[slot])
+                continue;
+            uint32_t added = add_node(s, r, slot, hash, child, node, g + 1);
+            if (is_won(child)) {
+                r->won = added;
+                return WON;
+            }
+            uint64_t priority = estimate(child, r->sequenced_weight)
+                                + (uint64_t)r->move_weight * (g + 1);
+            enqueue(s, r, priority, added);
+        }
+    }
+    return r->waiting == 0 ? EXHAUSTED : RUNNING;
+}
+
+/* The searches of every style in turns (solver.search_in_turns): the style that wins, or -1
+** when one runs out of positions or the budget is spent. */
+static int search_in_turns(Solver *s, const Position *root, long long budget)
+{
+    for (long long turn = 0;; turn++) {
+        int style = (int)(turn % NSTYLES);
+        long long size = turn == 0 ? HEAD_START : TURN;
+        if (size > budget)
+            size = budget;
+        if (size <= 0)
+            return -1;
+        budget -= size;
+        if (s->search[style].nodes == NULL)  /* most deals are won in the first turn */
+            search_init(s, &s->search[style], style, root);
+        int outcome = search_turn(s, &s->search[style], size);
+        if (outcome == WON)
+            return style;
+        if (outcome == EXHAUSTED)
+            return -1;
+    }
+}
+
+/* ---- from the path found to single-card moves (solver.shortcut, single_card_moves) ------ */
+
+typedef struct {
+    Node *at;         /* the path's positions, root first */
+    uint32_t n;
+    NodeSet index;    /* the same positions, to find their places on the path */
+} Path;
+
+static void path_of(Solver *s, const Search *r, Path *path)
+{
+    uint32_t n = 0;
+    for (uint32_t v = r->won; v != NO_NODE; v = r->nodes[v].parent)
+        n++;
+    path->n = n;
+    path->at = grow(s, NULL, n, sizeof *path->at);
+    for (uint32_t v = r->won; v != NO_NODE; v = r->nodes[v].parent)
+        path->at[--n] = r->nodes[v];
+    uint32_t nslots = 16;
+    while (nslots < 2 * path->n + 2)
+        nslots *= 2;
+    set_init(s, &path->index, nslots);
+    for (uint32_t i = 0; i < path->n; i++) {
+        Position p = position_at(&s->columns, &path->at[i].at);
+        uint32_t hash = position_hash(&p);
+        set_put(&path->index, set_slot(&path->index, path->at, &p, hash), hash, i);
+    }
+}
+
+/* Where a position lies on the path, or -1. */
+static long path_index(const Path *path, const Position *p)
+{
+    uint32_t hash = position_hash(p);
+    uint64_t v = path->index.slots[set_slot(&path->index, path->at, p, hash)];
+    return v ? (long)slot_node(v) : -1;
+}
+
+/* Player moves from the path's start to its win, each jumping as far along as one move goes;
+** returns how many, into *moves (grown as needed). A jump that goes nowhere is a bug. */
+static uint32_t shortcut(Solver *s, const Path *path, Move **moves)
+{
+    Move offered[MAX_MOVES];
+    Position p = position_at(&s->columns, &path->at[0].at);
+    uint32_t n = 0, cap = 64;
+    long i = 0;
+    *moves = grow(s, NULL, cap, sizeof **moves);
+    while (i < (long)path->n - 1) {
+        long best = -2;
+        Move move = {0, 0, 0, 0};
+        Position next = p;
+        int count = player_moves(s, &p, offered);
+        for (int m = 0; m < count; m++) {
+            Position child;
+            successor(s, &p, &offered[m], &child);
+            long j = path_index(path, &child);
+            if (j > best) {
+                best = j;
+                move = offered[m];
+                next = child;
+            }
+        }
+        if (best <= i)
+            longjmp(s->fail, 2);
+        if (n == cap) {
+            cap *= 2;
+            *moves = grow(s, *moves, cap, sizeof **moves);
+        }
+        (*moves)[n++] = move;
+        i = best;
+        p = next;
+    }
+    return n;
+}
+
+/* The single-card moves that carry `cards` (bottom to top, k of them) from column `source` to
+** `dest` through `free` cells and the empty columns `empties` (notation.supermove). */
+static void supermove(Solver *s, const uint8_t *cards, int k, int source, int dest, int free,
+                      const int *empties, int nempty)
+{
+    if (k <= free + 1) {
+        for (int i = k - 1; i >= 1; i--)
+            emit(s, &s->line, cards[i], CELL);
+        for (int i = 0; i < k; i++)
+            emit(s, &s->line, cards[i], dest);
+        return;
+    }
+    if (nempty == 0)
+        longjmp(s->fail, 2);  /* more cards than the move may carry: a bug */
+    int spare = empties[0], fit = (free + 1) << (nempty - 1);
+    if (k <= fit) {  /* this empty column is not needed */
+        supermove(s, cards, k, source, dest, free, empties + 1, nempty - 1);
+        return;
+    }
+    supermove(s, cards + (k - fit), fit, source, spare, free, empties + 1, nempty - 1);
+    supermove(s, cards, k - fit, source, dest, free, empties + 1, nempty - 1);
+    supermove(s, cards + (k - fit), fit, spare, dest, free, empties + 1, nempty - 1);
+}
+
+/* Play one single-card move, known to be legal, on a position. */
+static void play(Solver *s, Position *p, int card, int dest)
+{
+    Columns *t = &s->columns;
+    int in_cell = 0;
+    for (int i = 0; i < p->ncell; i++)
+        in_cell |= p->cells[i] == card;
+    if (in_cell) {
+        cell_remove(p, card);
+    } else {
+        int j = 0;
+        while (j < 8 && !(p->col[j] && t->at[p->col[j]].top == card))
+            j++;
+        if (j == 8)
+            longjmp(s->fail, 2);
+        set_column(t, p, j, t->at[p->col[j]].below);
+    }
+    if (dest == HOME)
+        p->found[suit(card)]++;
+    else if (dest == CELL)
+        cell_add(p, card);
+    else
+        set_column(t, p, dest, column_with(s, t, p->col[dest], card));
+}
+
+/* The line of single-card moves for player moves from `start`, safe foundation moves (made
+** before the first move and after each) written out. */
+static void single_card_moves(Solver *s, const Position *start, const Move *moves, uint32_t n)
+{
+    Position p = *start;
+    autoplay(s, &p, &s->line);
+    for (uint32_t i = 0; i < n; i++) {
+        const Move *m = &moves[i];
+        size_t from = s->line.n;
+        if (m->k == 1) {
+            emit(s, &s->line, m->card, m->dest);
+        } else {
+            uint8_t cards[NCARDS];
+            int empties[8], nempty = 0;
+            for (int x = 0; x < 8; x++)
+                if (!p.col[x] && x != m->dest)
+                    empties[nempty++] = x;
+            top_cards(&s->columns, p.col[m->source], m->k, cards);
+            supermove(s, cards, m->k, m->source, m->dest, s->ncells - p.ncell, empties, nempty);
+        }
+        for (size_t j = from; j < s->line.n; j += 2)
+            play(s, &p, s->line.at[j], s->line.at[j + 1]);
+        autoplay(s, &p, &s->line);
+    }
+}
+
+/* ---- the check: replay the line under the plain single-card rules ------------------------ */
+
+typedef struct {    /* a position as plain card arrays, independent of the trie */
+    uint8_t found[4];
+    int ncell;
+    uint8_t cells[8];
+    int len[8];
+    uint8_t cards[8][NCARDS];
+} Board;
+
+/* Does the line of single-card moves take `b` to all 52 cards home? */
+static int replays_to_win(Board b, int ncells, const Line *line)
+{
+    for (size_t i = 0; i < line->n; i += 2) {
+        int card = line->at[i], dest = line->at[i + 1], source = -1, cell = -1;
+        for (int c = 0; c < b.ncell; c++)
+            if (b.cells[c] == card)
+                cell = c;
+        for (int j = 0; j < 8 && cell < 0; j++)
+            if (b.len[j] && b.cards[j][b.len[j] - 1] == card)
+                source = j;
+        if (cell < 0 && source < 0)
+            return 0;  /* not a card that may move */
+        if (dest == HOME) {
+            if (b.found[suit(card)] != rank(card))
+                return 0;
+        } else if (dest == CELL) {
+            if (cell >= 0 || b.ncell >= ncells)
+                return 0;
+        } else if (dest < 8) {
+            if (dest == source
+                || (b.len[dest] && !stacks_on(card, b.cards[dest][b.len[dest] - 1])))
+                return 0;
+        } else {
+            return 0;
+        }
+        if (cell >= 0)
+            b.cells[cell] = b.cells[--b.ncell];
+        else
+            b.len[source]--;
+        if (dest == HOME)
+            b.found[suit(card)]++;
+        else if (dest == CELL)
+            b.cells[b.ncell++] = (uint8_t)card;
+        else
+            b.cards[dest][b.len[dest]++] = (uint8_t)card;
+    }
+    return b.found[0] == 13 && b.found[1] == 13 && b.found[2] == 13 && b.found[3] == 13;
+}
+
+/* ---- solve ----------------------------------------------------------------------------- */
+
+enum { SOLVED, GAVE_UP, OUT_OF_MEMORY, BROKEN };
+
+static void free_solver(Solver *s)
+{
+    free(s->columns.at);
+    free(s->columns.slots);
+    for (int i = 0; i < NSTYLES; i++) {
+        free(s->search[i].nodes);
+        free(s->search[i].first);
+        free(s->search[i].last);
+        free(s->search[i].set.slots);
+    }
+    free(s->line.at);
+}
+
+/* What solve_board allocates outside the Solver, freed by solve(). */
+typedef struct {
+    Path path;
+    Move *moves;
+} Scratch;
+
+static int solve_board(Solver *s, const Board *board, long long budget, Scratch *scratch)
+{
+    int failure = setjmp(s->fail);
+    if (failure)
+        return failure == 1 ? OUT_OF_MEMORY : BROKEN;
+    Columns *t = &s->columns;
+    t->cap = 1024;
+    t->at = grow(s, NULL, t->cap, sizeof *t->at);
+    t->at[0] = (Column){0, NONE, 0, 0, 99, 0, 0, mix64(0), 0};
+    t->n = 1;
+    columns_rehash(s, t, 2048);
+
+    Position start;
+    memcpy(start.found, board->found, 4);
+    start.ncell = 0;
+    memset(start.cells, NONE, sizeof start.cells);
+    for (int i = 0; i < board->ncell; i++)
+        cell_add(&start, board->cells[i]);
+    start.out = start.seq = 0;
+    start.mixes = 8 * t->at[0].mix;
+    for (int j = 0; j < 8; j++) {
+        uint32_t id = 0;
+        start.col[j] = 0;
+        for (int i = 0; i < board->len[j]; i++)
+            id = column_with(s, t, id, board->cards[j][i]);
+        set_column(t, &start, j, id);
+    }
+    Position root = start;
+    autoplay(s, &root, NULL);
+    uint32_t nmoves = 0;
+    if (!is_won(&root)) {
+        int style = search_in_turns(s, &root, budget);
+        if (style < 0)
+            return GAVE_UP;
+        path_of(s, &s->search[style], &scratch->path);
+        nmoves = shortcut(s, &scratch->path, &scratch->moves);
+    }
+    single_card_moves(s, &start, scratch->moves, nmoves);
+    return replays_to_win(*board, s->ncells, &s->line) ? SOLVED : BROKEN;
+}
+
+/* Read the arguments into a Board, or set a ValueError/TypeError and return 0. */
+static int read_board(Board *b, const uint8_t *found, Py_ssize_t nfound, const uint8_t *cells,
+                      Py_ssize_t ncell, PyObject *columns, int ncells)
+{
+    int seen[NCARDS] = {0};
+    if (nfound != 4) {
+        PyErr_SetString(PyExc_ValueError, "found: 4 bytes, one count per suit");
+        return 0;
+    }
+    if (ncells < 0 || ncells > 8) {
+        PyErr_SetString(PyExc_ValueError, "ncells: 0 to 8 free cells");
+        return 0;
+    }
+    if (ncell > ncells) {
+        PyErr_SetString(PyExc_ValueError, "cells: more cards than free cells");
+        return 0;
+    }
+    if (!PyTuple_Check(columns) || PyTuple_GET_SIZE(columns) != 8) {
+        PyErr_SetString(PyExc_TypeError, "columns: a tuple of 8 bytes");
+        return 0;
+    }
+    memset(b, 0, sizeof *b);
+    for (int s = 0; s < 4; s++) {
+        if (found[s] > 13) {
+            PyErr_SetString(PyExc_ValueError, "found: a count above 13");
+            return 0;
+        }
+        b->found[s] = found[s];
+        for (int r = 0; r < found[s]; r++)
+            seen[r * 4 + s]++;
+    }
+    b->ncell = (int)ncell;
+    for (Py_ssize_t i = 0; i < ncell; i++) {
+        if (cells[i] >= NCARDS || (i > 0 && cells[i] <= cells[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "cells: cards 0..51 in ascending order");
+            return 0;
+        }
+        b->cells[i] = cells[i];
+        seen[cells[i]]++;
+    }
+    for (int j = 0; j < 8; j++) {
+        PyObject *col = PyTuple_GET_ITEM(columns, j);
+        if (!PyBytes_Check(col)) {
+            PyErr_SetString(PyExc_TypeError, "columns: a tuple of 8 bytes");
+            return 0;
+        }
+        Py_ssize_t len = PyBytes_GET_SIZE(col);
+        const uint8_t *cards = (const uint8_t *)PyBytes_AS_STRING(col);
+        if (len > NCARDS) {
+            PyErr_SetString(PyExc_ValueError, "columns: a column of more than 52 cards");
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < len; i++) {
+            if (cards[i] >= NCARDS) {
+                PyErr_SetString(PyExc_ValueError, "columns: a card outside 0..51");
+                return 0;
+            }
+            b->cards[j][i] = cards[i];
+            seen[cards[i]]++;
+        }
+        b->len[j] = (int)len;
+    }
+    for (int c = 0; c < NCARDS; c++)
+        if (seen[c] != 1) {
+            PyErr_Format(PyExc_ValueError, "card %d is %s", c,
+                         seen[c] ? "in more than one place" : "missing");
+            return 0;
+        }
+    return 1;
+}
+
+static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"found", "cells", "columns", "ncells", "budget", NULL};
+    const char *found, *cells;
+    Py_ssize_t nfound, ncell;
+    PyObject *columns, *budget_arg;
+    int ncells, overflow;
+    (void)module;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y#y#OiO!:solve", names, &found, &nfound,
+                                     &cells, &ncell, &columns, &ncells, &PyLong_Type,
+                                     &budget_arg))
+        return NULL;
+    long long budget = PyLong_AsLongLongAndOverflow(budget_arg, &overflow);
+    if (budget == -1 && PyErr_Occurred())
+        return NULL;
+    if (overflow)
+        budget = overflow > 0 ? LLONG_MAX : 0;
+    Board board;
+    if (!read_board(&board, (const uint8_t *)found, nfound, (const uint8_t *)cells, ncell,
+                    columns, ncells))
+        return NULL;
+
+    Solver *s = calloc(1, sizeof *s);
+    Scratch *scratch = calloc(1, sizeof *scratch);
+    if (s == NULL || scratch == NULL) {
+        free(s);
+        free(scratch);
+        return PyErr_NoMemory();
+    }
+    s->ncells = ncells;
+    int outcome;
+    Py_BEGIN_ALLOW_THREADS
+    outcome = solve_board(s, &board, budget, scratch);
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (outcome == SOLVED)
+        result = PyBytes_FromStringAndSize((const char *)s->line.at, (Py_ssize_t)s->line.n);
+    else if (outcome == GAVE_UP)
+        result = Py_NewRef(Py_None);
+    else if (outcome == OUT_OF_MEMORY)
+        PyErr_NoMemory();
+    else
+        PyErr_SetString(PyExc_RuntimeError,
+                        "certify.engine._solver: the line found does not replay (a bug)");
+    free(scratch->path.at);
+    free(scratch->path.index.slots);
+    free(scratch->moves);
+    free(scratch);
+    free_solver(s);
+    free(s);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"solve", (PyCFunction)(void (*)(void))solve, METH_VARARGS | METH_KEYWORDS,
+     "solve(found, cells, columns, ncells, budget) -> bytes or None\n\n"
+     "A winning line of single-card moves, 2 bytes a move (card, destination: 0..7 a column,\n"
+     "8 a free cell, 9 the foundation), exactly as certify.solver.solve finds it; None when\n"
+     "the budget of positions runs out or the solver's graph is exhausted."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_solver",
+    "The best-first win solver of certify/solver.py, in C (certify/engine/solver.c).", -1,
+    methods, NULL, NULL, NULL, NULL};
+
+/* The tuning, as module constants, so that a test can hold it to certify/solver.py's. */
+static int add_tuning(PyObject *m)
+{
+    PyObject *styles = PyTuple_New(NSTYLES);
+    if (styles == NULL)
+        return -1;
+    for (int i = 0; i < NSTYLES; i++) {
+        PyObject *style = Py_BuildValue("(ii)", MOVE_WEIGHT[i], SEQUENCED_WEIGHT[i]);
+        if (style == NULL) {
+            Py_DECREF(styles);
+            return -1;
+        }
+        PyTuple_SET_ITEM(styles, i, style);
+    }
+    if (PyModule_AddObject(m, "STYLES", styles) < 0) {
+        Py_DECREF(styles);
+        return -1;
+    }
+    if (PyModule_AddIntConstant(m, "UNIT", UNIT) < 0
+        || PyModule_AddIntConstant(m, "CELL_COST", CELL_COST) < 0
+        || PyModule_AddIntConstant(m, "HEAD_START", HEAD_START) < 0
+        || PyModule_AddIntConstant(m, "TURN", TURN) < 0)
+        return -1;
+    return 0;
+}
+
+PyMODINIT_FUNC PyInit__solver(void)
+{
+    init_tables();
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && add_tuning(m) < 0)
+        Py_CLEAR(m);
+    return m;
+}

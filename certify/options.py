@@ -1,0 +1,144 @@
+"""What every certify command shares: exit codes, usage errors, the rule and budget options,
+deal numbers, and the default certificate file name.
+
+`certify DEAL`, the census (`certify A-B`), explain and import all import this module and none
+of them imports another for these, so the options mean the same everywhere.
+
+Numbers typed by a user are read as ASCII digits only: Python's int() would also take `1_000`
+and other scripts' digits (`٣`), which no one means as a deal number.
+"""
+
+import argparse
+import math
+import re
+
+from . import deals
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+CERTIFICATE_SUFFIX = ".msgpack.zst"
+DEFAULT_CELLS = 4
+
+DIGITS = re.compile(r"[0-9]+")
+DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+
+
+class Usage(Exception):
+    """Bad input: one line to stderr, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit 2) like every other bad input."""
+
+    def error(self, message):
+        raise Usage(f"{message} (see {self.prog} --help)")
+
+
+def is_number(text):
+    """Whether `text` is a whole number written in ASCII digits."""
+    return isinstance(text, str) and DIGITS.fullmatch(text) is not None
+
+
+def deal_number(text):
+    """A deal number from the command line: ASCII digits, 1 .. 2^33-1; else Usage."""
+    if not is_number(text):
+        raise Usage(f"not a deal number: {text!r} (deals are 1 to {deals.MAX_DEAL})")
+    n = int(text)
+    if not 1 <= n <= deals.MAX_DEAL:
+        raise Usage(f"deal {n} is out of range: deals are 1 to {deals.MAX_DEAL}")
+    return n
+
+
+RANGE = re.compile(r"([0-9]+)-([0-9]+)")
+
+
+def looks_like_range(text):
+    """Whether a first argument is meant as a range of deals (A-B) rather than a deal."""
+    return isinstance(text, str) and text[:1] in tuple("0123456789") and "-" in text
+
+
+def deal_range(text):
+    """'A-B' -> range(A, B + 1), A and B ASCII digits, 1 <= A <= B <= 2^33-1; else Usage."""
+    m = RANGE.fullmatch(text)
+    if not m:
+        raise Usage(f"not a range of deals: {text!r} (write A-B, e.g. 1-32000)")
+    a, b = int(m[1]), int(m[2])
+    if not 1 <= a <= b <= deals.MAX_DEAL:
+        raise Usage(f"bad range {text}: need 1 <= A <= B <= {deals.MAX_DEAL}")
+    return range(a, b + 1)
+
+
+# Types for argparse: each turns the option's text into a value or says in a few words why not
+# (argparse then names the option, and Parser makes that one line, exit 2).
+
+def cells_count(text):
+    if not is_number(text):
+        raise argparse.ArgumentTypeError(f"not a number of cells: {text!r}")
+    n = int(text)
+    if not 0 <= n <= 8:
+        raise argparse.ArgumentTypeError("free cells must be 0..8")
+    return n
+
+
+def whole_number(text, least):
+    if not is_number(text):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    n = int(text)
+    if n < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, not {n}")
+    return n
+
+
+def positive_count(text):
+    return whole_number(text, 1)
+
+
+def count_or_zero(text):
+    return whole_number(text, 0)
+
+
+def seconds(text):
+    """A positive, finite number of seconds, such as 2 or 0.5."""
+    if not isinstance(text, str) or DECIMAL.fullmatch(text) is None:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    value = float(text)
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return value
+
+
+def add_rule_options(p):
+    p.add_argument("--cells", type=cells_count, default=DEFAULT_CELLS, metavar="N",
+                   help=f"number of free cells, 0..8 (default {DEFAULT_CELLS})")
+    p.add_argument("--fixed-columns", action="store_true",
+                   help="keep columns in fixed places instead of taking them up to permutation")
+    p.add_argument("--foundation-moves", action="store_true",
+                   help="allow a foundation's top card to move back onto a column (a variant)")
+
+
+def add_budget_options(p, scope="the whole run, the solver's attempt included"):
+    """--max-positions N and --time-limit SECONDS, both positive (zero or less is bad input).
+    `scope` says in the help what the budget bounds."""
+    p.add_argument("--max-positions", type=positive_count, metavar="N",
+                   help=f"give up (verdict unknown) after N positions; bounds {scope}")
+    p.add_argument("--time-limit", type=seconds, metavar="SECONDS",
+                   help=f"give up (verdict unknown) after this many seconds; bounds {scope}")
+
+
+def rules_suffix(rules):
+    """'' under the default rules; otherwise what differs, as certificates/ spells it in its
+    file names: '-cells5', '-fm' (foundation moves), '-fixed' (columns in fixed places)."""
+    parts = []
+    if rules.ncells != DEFAULT_CELLS:
+        parts.append(f"-cells{rules.ncells}")
+    if rules.foundation_moves:
+        parts.append("-fm")
+    if rules.fixed_columns:
+        parts.append("-fixed")
+    return "".join(parts)
+
+
+def certificate_name(label, rules):
+    """The default certificate file name: '11982.msgpack.zst', '11982-cells5.msgpack.zst', ...
+    `label` is the deal number, or for a board file its base name."""
+    return f"{label}{rules_suffix(rules)}{CERTIFICATE_SUFFIX}"

@@ -1,0 +1,271 @@
+"""Range certificates (docs/certificate-format.md, section 6): one file for every deal A..B.
+
+The file is one zstd frame holding a header and then one entry per deal, in deal order:
+`[deal, claim, count, body]`, where body is exactly a single certificate's body. Both ways
+through the file stream: `write` takes its entries from an iterable made twice (once to hash
+them, since the header that comes first carries their digest, once to compress them), and
+`read` hands back entries one at a time as they come out of the decompressor. Either way the
+memory needed is that of the largest entry, not of the range.
+
+This is certify's reader, for `certify extract` and for tests; it is not the trusted checker
+(check/ verifies range certificates on its own), but a damaged file still gets a one-line
+RangeError rather than a traceback or a wrong answer.
+"""
+
+import hashlib
+
+import msgpack
+import xxhash
+import zstandard
+
+from . import certificate, output
+from .options import CERTIFICATE_SUFFIX, rules_suffix
+from .rules import Rules
+
+FORMAT = certificate.FORMAT
+VERSION = 2  # range certificates exist from version 2 on
+CLAIM = "range"
+# zstd level for the whole file, chosen by measurement (benchmarks/bench_census.py --levels,
+# on the 9.1 MB of entries of deals 1..32000, a loaded 2-core machine): level 3 keeps 0.434 of
+# the bytes in 1.0 s, 6 0.406 in 1.5 s, 9 0.390 in 2.2 s, 12 0.378 in 4.1 s, 15 0.372 in
+# 16.5 s, 19 0.352 in 32.6 s. Win lines, nearly all of a range's bytes, compress little, and a
+# million deals are 30 times as many bytes: level 19 would take many minutes for 10%.
+LEVEL = 9
+HEADER_LIMIT = 1 << 16  # the header must decode from the first 64 KiB
+MAX_ENTRY = (1 << 32) - 1  # our reader's bound on one entry, as for a single certificate
+CLAIMS = ("win", "no-win")
+KEYS = {"format", "version", "claim", "first", "last", "cells", "foundation_moves", "symmetry",
+        "count", "xxh3_64"}
+
+
+class RangeError(ValueError):
+    """A file that is not a readable range certificate (or entries that cannot make one)."""
+
+
+def file_name(first, last, rules):
+    """'1-32000.msgpack.zst', '1-32000-cells3.msgpack.zst', ..."""
+    return f"{first}-{last}{rules_suffix(rules)}{CERTIFICATE_SUFFIX}"
+
+
+def pack_entry(deal, claim, count, body):
+    """One entry's bytes, exactly as they stand in the file (msgpack's shortest forms)."""
+    return msgpack.packb([deal, claim, count, body], use_bin_type=True)
+
+
+def symmetry(rules):
+    return "none" if rules.fixed_columns else "columns"
+
+
+def header(first, last, rules, digest):
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "claim": CLAIM,
+        "first": first,
+        "last": last,
+        "cells": rules.ncells,
+        "foundation_moves": rules.foundation_moves,
+        "symmetry": symmetry(rules),
+        "count": last - first + 1,
+        "xxh3_64": digest,
+    }
+
+
+def rules_of(head):
+    """The Rules a range header states (fixed columns: symmetry "none")."""
+    return Rules(head["cells"], head["symmetry"] == "none", head["foundation_moves"])
+
+
+# Writing.
+
+def write(path, first, last, rules, entries, level=LEVEL):
+    """Write the range certificate for deals first..last to `path`, whole or not at all.
+
+    `entries()` gives the packed entries (pack_entry) in deal order; it is called twice and must
+    give the same bytes both times. Returns (size in bytes, SHA-256 hex digest) of the file.
+    """
+    digest, length = _digest(entries(), first, last)
+    head = msgpack.packb(header(first, last, rules, digest), use_bin_type=True)
+    compressor = zstandard.ZstdCompressor(level=level, write_checksum=False,
+                                          write_content_size=True)
+    with output.atomic_file(path) as f:
+        sha = hashlib.sha256()
+        sink = _Tee(f, sha)
+        with compressor.stream_writer(sink, size=len(head) + length, closefd=False) as z:
+            z.write(head)
+            again = xxhash.xxh3_64()
+            for entry in entries():
+                again.update(entry)
+                z.write(entry)
+        if again.hexdigest() != digest:
+            raise RangeError("the entries changed while the file was written")
+        return sink.size, sha.hexdigest()
+
+
+def _digest(entries, first, last):
+    """(xxh3_64 hex, total bytes) of the packed entries, checking they are deals first..last."""
+    h = xxhash.xxh3_64()
+    length = 0
+    expected = first
+    for entry in entries:
+        deal = _entry_deal(entry)
+        if deal != expected:
+            raise RangeError(f"entry for deal {deal} where deal {expected} belongs")
+        expected += 1
+        h.update(entry)
+        length += len(entry)
+    if expected != last + 1:
+        raise RangeError(f"entries end at deal {expected - 1}, not {last}")
+    return h.hexdigest(), length
+
+
+# msgpack's tags for an unsigned int that follows in 1, 2, 4 or 8 bytes (a smaller one is the
+# tag byte itself, below 0x80); 0x94 is an array of four.
+UINT_WIDTH = {0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8}
+
+
+def _entry_deal(entry):
+    """The deal number at the head of a packed entry, read without unpacking its body."""
+    if entry[:1] != b"\x94":
+        raise RangeError("an entry is not a four-element array")
+    tag = entry[1]
+    if tag < 0x80:
+        return tag
+    if tag not in UINT_WIDTH:
+        raise RangeError("an entry's deal is not a number")
+    return int.from_bytes(entry[2:2 + UINT_WIDTH[tag]], "big")
+
+
+class _Tee:
+    """A file-like sink that also counts and hashes what passes through it."""
+
+    def __init__(self, f, sha):
+        self.f, self.sha, self.size = f, sha, 0
+
+    def write(self, data):
+        self.f.write(data)
+        self.sha.update(data)
+        self.size += len(data)
+        return len(data)
+
+    def flush(self):
+        self.f.flush()
+
+
+# Reading.
+
+def read(path):
+    """(header, entries) of a range certificate; entries yields (deal, claim, count, body).
+
+    Everything is checked as it streams: the header's keys and types, each entry's shape and
+    deal number, and, once the last entry is out, that nothing follows and the digest matches.
+    Any fault raises RangeError (from the generator, for what lies past the header).
+    """
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise RangeError(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        stream = zstandard.ZstdDecompressor().stream_reader(f, read_size=1 << 16,
+                                                            read_across_frames=True)
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_ENTRY, strict_map_key=True)
+        first = _read_some(stream, HEADER_LIMIT)
+        unpacker.feed(first)
+        try:
+            head = unpacker.unpack()
+        except msgpack.OutOfData:
+            raise RangeError("no header in the first 64 KiB: not a range certificate") from None
+        except Exception as e:  # msgpack raises several unrelated types
+            raise RangeError(f"not msgpack: {e}") from None
+        _check_header(head)
+        digest = xxhash.xxh3_64()
+        digest.update(first[unpacker.tell():])
+    except BaseException:
+        f.close()
+        raise
+    return head, _entries(f, stream, unpacker, head, digest)
+
+
+def _read_some(stream, n):
+    try:
+        return stream.read(n)
+    except zstandard.ZstdError as e:
+        raise RangeError(f"not a valid zstd frame ({e})") from None
+
+
+def _check_header(head):
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        raise RangeError("not a freecell certificate")
+    if head.get("claim") != CLAIM:
+        raise RangeError(f"not a range certificate (claim {head.get('claim')!r})")
+    if head.get("version") != VERSION:
+        raise RangeError(f"unsupported version {head.get('version')!r}")
+    if set(head) != KEYS:
+        raise RangeError("header keys are not those of a range certificate")
+    first, last = head["first"], head["last"]
+    if not (_int(first) and _int(last) and 1 <= first <= last <= 2**33 - 1):
+        raise RangeError(f"bad range first={first!r} last={last!r}")
+    if not (_int(head["cells"]) and 0 <= head["cells"] <= 8):
+        raise RangeError(f"bad cells {head['cells']!r}")
+    if type(head["foundation_moves"]) is not bool:
+        raise RangeError("foundation_moves is not true or false")
+    if head["symmetry"] not in ("columns", "none"):
+        raise RangeError(f"bad symmetry {head['symmetry']!r}")
+    if head["count"] != last - first + 1 or not _int(head["count"]):
+        raise RangeError(f"count {head['count']!r} is not last - first + 1")
+    if not (isinstance(head["xxh3_64"], str) and len(head["xxh3_64"]) == 16):
+        raise RangeError("xxh3_64 is not 16 hex digits")
+
+
+def _int(x):
+    return type(x) is int
+
+
+def _entries(f, stream, unpacker, head, digest):
+    with f:
+        deal = head["first"]
+        while True:
+            try:
+                for entry in unpacker:
+                    yield _checked_entry(entry, deal, head)
+                    deal += 1
+            except RangeError:
+                raise
+            except Exception as e:  # msgpack's errors for malformed data
+                raise RangeError(f"entry for deal {deal}: not msgpack: {e}") from None
+            data = _read_some(stream, 1 << 20)
+            if not data:
+                break
+            digest.update(data)
+            unpacker.feed(data)
+        if deal != head["last"] + 1:
+            raise RangeError(f"the file ends after {deal - head['first']:,} of "
+                             f"{head['count']:,} entries")
+        if unpacker.tell() != stream.tell():
+            raise RangeError("bytes after the last entry")
+        if digest.hexdigest() != head["xxh3_64"]:
+            raise RangeError("the entries do not match the header's xxh3_64: the file is corrupt")
+
+
+def _checked_entry(entry, deal, head):
+    if deal > head["last"]:
+        raise RangeError(f"more than {head['count']:,} entries: bytes after the last entry")
+    if not (isinstance(entry, list) and len(entry) == 4):
+        raise RangeError(f"entry for deal {deal} is not [deal, claim, count, body]")
+    number, claim, count, body = entry
+    if number != deal or not _int(number):
+        raise RangeError(f"entry {deal - head['first']:,} is for deal {number!r}, not {deal}")
+    if claim not in CLAIMS:
+        raise RangeError(f"entry for deal {deal}: bad claim {claim!r}")
+    if not (_int(count) and 0 <= count <= MAX_ENTRY):
+        raise RangeError(f"entry for deal {deal}: bad count {count!r}")
+    if not isinstance(body, bytes):
+        raise RangeError(f"entry for deal {deal}: body is not bytes")
+    return number, claim, count, body
+
+
+def single_certificate(head, deal, claim, count, body):
+    """The single certificate of one entry: the file `certify DEAL` writes under these rules."""
+    rules = rules_of(head)
+    single = certificate.header(claim, deal, None, rules, count, body)
+    return certificate.encode_file(single, body)

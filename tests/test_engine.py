@@ -1,0 +1,353 @@
+"""The compiled engine against the Python reference: the same answers, byte for byte.
+
+On random small boards and on published deals, native and reference agree on the verdict, on
+the reachable set (key for key, in the order found), on the positions counted when a budget
+stops them, on the columns they intern, and on the certificate bytes; every WIN line replays
+under rules.py. CI builds the extension from a clean clone, so a missing one fails here rather
+than skipping.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from certify import certificate, engine, prove as prove_module, search as reference
+from certify.deals import deal
+from certify.prove import prove, replays_to_win
+from certify.rules import Rules, encode, moves, start
+from certify.search import NO_WIN, UNKNOWN, WIN, decode_key
+from tests.boards import reachable, small_boards
+
+ROOT = Path(__file__).resolve().parent.parent
+if os.environ.get("CERTIFY_ENGINE") == "python":
+    pytest.skip("the comparison needs both engines", allow_module_level=True)
+from certify.engine import _search as native  # noqa: E402  (not built: fail, never skip)
+
+rules_variants = st.builds(Rules, st.just(0), st.booleans(), st.booleans())
+
+
+@st.composite
+def boards_and_rules(draw, max_left=7):
+    position, ncells = draw(small_boards(max_left=max_left, max_cells=3))
+    fixed, back = draw(st.booleans()), draw(st.booleans())
+    return position, Rules(ncells, fixed, back)
+
+
+def native_search(position, rules, narrow=1 << 16):
+    return engine.NativeSearch(position, rules, narrow)
+
+
+def same_outcome(a, b):
+    """Everything an outcome says, compared: verdict, counts, keys in order, path, columns."""
+    assert (a.verdict, a.positions, a.most_home, a.reason, a.width) == \
+        (b.verdict, b.positions, b.most_home, b.reason, b.width)
+    assert a.columns == b.columns
+    if a.verdict == NO_WIN:
+        assert list(a.keys) == list(b.keys)
+    if a.verdict == WIN:
+        assert a.path == b.path
+
+
+# ---- The search --------------------------------------------------------------------------
+
+def test_the_compiled_engine_is_built_and_chosen():
+    assert engine.NAME == "native", engine.describe()
+    assert engine.describe().startswith("native") and "\n" not in engine.describe()
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(boards_and_rules(), st.sampled_from([1 << 16, 8, 12]))
+def test_native_explores_exactly_as_the_reference(case, narrow):
+    position, rules = case
+    a = native_search(position, rules, narrow).run(max_positions=3000)
+    b = reference.Search(position, rules, narrow).run(max_positions=3000)
+    same_outcome(a, b)
+    if a.verdict == NO_WIN:
+        assert engine.no_win_body(a, rules) == \
+            certificate.no_win_body(b.keys, b.columns, rules.ncells, rules.fixed_columns)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(boards_and_rules(max_left=6))
+def test_the_reachable_set_is_the_readable_rules_one(case):
+    position, rules = case
+    expected = reachable(position, rules.ncells, rules.fixed_columns, rules.foundation_moves,
+                         limit=5000)
+    outcome = native_search(position, rules).run(max_positions=20_000)
+    if any(p[0] == bytes([13] * 4) for p in expected.values()):
+        # (with foundation moves a small board can open up to the deck: no win found in time)
+        assert outcome.verdict == WIN or (rules.foundation_moves and outcome.verdict == UNKNOWN)
+        return
+    if len(expected) > 5000:
+        return
+    assert outcome.verdict == NO_WIN
+    got = {encode(decode_key(k, rules.ncells, outcome.columns), rules.ncells,
+                  rules.fixed_columns) for k in outcome.keys}
+    assert got == set(expected)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(boards_and_rules(), st.lists(st.integers(1, 400), min_size=1, max_size=6))
+def test_budgeted_steps_end_as_one_run(case, steps):
+    """Stopped at any budget and resumed, both engines stop at the same count and end exactly
+    where one uninterrupted run ends."""
+    position, rules = case
+    a, b = native_search(position, rules), reference.Search(position, rules)
+    total = 0
+    for step in steps:
+        total += step
+        x, y = a.run(max_positions=total), b.run(max_positions=total)
+        assert (x.verdict, x.positions, x.most_home) == (y.verdict, y.positions, y.most_home)
+        if x.verdict == UNKNOWN:
+            assert x.positions == total and x.reason == f"--max-positions {total} reached"
+    end = total + 3000  # (with foundation moves a small board can open up to the deck)
+    same_outcome(a.run(end), b.run(end))
+    same_outcome(b.run(end), reference.search(position, rules, end))
+
+
+@pytest.mark.parametrize("rules", [Rules(4), Rules(3),
+                                   pytest.param(Rules(4, fixed_columns=True), marks=pytest.mark.slow),
+                                   pytest.param(Rules(4, foundation_moves=True),
+                                                marks=pytest.mark.slow)],
+                         ids=["default", "cells3", "fixed", "foundation-moves"])
+def test_deal_11982_both_engines(rules):
+    position = start(deal(11982))
+    a, b = engine.search(position, rules), reference.search(position, rules)
+    same_outcome(a, b)
+    assert engine.no_win_body(a, rules) == \
+        certificate.no_win_body(b.keys, b.columns, rules.ncells, rules.fixed_columns)
+
+
+def test_a_win_by_search_is_the_same_path_and_replays():
+    position, rules = start(deal(11982)), Rules(5)
+    a, b = engine.search(position, rules), reference.search(position, rules)
+    same_outcome(a, b)
+    line = prove_module.moves_along(position, a.path, 5, a.columns, rules)
+    assert replays_to_win(position, line, rules)
+
+
+def test_unknown_counts_agree_on_a_published_deal():
+    position, rules = start(deal(7484159)), Rules(4)
+    for limit in (1, 2, 1000, 12_345):
+        a = engine.search(position, rules, max_positions=limit)
+        b = reference.search(position, rules, max_positions=limit)
+        assert (a.verdict, a.positions, a.most_home) == (UNKNOWN, max(limit, 1), b.most_home)
+        assert b.positions == a.positions
+
+
+def test_widened_keys_spell_the_same_positions():
+    position, rules = start(deal(11982)), Rules(3)
+    narrow, wide = native_search(position, rules).run(), native_search(position, rules, 8).run()
+    assert (narrow.width, wide.width) == (2, 3)
+    assert [decode_key(k, 3, narrow.columns) for k in narrow.keys] == \
+        [decode_key(k, 3, wide.columns) for k in wide.keys]
+    assert engine.no_win_body(narrow, rules) == engine.no_win_body(wide, rules)
+
+
+def test_bad_start_positions_are_refused():
+    found, cells, cols = start(deal(1))
+    for bad in [(found[:3], cells, cols, 4), (found, cells, cols[:7], 4),
+                (found, b"\x00", cols, 4), (bytes([14, 0, 0, 0]), cells, cols, 4),
+                (found, cells, cols, 9), (found, cells, (cols[0] + b"\x63",) + cols[1:], 4)]:
+        with pytest.raises((ValueError, TypeError)):
+            native.Search(*bad, False, False)
+
+
+def test_a_used_search_refuses_more():
+    position, rules = start(deal(11982)), Rules(3)
+    outcome = engine.search(position, rules)
+    engine.no_win_body(outcome, rules)
+    with pytest.raises(RuntimeError):
+        outcome.store.run(-1, -1.0)
+    with pytest.raises(RuntimeError):
+        list(outcome.keys)
+
+
+@st.composite
+def lines(draw):
+    """A position and a line from it: legal moves (by rules.moves), maybe one changed."""
+    position, rules = draw(boards_and_rules(max_left=9))
+    line, p = [], position
+    for _ in range(draw(st.integers(0, 30))):
+        options = list(moves(p, rules.ncells, rules.foundation_moves))
+        if not options:
+            break
+        card, dest, p = options[draw(st.integers(0, len(options) - 1))]
+        line.append((card, dest))
+    if line and draw(st.booleans()):
+        k = draw(st.integers(0, len(line) - 1))
+        line[k] = (draw(st.integers(0, 51)), draw(st.integers(0, 9)))
+    return position, rules, line
+
+
+@settings(max_examples=300)
+@given(lines())
+def test_native_replay_judges_lines_as_the_readable_rules_do(case):
+    position, rules, line = case
+    assert engine.replays_to_win(position, line, rules) == replays_to_win(position, line, rules)
+
+
+def test_native_replay_accepts_real_wins_and_refuses_their_mutants():
+    position, rules = start(deal(11982)), Rules(5)
+    line = prove(position, rules).moves
+    assert engine.replays_to_win(position, line, rules)
+    assert not engine.replays_to_win(position, line[:-1], rules)
+    for k in range(0, len(line), 7):
+        card, dest = line[k]
+        for other in range(10):
+            if other != dest:
+                bad = line[:k] + [(card, other)] + line[k + 1:]
+                assert engine.replays_to_win(position, bad, rules) == \
+                    replays_to_win(position, bad, rules)
+
+
+# ---- Certificates ------------------------------------------------------------------------
+
+def certificate_of(position, rules, tmp_path, name, **budgets):
+    out = tmp_path / name
+    result = prove(position, rules, out=out, **budgets)
+    return result, (out.read_bytes() if out.exists() else None)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow,
+                                                  HealthCheck.function_scoped_fixture])
+@given(boards_and_rules(max_left=6))
+def test_prove_writes_the_same_bytes_with_either_engine(tmp_path_factory, case):
+    position, rules = case
+    tmp = tmp_path_factory.mktemp("c")
+    a, data_a = certificate_of(position, rules, tmp, "native.zst")
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(engine, "_search", None)
+        mp.setattr(engine, "_solver", None)
+        b, data_b = certificate_of(position, rules, tmp, "python.zst")
+    finally:
+        mp.undo()
+    assert (a.verdict, a.positions, a.sha256) == (b.verdict, b.positions, b.sha256)
+    assert data_a == data_b
+    if a.verdict == WIN:
+        assert replays_to_win(position, a.moves, rules)
+    else:
+        head, body = certificate.read_bytes(data_a)
+        assert head["version"] == 2 and head["count"] == a.positions
+        got = {encode(p, rules.ncells, rules.fixed_columns)
+               for p in certificate.positions(head, body)}
+        assert got == set(reachable(position, rules.ncells, rules.fixed_columns,
+                                    rules.foundation_moves))
+
+
+def test_budgets_bound_the_whole_run(tmp_path):
+    position, rules = start(deal(7484159)), Rules(4)
+    for limit in (100, 1000, 5000):
+        result = prove(position, rules, out=tmp_path / "x", max_positions=limit)
+        assert (result.verdict, result.positions) == (UNKNOWN, limit)
+        assert result.reason == f"--max-positions {limit} reached"
+    result = prove(position, rules, out=tmp_path / "x", time_limit=0.5)
+    assert result.verdict == UNKNOWN and result.reason == "--time-limit 0.5 s reached"
+    # The solver's attempt in hand when time runs out may overrun: bounded, loosely (a shared
+    # machine): the attempts grow fourfold from 2,000 positions under a time limit.
+    assert result.seconds < 0.5 + 5.0
+    assert list(tmp_path.iterdir()) == []
+    # The solver's first attempt (32,000) is charged; 11982's search needs 83,239 more.
+    assert prove(start(deal(11982)), rules, max_positions=115_239).verdict == NO_WIN
+    assert prove(start(deal(11982)), rules, max_positions=115_238).verdict == UNKNOWN
+
+
+def test_progress_hears_every_phase(tmp_path):
+    class Heard:
+        def __init__(self):
+            self.phases, self.updates = [], 0
+
+        def phase(self, name):
+            self.phases.append(name)
+
+        def update(self, positions, most_home):
+            self.updates += 1
+
+    heard = Heard()
+    prove(start(deal(11982)), Rules(4), out=tmp_path / "x", progress=heard)
+    assert heard.phases == ["solving", "searching", "writing"]
+    heard = Heard()
+    prove(start(deal(1)), Rules(4), progress=heard)
+    assert heard.phases == ["solving"]
+
+
+def test_the_solver_finds_the_same_line_with_a_larger_budget():
+    """prove() grows solver attempts under a time limit: that must not change the line."""
+    for n in (1, 2, 3, 617):
+        line = engine.solve(start(deal(n)), Rules(4), 2000)
+        if line is not None:
+            assert engine.solve(start(deal(n)), Rules(4), 8000) == line
+
+
+def test_version_1_files_still_read(tmp_path):
+    """certify explain and export read published files, some of which are version 1."""
+    position, rules = start(deal(11982)), Rules(3)
+    outcome = reference.search(position, rules)
+    body2 = certificate.no_win_body(outcome.keys, outcome.columns, 3, False)
+    table, planes = __import__("msgpack").unpackb(body2)
+    width = 4 + 3 + 16
+    records = certificate.from_planes(planes, outcome.positions, width)
+    assert records == sorted(records)
+    body1 = __import__("msgpack").packb([table, certificate.front_code(records)])
+    for version, body in ((1, body1), (2, body2)):
+        head = certificate.header("no-win", 11982, None, rules, outcome.positions, body)
+        head["version"] = version
+        path = tmp_path / f"v{version}.zst"
+        path.write_bytes(certificate.encode_file(head, body))
+        h, b = certificate.read(path)
+        assert h["version"] == version
+        assert {encode(p, 3) for p in certificate.positions(h, b)} == \
+            {encode(decode_key(k, 3, outcome.columns), 3) for k in outcome.keys}
+
+
+def test_bin_headers_are_msgpacks():
+    import msgpack
+    for n in (0, 1, 255, 256, 65535, 65536, 70000):
+        assert msgpack.packb(b"x" * n, use_bin_type=True) == certificate.bin_header(n) + b"x" * n
+
+
+def test_planes_of_the_wrong_size_are_refused():
+    with pytest.raises(certificate.CertificateError):
+        certificate.from_planes(b"\x00" * 23, 1, 24)
+
+
+# ---- The command line --------------------------------------------------------------------
+
+def run_certify(args, engine_name, cwd):
+    env = dict(os.environ, CERTIFY_ENGINE=engine_name)
+    return subprocess.run([sys.executable, "-m", "certify", *args], capture_output=True,
+                          text=True, cwd=cwd, env=env)
+
+
+def test_the_command_line_writes_the_same_file_with_either_engine(tmp_path):
+    for name in ("native", "python"):
+        done = run_certify(["11982", "--cells", "3", "-o", f"{name}.zst", "--json"], name,
+                           tmp_path)
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "native.zst").read_bytes() == (tmp_path / "python.zst").read_bytes()
+
+
+def test_engine_choice_from_the_environment(tmp_path):
+    code = "from certify import engine; print(engine.NAME, '|', engine.describe())"
+
+    def run(env, before=""):
+        return subprocess.run([sys.executable, "-c", before + code], capture_output=True,
+                              text=True, env=dict(os.environ, **env), cwd=ROOT)
+
+    assert run({"CERTIFY_ENGINE": "python"}).stdout.startswith("python |")
+    assert run({"CERTIFY_ENGINE": "native"}).stdout.startswith("native |")
+    bad = run({"CERTIFY_ENGINE": "fast"})
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "CERTIFY_ENGINE" in bad.stderr
+    # As if the extension had not been built:
+    hide = "import sys; sys.modules['certify.engine._search'] = None; "
+    missing = run({"CERTIFY_ENGINE": "native"}, hide)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    assert "not built" in missing.stderr and "Traceback" not in missing.stderr
+    fallback = run({"CERTIFY_ENGINE": ""}, hide)
+    assert fallback.returncode == 0 and fallback.stdout.startswith("python |")
+    assert fallback.stderr.count("\n") == 1 and "slower Python engine" in fallback.stderr

@@ -1,0 +1,372 @@
+"""The range certificate of a census (certify A-B): its entries, the same bytes however it was
+run (one process or several, any chunk size, resumed after kill -9, on Dask), and
+`certify extract` giving back each deal's own certificate.
+
+The entries are read back with certify's own readers (certify/range_certificate.py, and
+certify/certificate.py for the bodies, whatever body version certify writes); check/ has its
+own tests of range certificates.
+"""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import msgpack
+import pytest
+import xxhash
+import zstandard
+
+from certify import certificate, cli, range_certificate
+from certify.census import chunks
+from certify.deals import deal
+from certify.prove import replays_to_win
+from certify.rules import Rules, encode, start
+
+RANGE = "11975-11990"  # sixteen deals around 11982, the one below 32,000 that cannot be won
+FIRST, LAST = 11975, 11990
+NAME = "11975-11990.msgpack.zst"
+RUN_CLI = "import sys; from certify.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def run(capsys, *argv):
+    """(exit code, stdout, stderr) of `certify ARGV...`."""
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def table(folder):
+    with open(folder / "results.jsonl", encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def timeless(rows):
+    """Rows without `seconds`, the one field that differs from run to run."""
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """An uninterrupted census in one process, in one chunk: what every other run must match."""
+    folder = tmp_path_factory.mktemp("reference") / "census"
+    assert cli.main([RANGE, "-j", "1", "-q", "--out", str(folder)]) == 0
+    return folder
+
+
+def test_the_census_writes_one_range_certificate(reference, tmp_path, capsys):
+    assert sorted(os.listdir(reference)) == [NAME, "census.json", "chunks", "results.jsonl"]
+    assert os.listdir(reference / "chunks") == ["11000-11999.chunk.zst"]  # one block of 1,000
+    # Done already: the same command proves nothing and writes the same file again.
+    before = (reference / NAME).read_bytes()
+    os.unlink(reference / NAME)
+    code, out, err = run(capsys, RANGE, "--out", reference)
+    assert code == 0
+    assert out.splitlines()[0] == "16 deals: 15 won, 1 no win (11982), 0 unknown"
+    assert out.splitlines()[1] == f"  range certificate {reference / NAME} ({len(before):,} bytes)"
+    assert out.splitlines()[2] == f"  sha256 {hashlib.sha256(before).hexdigest()}"
+    assert "0 deals proved in this run" in err
+    assert (reference / NAME).read_bytes() == before
+
+
+def test_entries_are_the_deals_in_order_with_their_proofs(reference):
+    rows = {r["deal"]: r for r in table(reference)}
+    head, entries = range_certificate.read(reference / NAME)
+    assert head == {"format": "freecell-certificate", "version": 2, "claim": "range",
+                    "first": FIRST, "last": LAST, "cells": 4, "foundation_moves": False,
+                    "symmetry": "columns", "count": 16, "xxh3_64": head["xxh3_64"]}
+    seen = []
+    for number, claim, count, body in entries:
+        seen.append(number)
+        row = rows[number]
+        assert claim == row["verdict"]
+        single = range_certificate.single_certificate(head, number, claim, count, body)
+        # The single certificate certify wrote (and hashed) when it proved the deal.
+        assert hashlib.sha256(single).hexdigest() == row["sha256"] and len(single) == row["bytes"]
+        single_head, single_body = certificate.read_bytes(single)
+        assert single_body == body and single_head["count"] == count
+        if claim == "win":
+            assert count == row["moves"] and len(body) == 2 * count
+            line = [(body[i], body[i + 1]) for i in range(0, len(body), 2)]
+            assert replays_to_win(start(deal(number)), line, Rules(4))
+        else:
+            assert number == 11982 and count == row["positions"] == 83239
+            positions = certificate.positions(single_head, single_body)
+            assert len(positions) == count
+            codes = {encode(p, 4) for p in positions}
+            assert encode(start(deal(11982)), 4) in codes
+    assert seen == list(range(FIRST, LAST + 1))
+
+
+def test_the_file_is_one_frame_whose_digest_covers_the_entries(reference):
+    data = zstandard.ZstdDecompressor().decompress((reference / NAME).read_bytes())
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(data)
+    head = unpacker.unpack()
+    assert xxhash.xxh3_64_hexdigest(data[unpacker.tell():]) == head["xxh3_64"]
+    assert len(list(unpacker)) == 16
+
+
+def test_parallel_and_small_chunks_give_the_same_bytes(reference, tmp_path, capsys):
+    code, out, err = run(capsys, RANGE, "-j", 2, "--chunk", 4, "-q", "--out", tmp_path / "c")
+    assert code == 0, err
+    assert (tmp_path / "c" / NAME).read_bytes() == (reference / NAME).read_bytes()
+    assert timeless(table(tmp_path / "c")) == timeless(table(reference))
+    assert sorted(os.listdir(tmp_path / "c" / "chunks")) == [
+        "11972-11975.chunk.zst", "11976-11979.chunk.zst", "11980-11983.chunk.zst",
+        "11984-11987.chunk.zst", "11988-11991.chunk.zst"]
+
+
+def test_kill_9_then_resume_gives_the_same_bytes(reference, tmp_path, capsys):
+    """Kill the census (the parent, as `kill -9 PID` would) once its first chunk is written,
+    while 11982 (seconds of search) is in flight; its workers must die with it, and a rerun
+    must end with the file and table of an uninterrupted run."""
+    folder = tmp_path / "c"
+    argv = [sys.executable, "-c", RUN_CLI, RANGE, "-j", "2", "--chunk", "4", "-q",
+            "--out", str(folder)]
+    proc = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if (folder / "chunks").is_dir() and finished_chunks(folder):
+                break
+            assert proc.poll() is None, "the census ended before it could be killed"
+            time.sleep(0.01)
+        assert proc.poll() is None, "the census ended before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        written = finished_chunks(folder)
+        assert 1 <= len(written) < 5 and not (folder / NAME).exists()
+        # The orphaned workers notice and exit (within a second or so).
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and group_alive(proc.pid):
+            time.sleep(0.1)
+        assert not group_alive(proc.pid), "worker processes outlived the killed census"
+    finally:
+        if group_alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+    done = sum(len(chunks.index(folder / "chunks" / n, int(n.split("-")[0]) // 4, 4,
+                                json.loads((folder / "census.json").read_text()))[0])
+               for n in written)
+    code, out, err = run(capsys, RANGE, "-j", 2, "--out", folder)
+    assert code == 0, err
+    assert f"{16 - done} deals proved in this run" in err
+    assert (folder / NAME).read_bytes() == (reference / NAME).read_bytes()
+    assert timeless(table(folder)) == timeless(table(reference))
+    leftovers = [n for where in (folder, folder / "chunks") for n in os.listdir(where)
+                 if n.startswith(".tmp-")]
+    assert not leftovers
+
+
+def finished_chunks(folder):
+    return [n for n in os.listdir(folder / "chunks") if not n.startswith(".tmp-")]
+
+
+def group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_dask_gives_the_same_bytes(reference, tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        code, out, err = run(capsys, RANGE, "--scheduler", cluster.scheduler_address,
+                             "--chunk", 3, "-q", "--out", tmp_path / "c")
+    assert code == 0, err
+    assert out.splitlines()[0] == "16 deals: 15 won, 1 no win (11982), 0 unknown"
+    assert (tmp_path / "c" / NAME).read_bytes() == (reference / NAME).read_bytes()
+    assert timeless(table(tmp_path / "c")) == timeless(table(reference))
+
+
+def test_extract_gives_what_certify_deal_writes(reference, tmp_path, capsys):
+    for number in (11977, 11982):
+        mine, theirs = tmp_path / f"x{number}", tmp_path / f"c{number}"
+        code, out, err = run(capsys, "extract", reference / NAME, number, "-o", mine)
+        assert code == 0, err
+        assert out.splitlines()[1] == f"  certificate {mine} ({mine.stat().st_size:,} bytes)"
+        assert run(capsys, number, "-q", "-o", theirs)[0] == 0
+        assert mine.read_bytes() == theirs.read_bytes()
+
+
+def test_extract_json_and_default_name(reference, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "extract", reference / NAME, 11990, "--json")
+    assert code == 0
+    shown = json.loads(out)
+    row = table(reference)[-1]
+    assert shown == {"deal": 11990, "verdict": "win", "count": row["moves"],
+                     "path": "11990.msgpack.zst", "sha256": row["sha256"], "bytes": row["bytes"]}
+    assert hashlib.sha256((tmp_path / "11990.msgpack.zst").read_bytes()).hexdigest() == \
+        row["sha256"]
+
+
+@pytest.mark.parametrize("argv, complaint", [
+    (["11974"], "deal 11974 is not in"),
+    (["11991"], "deal 11991 is not in"),
+    (["x"], "not a deal number"),
+    (["11980", "-o", "/nonexistent/folder/x.msgpack.zst"], "there is no folder"),
+    (["11980", "-o", "/proc/nope"], "cannot create files in /proc"),
+])
+def test_extract_bad_input_exits_2_and_writes_nothing(reference, tmp_path, monkeypatch, capsys,
+                                                      argv, complaint):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "extract", reference / NAME, *argv)
+    assert code == 2 and out == "" and complaint in err and err.count("\n") == 1
+    assert os.listdir(tmp_path) == []
+
+
+def damaged(reference, tmp_path, change):
+    """A copy of the range file with its decompressed content changed by `change`."""
+    content = zstandard.ZstdDecompressor().decompress((reference / NAME).read_bytes())
+    path = tmp_path / "damaged.msgpack.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(change(content)))
+    return path
+
+
+def repacked(reference, change_entries):
+    """The range file's content with its entries changed (and a digest that matches them)."""
+    def change(content):
+        unpacker = msgpack.Unpacker(raw=False)
+        unpacker.feed(content)
+        head = unpacker.unpack()
+        entries = change_entries(list(unpacker))
+        data = b"".join(msgpack.packb(e, use_bin_type=True) for e in entries)
+        head["xxh3_64"] = xxhash.xxh3_64_hexdigest(data)
+        return msgpack.packb(head, use_bin_type=True) + data
+    return change
+
+
+@pytest.mark.parametrize("change, complaint", [
+    (lambda c: c[:-1], "ends after 15 of 16 entries"),  # the last entry cut short
+    (lambda c: c[:-40] + bytes([c[-40] ^ 1]) + c[-39:], "xxh3_64"),  # one bit of a move
+    (lambda c: c + b"\x00", "bytes after the last entry"),
+    (lambda c: c[:10], "no header"),
+])
+def test_a_damaged_range_file_is_refused(reference, tmp_path, capsys, change, complaint):
+    path = damaged(reference, tmp_path, change)
+    code, out, err = run(capsys, "extract", path, 11980, "-o", tmp_path / "x")
+    assert code == 2 and out == "" and complaint in err and err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("change, complaint", [
+    (lambda d: d[:len(d) // 2], "the file ends after"),  # the compressed file cut short
+    (lambda d: d + d, "bytes after the last entry"),  # two frames
+    (lambda d: d + b"junk", "not a valid zstd frame"),
+    (lambda d: b"", "no header"),
+])
+def test_a_damaged_file_is_refused(reference, tmp_path, capsys, change, complaint):
+    path = tmp_path / "damaged.msgpack.zst"
+    path.write_bytes(change((reference / NAME).read_bytes()))
+    code, out, err = run(capsys, "extract", path, 11975, "-o", tmp_path / "x")
+    assert code == 2 and out == "" and complaint in err and err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("change_entries, complaint", [
+    (lambda es: es[:5] + [es[6], es[5]] + es[7:], "is for deal 11981, not 11980"),
+    (lambda es: es[:-1], "ends after 15 of 16 entries"),
+    (lambda es: es[:3] + [es[3][:3]] + es[4:], "is not [deal, claim, count, body]"),
+    (lambda es: es[:3] + [[es[3][0], "maybe"] + es[3][2:]] + es[4:], "bad claim 'maybe'"),
+])
+def test_entries_out_of_place_are_refused(reference, tmp_path, capsys, change_entries,
+                                          complaint):
+    path = damaged(reference, tmp_path, repacked(reference, change_entries))
+    with pytest.raises(range_certificate.RangeError, match=complaint.replace("[", r"\[")):
+        head, entries = range_certificate.read(path)
+        for _ in entries:
+            pass
+
+
+def test_the_writer_refuses_entries_that_do_not_make_the_range(tmp_path):
+    def entries(numbers):
+        return lambda: (range_certificate.pack_entry(n, "win", 0, b"") for n in numbers)
+    path = tmp_path / "r.msgpack.zst"
+    for numbers, complaint in (([1, 2, 4], "entry for deal 4 where deal 3 belongs"),
+                               ([1, 2], "entries end at deal 2, not 3"),
+                               ([2, 3], "entry for deal 2 where deal 1 belongs")):
+        with pytest.raises(range_certificate.RangeError, match=complaint):
+            range_certificate.write(path, 1, 3, Rules(4), entries(numbers))
+        assert os.listdir(tmp_path) == []
+
+
+def test_the_writer_streams(tmp_path):
+    """Entries are taken one at a time from a generator, made twice (hash, then compress)."""
+    made = []
+
+    def entries():
+        made.append(0)
+        for n in range(5, 3005):
+            made[-1] += 1
+            yield range_certificate.pack_entry(n, "win", 1, bytes([n % 52, 9]))
+
+    size, sha = range_certificate.write(tmp_path / "r", 5, 3004, Rules(3, True, True), entries)
+    assert made == [3000, 3000]
+    data = (tmp_path / "r").read_bytes()
+    assert (size, sha) == (len(data), hashlib.sha256(data).hexdigest())
+    head, read = range_certificate.read(tmp_path / "r")
+    assert (head["cells"], head["symmetry"], head["foundation_moves"]) == (3, "none", True)
+    assert [e[0] for e in read] == list(range(5, 3005))
+
+
+def test_names_carry_the_rules():
+    name = range_certificate.file_name
+    assert name(1, 32000, Rules(4)) == "1-32000.msgpack.zst"
+    assert name(1, 32000, Rules(3, True, True)) == "1-32000-cells3-fm-fixed.msgpack.zst"
+
+
+def test_the_writer_reads_any_deal_number_from_a_packed_entry():
+    for number in (1, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**33 - 1):
+        entry = range_certificate.pack_entry(number, "win", 3, b"\x00\x09" * 3)
+        assert range_certificate._entry_deal(entry) == number
+
+
+# ---- The published range certificate (certificates/1-32000.msgpack.zst) --------------------
+
+CERTIFICATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "certificates")
+sys.path.insert(0, CERTIFICATES)
+import ranges  # noqa: E402  (certificates/ranges.py)
+
+PUBLISHED = os.path.join(CERTIFICATES, "1-32000.msgpack.zst")
+
+
+def test_range_names_and_commands():
+    assert ranges.file_name(1, 32000) == "1-32000.msgpack.zst"
+    assert ranges.parse_name("1-32000.msgpack.zst") == (1, 32000, 4, False)
+    assert ranges.parse_name("1-32000-cells3-fm.msgpack.zst") == (1, 32000, 3, True)
+    for name in ("11982.msgpack.zst", "11982-cells3.msgpack.zst", "5-3.msgpack.zst",
+                 "01-3.msgpack.zst", "1-3-cells4.msgpack.zst", "1-3-fm-cells3.msgpack.zst"):
+        assert ranges.parse_name(name) is None, name
+    assert ranges.command_line(1, 32000) == \
+        "certify 1-32000 -j 2 --out census-1-32000 -o certificates/1-32000.msgpack.zst"
+    assert ranges.command_line(1, 9, 3, True) == ("certify 1-9 -j 2 --out census-1-9-cells3-fm "
+                                                  "-o certificates/1-9-cells3-fm.msgpack.zst "
+                                                  "--cells 3 --foundation-moves")
+    # The census names its file as certificates/ does.
+    assert range_certificate.file_name(1, 9, Rules(3, False, True)) == ranges.file_name(1, 9, 3, True)
+
+
+@pytest.mark.skipif(not os.path.exists(PUBLISHED), reason="certificates/1-32000.msgpack.zst not made")
+def test_the_published_range_names_11982_alone(tmp_path, capsys):
+    head, entries = range_certificate.read(PUBLISHED)
+    assert (head["first"], head["last"], head["cells"], head["foundation_moves"]) == \
+        (1, 32000, 4, False)
+    no_win = [number for number, claim, _, _ in entries if claim == "no-win"]
+    assert no_win == [11982]
+    # Its entry is the published single certificate of 11982, byte for byte.
+    assert run(capsys, "extract", PUBLISHED, 11982, "-o", tmp_path / "x")[0] == 0
+    with open(os.path.join(CERTIFICATES, "11982.msgpack.zst"), "rb") as f:
+        assert (tmp_path / "x").read_bytes() == f.read()
+    sums = open(os.path.join(CERTIFICATES, "SHA256SUMS")).read()
+    with open(PUBLISHED, "rb") as f:
+        assert f"{hashlib.sha256(f.read()).hexdigest()}  1-32000.msgpack.zst" in sums
+    readme = open(os.path.join(CERTIFICATES, "README.md"), encoding="utf-8").read()
+    assert f"`{ranges.command_line(1, 32000)}`" in readme
