@@ -55,13 +55,26 @@ def closest_text(c):
 
 def coq_text(row, coq):
     """The Coq column: 'proved, N s' (coqc's CPU seconds) for a deal of the default rules."""
-    result = coq.get(row["deal"]) if (row["cells"], row["fm"]) == (4, False) else None
-    if result is None:
+    if (row["cells"], row["fm"]) != (4, False) or row.get("claim", "no-win") != "no-win":
         return "–"
+    result = coq.get(row["deal"])
+    if result is None:
+        return "not yet compiled"
     if result["result"].startswith("proved"):
         over = ", over its target" if "over its target" in result["result"] else ""
         return f"proved, {float(result['cpu_seconds']):.0f} s{over}"
     return "not proved (coq-results.tsv says why)"
+
+
+def coq_summary(rows, coq):
+    """One line: how many of the default rules' no-win certificates have a Coq proof."""
+    texts = [coq_text(r, coq) for r in rows
+             if (r["cells"], r["fm"], r["claim"]) == (4, False, "no-win")]
+    proved = sum(t.startswith("proved") for t in texts)
+    waiting = texts.count("not yet compiled")
+    rest = len(texts) - proved - waiting
+    return [f"Coq: {proved} of the {len(texts)} no-win certificates for 4 free cells proved "
+            f"by coqc, {waiting} not yet compiled, {rest} not proved (the Coq column).", ""]
 
 
 def table(rows, times, coq=None):
@@ -121,8 +134,12 @@ the frozen card *closest to moving* with the number of positions in which it is 
 how many of those have every free cell full), both as defined by `certify explain`
 (certify/explain.py); *seconds*, the wall time of the command on the machine that wrote the
 files (2 shared cores); *Coq*, the result of compiling the deal's Coq proof (`certify export
---coq`, then `coqc`) and coqc's CPU seconds, from [coq-results.tsv](coq-results.tsv), which
-`python3 certificates/prove_coq.py --all` writes.
+--coq`, then `coqc`) and coqc's CPU seconds, from [coq-results.tsv](coq-results.tsv) (with
+the peak memory and the reason for any deal not proved), which this command writes, one deal
+at a time, resuming where it stopped (the table's figures were measured this way, coqc under
+`nice -n 19` on the 2 shared cores):
+
+    nice -n 19 python3 certificates/prove_coq.py --all
 
 """
 
@@ -157,7 +174,8 @@ def write_index(folder, files, times, listed):
     # The range certificates (certify A-B) have a section of their own: certificates/ranges.py.
     spans = [ranges.facts(folder, f) for f in ranges.published(folder)]
     text = HEAD.format(listed=len(listed)) + "\n".join(
-        summary(rows, listed) + table(rows, times, coq) + ranges.section(spans, times))
+        summary(rows, listed) + coq_summary(rows, coq) + table(rows, times, coq) +
+        ranges.section(spans, times))
     write_atomic(os.path.join(folder, "README.md"), (text + "\n").encode())
     sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows + spans)
     write_atomic(os.path.join(folder, "SHA256SUMS"), sums.encode())

@@ -41,7 +41,7 @@ COLUMNS = ["deal", "positions", "method", "result", "cpu_seconds", "peak_mb", "w
 # Issue 13's targets for coqc: deal -> (CPU seconds, peak MB), at most.
 TARGETS = {11982: (15, 600), 7484159: (20 * 60, 8 * 1024)}
 HEAD = ("# The Coq proofs of the published no-win certificates: certificates/prove_coq.py "
-        "(python3 certificates/prove_coq.py --all).\n"
+        "(nice -n 19 python3 certificates/prove_coq.py --all).\n"
         "# cpu_seconds: coqc's user + system time; peak_mb: its peak resident memory; both from "
         "the operating system's accounting of the finished coqc (os.wait4), on the machine "
         "that ran it (2 shared cores).\n")
@@ -157,7 +157,7 @@ def over_target(deal, cpu, peak_mb):
     if deal not in TARGETS:
         return ""
     most_cpu, most_mb = TARGETS[deal]
-    missed = ([f"{cpu:.0f} s CPU > {most_cpu} s"] if cpu > most_cpu else []) + \
+    missed = ([f"{cpu:.1f} s CPU > {most_cpu} s"] if cpu > most_cpu else []) + \
         ([f"{peak_mb:.0f} MB > {most_mb} MB"] if peak_mb > most_mb else [])
     return f", over its target: {', '.join(missed)}" if missed else ""
 

@@ -400,17 +400,26 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     rows = prove_coq.read_results(results)
     assert sorted(rows) == regenerate.read_deals()
     assert all(rows[d] == {k: str(v) for k, v in earlier[d].items()} for d in earlier)
-    for deal, count in ((2607073, "3604"), (6768658, "7226")):
-        row = rows[deal]
+    for number, count in ((2607073, "3604"), (6768658, "7226")):
+        row = rows[number]
         assert (row["positions"], row["method"], row["result"]) == (count, "search", "proved")
         assert float(row["cpu_seconds"]) > 0 and float(row["peak_mb"]) > 0
         assert len(row["v_sha256"]) == 64 and int(row["v_bytes"]) > 0
         assert row["certificate_sha256"] == \
-            regenerate.sha256_of(PUBLISHED / regenerate.file_name(deal))
+            regenerate.sha256_of(PUBLISHED / regenerate.file_name(number))
     cpu = float(rows[2607073]["cpu_seconds"])
     assert index.coq_text({"deal": 2607073, "cells": 4, "fm": False}, rows) == \
         f"proved, {cpu:.0f} s"
     assert index.coq_text({"deal": 2607073, "cells": 5, "fm": False}, rows) == "–"
+    assert index.coq_text({"deal": 2607073, "cells": 4, "fm": False}, {}) == "not yet compiled"
+    assert index.coq_text({"deal": 1, "cells": 4, "fm": False, "claim": "win"}, {}) == "–"
+    facts = [{"deal": 2607073, "cells": 4, "fm": False, "claim": "no-win"},
+             {"deal": 6768658, "cells": 4, "fm": False, "claim": "no-win"},
+             {"deal": 9999999, "cells": 4, "fm": False, "claim": "no-win"},
+             {"deal": 1, "cells": 4, "fm": False, "claim": "win"}]
+    assert index.coq_summary(facts, rows | {9999999: {"result": "stopped after 1 s"}})[0] == (
+        "Coq: 2 of the 3 no-win certificates for 4 free cells proved by coqc, 0 not yet "
+        "compiled, 1 not proved (the Coq column).")
     assert not list(tmp_path.glob("FreeCell*"))  # the scratch files are removed
 
 
@@ -425,10 +434,10 @@ def test_prove_coq_says_when_a_proof_misses_its_target():
         sys.path.remove(str(PUBLISHED))
     assert prove_coq.over_target(11982, 14.9, 599) == ""
     assert prove_coq.over_target(11982, 16.2, 610) == \
-        ", over its target: 16 s CPU > 15 s, 610 MB > 600 MB"
-    assert prove_coq.over_target(7484159, 1300, 8000) == ", over its target: 1300 s CPU > 1200 s"
+        ", over its target: 16.2 s CPU > 15 s, 610 MB > 600 MB"
+    assert prove_coq.over_target(7484159, 1300, 8000) == ", over its target: 1300.0 s CPU > 1200 s"
     assert prove_coq.over_target(146692, 1e6, 1e6) == ""
-    row = {"result": "proved, over its target: 16 s CPU > 15 s", "cpu_seconds": "16.2"}
+    row = {"result": "proved, over its target: 16.2 s CPU > 15 s", "cpu_seconds": "16.2"}
     assert index.coq_text({"deal": 11982, "cells": 4, "fm": False}, {11982: row}) == \
         "proved, 16 s, over its target"
     row = {"result": "stopped after 14400 s", "cpu_seconds": "14000"}
