@@ -1,15 +1,20 @@
-"""Benchmark the Coq export: coqc's time and peak memory on the proof for a deal (default 11982).
+"""Benchmark the Coq export: coqc's CPU time and peak memory, by method, on published deals.
 
-    python3 benchmarks/bench_coq.py [--deal 11982] [--runs 1] [--keep DIR]
+    python3 benchmarks/bench_coq.py                          11982 and 517776, both methods
+    python3 benchmarks/bench_coq.py --deals below-a-million  the eight deals below 1,000,000
+    python3 benchmarks/bench_coq.py --deals 7484159 --methods search
+    python3 benchmarks/bench_coq.py --runs 3 --keep DIR
 
-Proves the deal (a certificate up to column permutation, the default), exports it with
-`certify export --coq` (which re-runs the search with fixed columns), then runs coqc on the file
-under /usr/bin/time -v, --runs times. Prints the export's time and the file's size, then for
-coqc the median wall time, CPU time (user + system) and peak resident memory, and whether the
-file printed "Closed under the global context". The issue's target for 11982 is under 2 minutes.
+For each deal, exports the published certificate (certificates/DEAL.msgpack.zst) with
+`certify export --coq --method M` for each method, then compiles the file with coqc --runs
+times. coqc's CPU time (user + system) and peak resident memory come from the operating
+system's accounting of the finished child (os.wait4). Prints, for each deal and method, the
+file's size and the median CPU seconds and peak MB; then the ratio data/search per deal, and
+the issue's targets: 11982 at most 15 s and 600 MB; the eight deals below one million at
+most 60 s together; 7484159 at most 20 minutes and 8 GB.
 
-The machine is shared: wall time depends on the load (printed before and after), CPU time much
-less so.
+The machine is shared: CPU time depends on the load much less than wall time does, but it
+does depend on it; compare methods within one run, and take figures from a quiet machine.
 """
 
 import argparse
@@ -22,75 +27,105 @@ import sys
 import tempfile
 import time
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PUBLISHED = os.path.join(ROOT, "certificates")
 CERTIFY = "import sys; from certify.cli import main; sys.exit(main(sys.argv[1:]))"
+BELOW_A_MILLION = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
+TARGETS = {11982: (15, 600), 7484159: (20 * 60, 8 * 1024)}  # CPU seconds, peak MB
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--deal", type=int, default=11982, help="a deal that cannot be won (11982)")
-    p.add_argument("--runs", type=int, default=1, help="coqc runs (default 1; about 30 s each)")
+    p.add_argument("--deals", default="11982,517776",
+                   help="comma-separated deal numbers, or below-a-million (default 11982,517776)")
+    p.add_argument("--methods", default="search,data", help="comma-separated (default both)")
+    p.add_argument("--runs", type=int, default=1, help="coqc runs per file (default 1)")
     p.add_argument("--keep", metavar="DIR", help="work in DIR (must not exist) and keep it")
     args = p.parse_args()
+    deals = BELOW_A_MILLION if args.deals == "below-a-million" else \
+        [int(d) for d in args.deals.split(",")]
+    methods = args.methods.split(",")
     if not shutil.which("coqc"):
         sys.exit("bench_coq: coqc is not installed (Debian: apt-get install coq)")
     if args.keep and os.path.exists(args.keep):
         sys.exit(f"bench_coq: {args.keep} exists; give a new folder")
+    for deal in deals:
+        if not os.path.exists(certificate(deal)):
+            sys.exit(f"bench_coq: no published certificate for deal {deal}")
     folder = args.keep or tempfile.mkdtemp(prefix="bench-coq-")
     os.makedirs(folder, exist_ok=True)
     try:
-        bench(args.deal, args.runs, folder)
+        bench(deals, methods, args.runs, folder)
     finally:
         if not args.keep:
             shutil.rmtree(folder)
 
 
-def run(argv, folder):
+def certificate(deal):
+    return os.path.join(PUBLISHED, f"{deal}.msgpack.zst")
+
+
+def coqc_once(path):
+    """(CPU s, peak MB, wall s, proved?) of one coqc run on `path`, in its folder."""
     t0 = time.monotonic()
-    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"bench_coq: {' '.join(argv)} failed:\n{done.stderr[-2000:]}")
-    return time.monotonic() - t0, done
-
-
-def coqc_once(filename, folder):
-    """(wall s, CPU s, peak MB, closed?) of one coqc run, from GNU time's report."""
-    _, done = run(["/usr/bin/time", "-v", "coqc", filename], folder)
-    report = dict(line.strip().rsplit(": ", 1) for line in done.stderr.splitlines()
-                  if ": " in line and line.startswith("\t"))
-    h, m, s = (["0"] + report["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":"))[-3:]
-    wall = int(h) * 3600 + int(m) * 60 + float(s)
-    cpu = float(report["User time (seconds)"]) + float(report["System time (seconds)"])
-    peak = int(report["Maximum resident set size (kbytes)"]) / 1024
-    return wall, cpu, peak, "Closed under the global context" in done.stdout
+    with tempfile.TemporaryFile() as log:
+        child = subprocess.Popen(["coqc", os.path.basename(path)], cwd=os.path.dirname(path),
+                                 stdout=log, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.monotonic() - t0
+        log.seek(0)
+        output = log.read().decode("utf-8", "replace")
+    proved = os.waitstatus_to_exitcode(status) == 0 and "Closed under the global context" in output
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, wall, proved
 
 
 def load():
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def bench(deal, runs, folder):
-    print(f"coq export of deal {deal}   (coqc {coq_version()}, {os.cpu_count()} cores, "
-          f"load {load()})")
-    cert = f"{deal}.msgpack.zst"
-    seconds, _ = run([sys.executable, "-c", CERTIFY, str(deal), "-o", cert, "-q", "--no-solver"],
-                     folder)
-    print(f"  certify {deal}: {seconds:.1f} s")
-    filename = f"FreeCell{deal}.v"
-    seconds, done = run([sys.executable, "-c", CERTIFY, "export", "--coq", cert, "-o", filename],
-                        folder)
-    size = os.path.getsize(os.path.join(folder, filename))
-    count = re.search(r"from ([\d,]+) positions", done.stdout).group(1)
-    print(f"  certify export --coq: {seconds:.1f} s, {count} positions, {size / 1e6:.2f} MB")
-    results = [coqc_once(filename, folder) for _ in range(runs)]
-    wall = statistics.median(r[0] for r in results)
-    cpu = statistics.median(r[1] for r in results)
-    peak = max(r[2] for r in results)
-    closed = all(r[3] for r in results)
-    print(f"  coqc ({runs} run{'s' if runs > 1 else ''}): median wall {wall:.1f} s, "
-          f"median CPU {cpu:.1f} s, peak memory {peak:,.0f} MB; "
-          f"Print Assumptions: {'Closed under the global context' if closed else 'NOT CLOSED'}")
-    print(f"  target: under 120 s wall -> {'met' if wall < 120 else 'missed'} "
-          f"(CPU {cpu:.0f} s; load now {load()})")
+def bench(deals, methods, runs, folder):
+    print(f"coq export: coqc {coq_version()}, {os.cpu_count()} cores, load {load()}; "
+          f"{runs} run(s) per file, median CPU")
+    print(f"  {'deal':>8}  {'method':<6}  {'positions':>10}  {'file':>10}  {'CPU s':>7}  "
+          f"{'peak MB':>7}  {'wall s':>7}  proved")
+    results = {}
+    for deal in deals:
+        for method in methods:
+            sub = os.path.join(folder, f"{deal}-{method}")
+            os.makedirs(sub, exist_ok=True)
+            path = os.path.join(sub, f"FreeCell{deal}.v")
+            done = subprocess.run([sys.executable, "-c", CERTIFY, "export", "--coq",
+                                   certificate(deal), "-o", path, "--method", method],
+                                  capture_output=True, text=True, cwd=ROOT)
+            if done.returncode != 0:
+                sys.exit(f"bench_coq: export of {deal} failed: {done.stderr.strip()}")
+            count = re.search(r"([\d,]+) up to column order", done.stdout).group(1)
+            runs_ = [coqc_once(path) for _ in range(runs)]
+            cpu = statistics.median(r[0] for r in runs_)
+            peak = max(r[1] for r in runs_)
+            wall = statistics.median(r[2] for r in runs_)
+            proved = all(r[3] for r in runs_)
+            results[deal, method] = (cpu, peak, proved)
+            print(f"  {deal:>8}  {method:<6}  {count:>10}  {os.path.getsize(path):>10,}  "
+                  f"{cpu:>7.1f}  {peak:>7,.0f}  {wall:>7.1f}  {'yes' if proved else 'NO'}",
+                  flush=True)
+    if {"search", "data"} <= set(methods):
+        print("  data / search, CPU: " + ", ".join(
+            f"{d} {results[d, 'data'][0] / results[d, 'search'][0]:.2f}" for d in deals) +
+            "; peak memory: " + ", ".join(
+            f"{d} {results[d, 'data'][1] / results[d, 'search'][1]:.2f}" for d in deals))
+    for method in methods:
+        for deal, (cpu_max, mb_max) in TARGETS.items():
+            if (deal, method) in results:
+                cpu, peak, proved = results[deal, method]
+                met = proved and cpu <= cpu_max and peak <= mb_max
+                print(f"  target {deal} ({method}): <= {cpu_max} s and <= {mb_max} MB: "
+                      f"{cpu:.1f} s, {peak:,.0f} MB -> {'met' if met else 'missed'}")
+        if all((d, method) in results for d in BELOW_A_MILLION):
+            total = sum(results[d, method][0] for d in BELOW_A_MILLION)
+            print(f"  target: the eight deals below one million ({method}) <= 60 s together: "
+                  f"{total:.1f} s -> {'met' if total <= 60 else 'missed'}")
+    print(f"  load now {load()}")
 
 
 def coq_version():

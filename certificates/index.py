@@ -15,6 +15,7 @@ from certify.explain import from_certificate, stuck
 
 import ranges
 import regenerate
+from prove_coq import read_results as read_coq_results  # certificates/coq-results.tsv
 
 
 def facts(folder, file):
@@ -52,11 +53,36 @@ def closest_text(c):
     return f"{name(c.card)} never uncovered (≥ {c.fewest_above} above)"
 
 
-def table(rows, times):
+def coq_text(row, coq):
+    """The Coq column: 'proved, N s' (coqc's CPU seconds) for a deal of the default rules."""
+    if (row["cells"], row["fm"]) != (4, False) or row.get("claim", "no-win") != "no-win":
+        return "–"
+    result = coq.get(row["deal"])
+    if result is None:
+        return "not yet compiled"
+    if result["result"].startswith("proved"):
+        over = ", over its target" if "over its target" in result["result"] else ""
+        return f"proved, {float(result['cpu_seconds']):.0f} s{over}"
+    return "not proved (coq-results.tsv says why)"
+
+
+def coq_summary(rows, coq):
+    """One line: how many of the default rules' no-win certificates have a Coq proof."""
+    texts = [coq_text(r, coq) for r in rows
+             if (r["cells"], r["fm"], r["claim"]) == (4, False, "no-win")]
+    proved = sum(t.startswith("proved") for t in texts)
+    waiting = texts.count("not yet compiled")
+    rest = len(texts) - proved - waiting
+    return [f"Coq: {proved} of the {len(texts)} no-win certificates for 4 free cells proved "
+            f"by coqc, {waiting} not yet compiled, {rest} not proved (the Coq column).", ""]
+
+
+def table(rows, times, coq=None):
+    coq = coq or {}
     lines = ["| deal | cells | fm | claim | positions or moves | most home | cards that never move "
              "(by column, bottom first) | closest to moving | bytes | bytes/position | seconds | "
-             "SHA-256 | regenerate (from the repository root) |",
-             "|---:|---:|:-:|:-:|---:|---:|---|---|---:|---:|---:|---|---|"]
+             "SHA-256 | Coq | regenerate (from the repository root) |",
+             "|---:|---:|:-:|:-:|---:|---:|---|---|---:|---:|---:|---|---|---|"]
     for r in rows:
         seconds = times.get(r["file"], (None, None, None))[2]
         seconds = f"{seconds:.1f}" if seconds is not None else "–"
@@ -69,7 +95,7 @@ def table(rows, times):
                     f"{r['bytes']:,}", f"{r['bytes'] / r['positions']:.2f}"]
         lines.append("| " + " | ".join(
             [str(r["deal"]), str(r["cells"]), "yes" if r["fm"] else "no", r["claim"], size] +
-            rest + [seconds, f"`{r['sha256']}`", f"`{r['command']}`"]) + " |")
+            rest + [seconds, f"`{r['sha256']}`", coq_text(r, coq), f"`{r['command']}`"]) + " |")
     return lines
 
 
@@ -107,7 +133,13 @@ most cards ever on the foundations; the cards that *never move* in any reachable
 the frozen card *closest to moving* with the number of positions in which it is uncovered (and
 how many of those have every free cell full), both as defined by `certify explain`
 (certify/explain.py); *seconds*, the wall time of the command on the machine that wrote the
-files (2 shared cores).
+files (2 shared cores); *Coq*, the result of compiling the deal's Coq proof (`certify export
+--coq`, then `coqc`) and coqc's CPU seconds, from [coq-results.tsv](coq-results.tsv) (with
+the peak memory and the reason for any deal not proved), which this command writes, one deal
+at a time, resuming where it stopped (the table's figures were measured this way, coqc under
+`nice -n 19` on the 2 shared cores):
+
+    nice -n 19 python3 certificates/prove_coq.py --all
 
 """
 
@@ -138,11 +170,12 @@ def summary(rows, listed):
 
 def write_index(folder, files, times, listed):
     rows = [facts(folder, f) for f in files]
+    coq = read_coq_results(os.path.join(folder, "coq-results.tsv"))
     # The range certificates (certify A-B) have a section of their own: certificates/ranges.py.
     spans = [ranges.facts(folder, f) for f in ranges.published(folder)]
     text = HEAD.format(listed=len(listed)) + "\n".join(
-        summary(rows, listed) + table(rows, times) + ranges.section(spans, times)
-        + ranges.large_section(ranges.large_runs(folder)))
+        summary(rows, listed) + coq_summary(rows, coq) + table(rows, times, coq) +
+        ranges.section(spans, times) + ranges.large_section(ranges.large_runs(folder)))
     write_atomic(os.path.join(folder, "README.md"), (text + "\n").encode())
     sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows + spans)
     write_atomic(os.path.join(folder, "SHA256SUMS"), sums.encode())

@@ -3,7 +3,7 @@
     certify DEAL                 prove deal DEAL winnable or not, write DEAL.msgpack.zst
     certify --board FILE         the same for a layout in Freecell Solver's board format
     certify A-B                  a census over a range of deals (certify/census.py)
-    certify show|explain|import|export ...   (certify/explain.py, importer.py, export.py)
+    certify show|explain|import|export ...   (certify/explain.py, importer.py, exports/)
 
 Exit codes: 0 a definite verdict, 3 unknown (a budget ran out), 2 bad input, 1 the
 certificate could not be delivered, 130 interrupted.
@@ -212,7 +212,7 @@ def later(module, function):
 COMMANDS = {"show": run_show,
             "explain": later("explain", "run"),
             "import": later("importer", "run_import"),
-            "export": later("export", "run_export"),
+            "export": later("exports", "run_export"),
             "extract": later("extract", "run_extract")}
 
 WORD = re.compile(r"[A-Za-z]")

@@ -1,14 +1,16 @@
 """`certify export`: a certificate as a theorem that a proof assistant's kernel checks.
 
-    certify export --coq CERT [-o FreeCell11982.v]      Coq 8.16, checked with coqc
-    certify export --lean CERT [-o FreeCell11982.lean]  Lean 4 (not compiled in CI)
+    certify export --coq CERT [-o FreeCell11982.v] [--method search|data]   Coq 8.16, coqc
+    certify export --lean CERT [-o FreeCell11982.lean]   Lean 4 (not compiled in CI)
 
-A no-win certificate becomes `forall s, Reachable s -> ~ Won s`. The proof assistant is given
-positions with columns in fixed places, so its proof needs no lemma that moves commute with
-permuting columns: a certificate with symmetry "none" is exported as it is; one taken up to
-column permutation ("columns", the default) is replaced by a fresh search with fixed columns
-from the same start and rules, after checking that each position found is, up to permutation,
-one of the certificate's. Foundation moves (the variant) are part of the exported rules when
+A no-win certificate becomes `forall s, Reachable s -> ~ Won s`. The Coq file proves that
+`moves` commutes with permuting the columns, so it works with positions up to column order,
+the certificate's own (exports/coq.py says how): with --method search (the default, faster
+and smaller) the kernel's virtual machine finds them itself from the start; with --method data
+the file holds them and the same search must find nothing more. Either way Coq checks that
+there are exactly the certificate's number. The Lean file is given positions with columns in
+fixed places (a fresh search here, checked against the certificate), so its proof needs no
+lemma about permutations. Foundation moves (the variant) are part of the exported rules when
 the header says so.
 
 A win certificate becomes, for Coq only, `exists s, Reachable s /\\ Won s`, from the positions
@@ -19,10 +21,11 @@ import hashlib
 import os
 import re
 
-from . import certificate, deals, export_coq, export_lean, output
-from .cli import EXIT_OK, Parser, Usage
-from .rules import Rules, decode, encode, is_won, moves, start
-from .search import NO_WIN, decode_key, search
+from .. import certificate, deals, output
+from ..cli import EXIT_OK, Parser, Usage
+from ..rules import Rules, decode, encode, is_won, moves, start
+from ..search import NO_WIN, decode_key, search
+from . import coq, lean
 
 COQ_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")  # coqc names a module after its file
 
@@ -36,6 +39,10 @@ def parser():
     which.add_argument("--lean", metavar="CERT", help="write a Lean 4 file (.lean)")
     p.add_argument("-o", "--output", metavar="PATH",
                    help="where to write (default FreeCell<DEAL>.v or .lean in this folder)")
+    p.add_argument("--method", choices=coq.METHODS, default="search",
+                   help="Coq, no-win: 'search' (default) lets Coq's virtual machine find the "
+                        "positions from the start; 'data' writes the certificate's positions "
+                        "into the file and Coq checks that they are closed")
     return p
 
 
@@ -54,12 +61,17 @@ def run_export(argv):
         raise Usage(f"{path} is a win certificate; only no-win certificates are exported to "
                     "Lean (--coq exports a win too)")
     render = win_file if head["claim"] == "win" else coq_file if args.coq else lean_file
-    text, summary = render(head, body, path, filename)
+    if args.method != "search" and (args.lean or head["claim"] == "win"):
+        raise Usage("--method is for Coq no-win exports only")
+    text, summary = render(head, body, path, filename, args.method)
     try:
         output.write_atomic(out, text.encode("utf-8"))
+    except output.OutputError:
+        raise  # already one line naming the path
     except OSError as e:
-        raise Usage(f"cannot write {out}: {e}") from None
-    print(f"wrote {out}: {summary}; check it with: {'coqc' if args.coq else 'lean'} {filename}")
+        raise Usage(f"cannot write {out}: {e.strerror or e}") from None
+    output.say(f"wrote {output.printable(out)}: {summary}; check it with: "
+               f"{'coqc' if args.coq else 'lean'} {output.printable(filename)}")
     return EXIT_OK
 
 
@@ -67,27 +79,35 @@ def what(head):
     return f"deal {head['deal']}" if head["deal"] is not None else "the layout"
 
 
-def coq_file(head, body, path, filename):
-    first, positions, note = exported_positions(head, body, path)
-    return (export_coq.coq_file(head, first, positions, note, filename),
-            f"a Coq proof that {what(head)} cannot be won, from {len(positions):,} positions "
-            "with columns in fixed places")
+def coq_file(head, body, path, filename, method):
+    first, positions = start_position(head, path), certificate_positions(head, body, path)
+    canonical = {coq.canonical(p) for p in positions}
+    if coq.canonical(first) not in canonical:
+        raise Usage(f"{path}: the start position is not one of the certificate's")
+    note = provenance(path) + (
+        f"Positions are taken up to the order of the columns, which the rules never look at "
+        f"(the second part proves it); the certificate holds {len(positions):,} positions "
+        f"{'in that sense' if head['symmetry'] == 'columns' else 'with columns in fixed places'}.")
+    found = "the positions found by Coq" if method == "search" else "the positions in the file"
+    return (coq.coq_file(head, first, positions, note, filename, method),
+            f"a Coq proof that {what(head)} cannot be won ({method}: {found}, "
+            f"{len(canonical):,} up to column order)")
 
 
-def lean_file(head, body, path, filename):
-    first, positions, note = exported_positions(head, body, path)
-    return (export_lean.lean_file(head, first, positions, note, filename),
+def lean_file(head, body, path, filename, method):
+    first, positions, note = fixed_positions(head, body, path)
+    return (lean.lean_file(head, first, positions, note, filename),
             f"a Lean 4 proof that {what(head)} cannot be won, from {len(positions):,} positions "
             "with columns in fixed places")
 
 
-def win_file(head, body, path, filename):
+def win_file(head, body, path, filename, method):
     first = start_position(head, path)
     line = replayed(first, head, body, path)
     note = provenance(path) + ("A win is a line of single-card moves with columns in their "
                                "fixed places, replayed here as the positions after each move; "
                                "nothing about permuting columns is needed.")
-    return (export_coq.coq_win_file(head, first, line, note, filename),
+    return (coq.coq_win_file(head, first, line, note, filename),
             f"a Coq proof that {what(head)} can be won, in {len(line)} moves")
 
 
@@ -164,16 +184,22 @@ def well_formed(position, ncells):
     return sorted(cards) == list(range(52))
 
 
-def exported_positions(head, body, path):
-    """(start, positions with columns in fixed places, the note that says where they came from)."""
-    first = start_position(head, path)
-    ncells = head["cells"]
+def certificate_positions(head, body, path):
+    """The positions of a no-win certificate, each checked to hold the 52 cards."""
     try:
         positions = certificate.positions(head, body)
     except Exception as e:  # a body that is not [table, records] in any of several ways
         raise Usage(f"{path}: cannot read the positions: {e}") from None
-    if not all(well_formed(p, ncells) for p in positions):
+    if not all(well_formed(p, head["cells"]) for p in positions):
         raise Usage(f"{path}: a position does not hold the 52 cards in 8 columns")
+    return positions
+
+
+def fixed_positions(head, body, path):
+    """(start, positions with columns in fixed places, the note that says where they came from)."""
+    first = start_position(head, path)
+    ncells = head["cells"]
+    positions = certificate_positions(head, body, path)
     source = provenance(path)
     if head["symmetry"] == "none":
         if encode(first, ncells, True) not in {encode(p, ncells, True) for p in positions}:

@@ -16,7 +16,7 @@ check its structure and read its data back independently. The data is two string
 import textwrap
 from string import Template
 
-from .board import describe
+from ..board import describe
 
 LEAN_VERSION = "v4.22.0"
 
@@ -228,10 +228,15 @@ def closedAt (s : State) : Bool := decide (¬ Won s) && (moves s).all certSet.co
 
 def checkCert : Bool := certSet.contains start && certStates.all closedAt
 
+/-- What the hash set contains is in the list it was made from. (The alternatives cover the
+names Lean has given the membership lemma; none of them is a deprecated one.) -/
 theorem mem_of_contains {s : State} (h : certSet.contains s = true) : s ∈ certStates := by
-  unfold certSet at h
-  rw [Std.HashSet.contains_ofList] at h
-  exact List.mem_of_elem_eq_true h
+  have h' : certStates.contains s = true := by
+    simpa only [certSet, Std.HashSet.contains_ofList] using h
+  first
+  | exact List.elem_iff.mp h'
+  | exact List.contains_iff_mem.mp h'
+  | simpa using h'
 
 theorem closedAt_spec {s : State} (h : closedAt s = true) :
     ¬ Won s ∧ ∀ t ∈ moves s, t ∈ certStates := by
