@@ -1,7 +1,8 @@
 """Benchmark check/ on hostile files, on version 2 copies of the published certificates, and on ranges.
 
     python3 benchmarks/bench_check.py hostile             # each hostile file of issue 10: verdict, seconds, peak MiB
-    python3 benchmarks/bench_check.py published [FILE...] # certificates/ (or FILEs) as they are, then as version 2
+    python3 benchmarks/bench_check.py published [FILE...] # certificates/ (or FILEs) as they are, then rebuilt as
+                                                          # version 2; each with -j 1 and with check's default
     python3 benchmarks/bench_check.py range FOLDER A B    # a range certificate of deals A..B built from FOLDER's
                                                           # single certificates (a census), then checked
 
@@ -141,7 +142,7 @@ def build(what, folder, args):
             h, _ = g.unpack_file(f.read_bytes())
             _, _, _, body2 = msgpack.unpackb(g.as_entry(f.read_bytes()))
             (folder / f.name).write_bytes(g.finish({**h, 'version': 2}, body2, {}))
-            out.append((f.name, str(f), 'version 1'))
+            out.append((f.name, str(f), 'as published'))
         return out
     if what == 'range':
         census, first, last = Path(args[0]), int(args[1]), int(args[2])
@@ -166,10 +167,12 @@ def main(argv):
                 code, seconds, peak, line = run_child(path)
                 print(f'{name[:40]!r:44} exit {code}  {seconds:6.2f} s  {peak:7.1f} MiB  {about}\n      {line}', flush=True)
         elif what == 'published':
-            for label, targets in (('version 1', [path for _, path, _ in built] if args else [ROOT / 'certificates']),
-                                   ('version 2', [scratch])):
-                code, seconds, peak, line = run_child(*targets)
-                print(f'{label}: {len(built)} files, exit {code}, {seconds:.1f} s, peak {peak:.0f} MiB', flush=True)
+            for label, targets in (('as published', [path for _, path, _ in built] if args else [ROOT / 'certificates']),
+                                   ('rebuilt as version 2', [scratch])):
+                for jobs in (1, len(os.sched_getaffinity(0))):   # one file at a time, then check's default
+                    code, seconds, peak, line = run_child('-j', jobs, *targets)
+                    print(f'{label}, check -j {jobs}: {len(built)} files, exit {code}, {seconds:.1f} s, '
+                          f'peak {peak:.0f} MiB (its largest process)', flush=True)
         else:
             (name, path, about), = built
             first, last = int(args[1]), int(args[2])

@@ -4,7 +4,7 @@ VERIFIED exits 0, REJECTED 1 (its first failure named), UNREADABLE 2: not a cert
 allows. Records, moves, entries count from 1, columns 1..8. Several files or folders: a line each, a summary."""
 # Read top to bottom: cards and the deal, positions and their moves, the file, the certificates, the
 # command line. "§n" is section n of the format document. Every line is trusted.
-import argparse, functools, hashlib, importlib.metadata, itertools, json, os, pathlib, shutil, stat, struct, sys, time
+import argparse, concurrent.futures, contextlib, functools, hashlib, importlib.metadata, itertools, json, os, pathlib, shutil, stat, struct, sys, time
 
 import msgpack, xxhash, zstandard
 
@@ -224,8 +224,8 @@ def check_win(s, rules, size, limits, read):
     need(size == 2 * count, f'the body has {size} bytes, not 2 x count = {2 * count}')
     body, (found, free, cols) = s.take(size, 'the body'), read() or start(rules)
     where = {card: c for c, cards in [(CELL, free)] + list(enumerate(cols)) for card in cards}
-    for n in range(count):   # where: each card's place, a column 0..7 or CELL; a card not in it is on its foundation
-        card, dest = body[2 * n], body[2 * n + 1]
+    # where: each card's place, a column 0..7 or CELL; a card not in it is on its foundation
+    for n, (card, dest) in enumerate(zip(body[::2], body[1::2])):   # (the moves: pairs of bytes)
         if card >= 52 or dest >= 10: raise Rejected(f'move {n + 1}: bytes {card}, {dest} are not a card and a destination')
         if why := illegal(found, free, cols, card, source := where.get(card, FOUNDATION), dest, rules):
             raise Rejected(f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: {why}; '
@@ -246,8 +246,7 @@ def check_nowin(s, rules, size, limits, read):
         table.append(col := s.take(min(expect(s, 'bin', f'column table entry {i}'), 53), f'column table entry {i}'))
         need(len(col) <= 52 and max(col, default=0) < 52, f'column table entry {i} ({col.hex()}) is not cards')
         need(i == 0 or table[-2] < col, f'column table entry {i} ({col.hex()}) does not sort after entry {i - 1}')
-    w = 2 if columns <= 65536 else 3
-    W, nbytes = 4 + cells + 8 * w, expect(s, 'bin', 'the records')
+    W, nbytes = 4 + cells + 8 * (w := 2 if columns <= 65536 else 3), expect(s, 'bin', 'the records')   # (w: bytes an id)
     # Version 2: exactly count x W bytes; version 1: at most count x (W + 1), one byte more per record.
     need(nbytes == count * W if rules['version'] > 1 else nbytes <= count * (W + 1), f'records: {nbytes} bytes for {count}')
     if rules['version'] == 2:   # byte planes: byte j of record k is records[j * count + k]
@@ -278,9 +277,9 @@ def check_nowin(s, rules, size, limits, read):
     need(not unused, f'column table entry {min(unused, default=0)} is unused')
     begin, known = read() or start(rules), set(records)
 
-    def record(found, free, ids):   # the canonical record; None if a column is not in the table
-        if None not in ids:         # (fixed-width big-endian ids sort like their numbers)
-            return found + free + PAD[cells - len(free)] + b''.join(sorted(ids) if sort_ids else ids)
+    # The canonical record; None if a column is not in the table. (Fixed-width big-endian ids sort like their numbers.)
+    def record(found, free, ids):
+        return None if None in ids else found + free + PAD[cells - len(free)] + b''.join(sorted(ids) if sort_ids else ids)
 
     need(record(begin[0], begin[1], [index.get(col) for col in begin[2]]) in known,
          f'the starting position ({show(*begin)}) is not one of the records')                                # step 5
@@ -394,34 +393,41 @@ def progress(text):
         PROGRESS['next'] = time.monotonic() + 10
 
 
+# verify(), with the progress label and the seconds it took (in a worker process when several files are checked).
+def timed_verify(shown, path, limits):
+    began, PROGRESS['label'], PROGRESS['next'] = time.perf_counter(), str(shown), time.monotonic() + 10
+    return *verify(path, limits), round(time.perf_counter() - began, 3)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser('check', description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('paths', nargs='*', type=pathlib.Path,
                         help='certificates, or folders: each *.msgpack.zst in them and (always) in their subfolders')
     parser.add_argument('--json', action='store_true', help='print one JSON object per certificate')
     parser.add_argument('-q', '--quiet', action='store_true', help='print only failures')
+    parser.add_argument('-j', '--jobs', type=int, default=len(os.sched_getaffinity(0)), help='files at once (%(default)s)')
     for key in LIMITS:   # (columns: entries of a column table)
         parser.add_argument(f'--max-{key}', type=int, default=LIMITS[key], help=f'at most this many {key} (%(default)s)')
     parser.add_argument('--version', action='version', version='check ' + importlib.metadata.version('freecell-certificates'))
     args = parser.parse_args(argv)   # --help, --version and bad usage exit here: 0 or 2
-    if not args.paths or min((limits := {key: getattr(args, 'max_' + key) for key in LIMITS}).values()) < 0:
-        parser.exit(2, 'usage: check [-h] [--json] [-q] [--max-positions N] ... CERTIFICATE|FOLDER ... (see --help)\n')
+    if not args.paths or args.jobs < 1 or min((limits := {key: getattr(args, 'max_' + key) for key in LIMITS}).values()) < 0:
+        parser.exit(2, 'usage: check [-h] [--json] [-q] [-j JOBS] [--max-positions N] ... CERTIFICATE|FOLDER ... (see --help)\n')
     # (the name to print, the path) of each certificate; a folder without any stands for itself
     targets = [t for p in args.paths for t in [(f.relative_to(p), f) for f in sorted(p.rglob('*.msgpack.zst') if p.is_dir()
                                                else []) if not f.is_dir()] or [(p if p.is_dir() else p.name, p)]]
-    several, verdicts = len(targets) > 1 or any(p.is_dir() for p in args.paths), []
-    for shown, path in targets:
-        began, PROGRESS['label'], PROGRESS['next'] = time.perf_counter(), str(shown), time.monotonic() + 10
-        verdict, h, text, digest = verify(path, limits)
-        verdicts.append(verdict)
-        if args.json:
-            keys = ('claim', 'deal', 'first', 'last', 'unwinnable', 'cells', 'foundation_moves', 'symmetry', 'count')
-            print(json.dumps({'path': str(path), 'verdict': verdict, **{k: h.get(k) for k in keys}, 'sha256': digest,
-                              'seconds': round(time.perf_counter() - began, 3),
-                              'reason': None if verdict == 'verified' else text}))
-        elif verdict != 'verified' or not args.quiet:
-            line = f'{verdict.upper()}: {text}' + (f'. sha256 {digest}' if verdict == 'verified' else '')
-            print(printable(f'{shown}: {line}' if several else line))
+    several, verdicts, jobs = len(targets) > 1 or any(p.is_dir() for p in args.paths), [], min(args.jobs, len(targets))
+    # Several files are checked at once in worker processes, each whole by verify(); the lines keep the files' order.
+    with concurrent.futures.ProcessPoolExecutor(jobs) if jobs > 1 else contextlib.nullcontext() as pool:
+        for (shown, path), (verdict, h, text, digest, seconds) in zip(targets, (pool.map if pool else map)(
+                timed_verify, *zip(*targets), itertools.repeat(limits))):
+            verdicts.append(verdict)
+            if args.json:
+                keys = ('claim', 'deal', 'first', 'last', 'unwinnable', 'cells', 'foundation_moves', 'symmetry', 'count')
+                print(json.dumps({'path': str(path), 'verdict': verdict, **{k: h.get(k) for k in keys}, 'sha256': digest,
+                                  'seconds': seconds, 'reason': None if verdict == 'verified' else text}), flush=True)
+            elif verdict != 'verified' or not args.quiet:
+                line = f'{verdict.upper()}: {text}' + (f'. sha256 {digest}' if verdict == 'verified' else '')
+                print(printable(f'{shown}: {line}' if several else line), flush=True)
     n, ok, bad = len(verdicts), verdicts.count('verified'), verdicts.count('unreadable')
     if several and not args.json and not args.quiet:
         print(f'{n} certificate{"s" * (n != 1)}: {ok} verified, {n - ok} rejected' + f' ({bad} unreadable)' * bool(bad))

@@ -363,6 +363,29 @@ def test_folders_are_searched_with_their_subfolders(workdir):
         'a.msgpack.zst', 'sub/deeper/b.msgpack.zst', '2 certificates']
 
 
+def test_files_checked_at_once_print_as_if_one_at_a_time(workdir):
+    top = workdir / 'jobs'
+    (top / 'sub').mkdir(parents=True, exist_ok=True)
+    files = {'a.msgpack.zst': t.win('win0'), 'b.msgpack.zst': t.nowin('board0'), 'c.msgpack.zst': b'junk',
+             'sub/d.msgpack.zst': t.nowin('board0')[:-3], 'sub/e.msgpack.zst': t.win('win1')}
+    for shown, blob in files.items():
+        (top / shown).write_bytes(blob)
+    code, out, _ = run('-j', 1, top)
+    assert code == 2 and [line.split(': ')[:2] for line in out.splitlines()[:-1]] == [
+        ['a.msgpack.zst', 'VERIFIED'], ['b.msgpack.zst', 'VERIFIED'], ['c.msgpack.zst', 'UNREADABLE'],
+        ['sub/d.msgpack.zst', 'UNREADABLE'], ['sub/e.msgpack.zst', 'VERIFIED']]
+    for jobs in (2, 3, 8):
+        assert run('-j', jobs, top) == (code, out, '')
+        assert run('-j', jobs, '-q', top)[:2] == run('-j', 1, '-q', top)[:2]
+    drop_seconds = lambda text: [{**json.loads(line), 'seconds': None} for line in text.splitlines()]  # noqa: E731
+    one, three = run('-j', 1, '--json', top), run('-j', 3, '--json', top)
+    assert one[0] == three[0] == 2 and drop_seconds(one[1]) == drop_seconds(three[1])
+    assert [o['path'] for o in drop_seconds(three[1])] == [str(top / shown) for shown in files]
+    for bad in ('0', '-1', 'two'):
+        code, out, err = run('-j', bad, top)
+        assert code == 2 and out == '' and err.startswith('usage: check') and ('-j' in err.splitlines()[-1] or bad != 'two')
+
+
 def test_a_text_file_is_not_a_certificate(workdir):
     layout = workdir / 'layout.txt'
     layout.write_text('Foundations: H-0 C-0 D-0 S-0\nFreecells:\n: KH QS\n')
