@@ -49,19 +49,9 @@ HEAD = ("# The Coq proofs of the published no-win certificates: certificates/pro
 
 def read_results(path=RESULTS):
     """{deal: row dict} from the results table (missing file: empty)."""
-    if not os.path.exists(path):
-        return {}
-    rows = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            fields = line.rstrip("\n").split("\t")
-            if fields[0] == "deal":
-                continue
-            row = dict.fromkeys(COLUMNS, "") | dict(zip(COLUMNS, fields))
-            rows[int(row["deal"])] = row
-    return rows
+    rows = [dict.fromkeys(COLUMNS, "") | dict(zip(COLUMNS, fields))
+            for fields in regenerate.read_table(path) if fields[0] != "deal"]
+    return {int(row["deal"]): row for row in rows}
 
 
 def write_results(rows, path=RESULTS):

@@ -131,12 +131,10 @@ LARGE_COLUMNS = ("file", "deals", "cannot_be_won", "bytes", "sha256", "census_wa
 
 def large_runs(folder):
     """The rows of large-ranges.tsv (lines starting with # are comments), as dicts."""
-    path = os.path.join(folder, LARGE)
-    if not os.path.exists(path):
+    import regenerate as singles   # (not at the top: regenerate.py imports this module)
+    if not (lines := singles.read_table(os.path.join(folder, LARGE))):
         return []
-    with open(path, encoding="utf-8") as f:
-        lines = [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
-    if not lines or tuple(lines[0]) != LARGE_COLUMNS or any(len(row) != len(LARGE_COLUMNS) for row in lines):
+    if tuple(lines[0]) != LARGE_COLUMNS or any(len(row) != len(LARGE_COLUMNS) for row in lines):
         raise ValueError(f"{LARGE}: not the columns {', '.join(LARGE_COLUMNS)}")
     return [dict(zip(LARGE_COLUMNS, row)) for row in lines[1:]]
 

@@ -111,18 +111,19 @@ def sha256_of(path):
     return h.hexdigest()
 
 
+def read_table(path):
+    """The rows of a tab-separated table in certificates/ as lists of fields: lines starting
+    with '#' are comments, blank lines are skipped; a missing file has no rows."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
+
+
 def read_times(path=TIMES):
     """{file name: (verdict, positions, seconds, bytes)} from the generation log."""
-    if not os.path.exists(path):
-        return {}
-    rows = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            name, verdict, positions, seconds, size = line.rstrip("\n").split("\t")
-            rows[name] = (verdict, int(positions), float(seconds), int(size))
-    return rows
+    return {name: (verdict, int(positions), float(seconds), int(size))
+            for name, verdict, positions, seconds, size in read_table(path)}
 
 
 def write_times(rows, path=TIMES):
