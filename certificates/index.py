@@ -54,11 +54,12 @@ def closest_text(c):
 
 
 def coq_text(row, coq):
-    """The Coq column: 'proved, N s' (coqc's CPU seconds) for a deal of the default rules."""
+    """The Coq column: 'proved, N s' (coqc's CPU seconds) for a deal of the default rules. A
+    result recorded for another certificate of the deal (another SHA-256) is not this one's."""
     if (row["cells"], row["fm"]) != (4, False) or row.get("claim", "no-win") != "no-win":
         return "–"
     result = coq.get(row["deal"])
-    if result is None:
+    if result is None or result["certificate_sha256"] != row["sha256"]:
         return "not yet compiled"
     if result["result"].startswith("proved"):
         over = ", over its target" if "over its target" in result["result"] else ""

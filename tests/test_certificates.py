@@ -20,6 +20,8 @@ from certify.explain import from_certificate, stuck
 
 FOLDER = Path(__file__).resolve().parent.parent / "certificates"
 sys.path.insert(0, str(FOLDER))
+import index  # noqa: E402  (certificates/index.py)
+import prove_coq  # noqa: E402  (certificates/prove_coq.py)
 import ranges  # noqa: E402  (certificates/ranges.py)
 import regenerate  # noqa: E402  (certificates/regenerate.py)
 
@@ -84,7 +86,7 @@ def test_every_file_records_the_rules_its_name_gives():
 
 
 def test_index_and_sums_match_the_files():
-    rows = index_rows()
+    rows, coq = index_rows(), prove_coq.read_results()
     names = regenerate.published_files()
     assert sorted(rows) == sorted(names)  # every file has a row, every row a file
     sums = dict(line.split()[::-1] for line in
@@ -102,6 +104,9 @@ def test_index_and_sums_match_the_files():
         h = header(FOLDER / name)
         assert row[3] == h["claim"]
         assert row[4] == (f"{h['count']:,}" if h["claim"] == "no-win" else f"{h['count']} moves")
+        # the Coq column: coq-results.tsv's result for this very file (its digest), or none
+        fact = {"deal": deal, "cells": cells, "fm": fm, "claim": h["claim"], "sha256": digest}
+        assert row[12] == index.coq_text(fact, coq), name
 
 
 @pytest.mark.parametrize("deal", FEW)

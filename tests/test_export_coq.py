@@ -407,17 +407,21 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
         assert len(row["v_sha256"]) == 64 and int(row["v_bytes"]) > 0
         assert row["certificate_sha256"] == \
             regenerate.sha256_of(PUBLISHED / regenerate.file_name(number))
-    cpu = float(rows[2607073]["cpu_seconds"])
-    assert index.coq_text({"deal": 2607073, "cells": 4, "fm": False}, rows) == \
-        f"proved, {cpu:.0f} s"
-    assert index.coq_text({"deal": 2607073, "cells": 5, "fm": False}, rows) == "–"
-    assert index.coq_text({"deal": 2607073, "cells": 4, "fm": False}, {}) == "not yet compiled"
+    cpu, digest = float(rows[2607073]["cpu_seconds"]), rows[2607073]["certificate_sha256"]
+    fact = {"deal": 2607073, "cells": 4, "fm": False, "sha256": digest}
+    assert index.coq_text(fact, rows) == f"proved, {cpu:.0f} s"
+    assert index.coq_text({**fact, "cells": 5}, rows) == "–"
+    assert index.coq_text(fact, {}) == "not yet compiled"
+    # a proof of the deal's earlier certificate is not a proof of this one
+    assert index.coq_text({**fact, "sha256": "1" * 64}, rows) == "not yet compiled"
     assert index.coq_text({"deal": 1, "cells": 4, "fm": False, "claim": "win"}, {}) == "–"
-    facts = [{"deal": 2607073, "cells": 4, "fm": False, "claim": "no-win"},
-             {"deal": 6768658, "cells": 4, "fm": False, "claim": "no-win"},
-             {"deal": 9999999, "cells": 4, "fm": False, "claim": "no-win"},
+    facts = [{**fact, "claim": "no-win"},
+             {"deal": 6768658, "cells": 4, "fm": False, "claim": "no-win",
+              "sha256": rows[6768658]["certificate_sha256"]},
+             {"deal": 9999999, "cells": 4, "fm": False, "claim": "no-win", "sha256": "2" * 64},
              {"deal": 1, "cells": 4, "fm": False, "claim": "win"}]
-    assert index.coq_summary(facts, rows | {9999999: {"result": "stopped after 1 s"}})[0] == (
+    stopped = {"result": "stopped after 1 s", "certificate_sha256": "2" * 64}
+    assert index.coq_summary(facts, rows | {9999999: stopped})[0] == (
         "Coq: 2 of the 3 no-win certificates for 4 free cells proved by coqc, 0 not yet "
         "compiled, 1 not proved (the Coq column).")
     assert not list(tmp_path.glob("FreeCell*"))  # the scratch files are removed
@@ -437,12 +441,12 @@ def test_prove_coq_says_when_a_proof_misses_its_target():
         ", over its target: 16.2 s CPU > 15 s, 610 MB > 600 MB"
     assert prove_coq.over_target(7484159, 1300, 8000) == ", over its target: 1300.0 s CPU > 1200 s"
     assert prove_coq.over_target(146692, 1e6, 1e6) == ""
-    row = {"result": "proved, over its target: 16.2 s CPU > 15 s", "cpu_seconds": "16.2"}
-    assert index.coq_text({"deal": 11982, "cells": 4, "fm": False}, {11982: row}) == \
-        "proved, 16 s, over its target"
-    row = {"result": "stopped after 14400 s", "cpu_seconds": "14000"}
-    assert index.coq_text({"deal": 11982, "cells": 4, "fm": False}, {11982: row}) == \
-        "not proved (coq-results.tsv says why)"
+    fact = {"deal": 11982, "cells": 4, "fm": False, "sha256": "3" * 64}
+    row = {"result": "proved, over its target: 16.2 s CPU > 15 s", "cpu_seconds": "16.2",
+           "certificate_sha256": "3" * 64}
+    assert index.coq_text(fact, {11982: row}) == "proved, 16 s, over its target"
+    row = {"result": "stopped after 14400 s", "cpu_seconds": "14000", "certificate_sha256": "3" * 64}
+    assert index.coq_text(fact, {11982: row}) == "not proved (coq-results.tsv says why)"
 
 
 def test_sanity_layout_is_the_published_one():
