@@ -40,7 +40,9 @@ NOWIN = {
     'board2-fixed': (g.NOWIN2, 2, False, 'none', None),
 }
 # name -> (start, cells, deal)
-WIN = {'win0': (WIN0, 0, None), 'win1': (WIN1, 1, None), 'win3': (WIN3, 1, None)}
+# win1-cell: WIN1 with its QH starting in the free cell, so the line moves a card out of a cell it was dealt into
+WIN1_CELL = g.board((10, 11, 11, 11), ['KH JC', 'QC KD', 'QD KC', 'KS', 'QS', '', '', ''], cells=['QH'])
+WIN = {'win0': (WIN0, 0, None), 'win1': (WIN1, 1, None), 'win3': (WIN3, 1, None), 'win1-cell': (WIN1_CELL, 1, None)}
 
 
 @functools.lru_cache(maxsize=None)
@@ -120,6 +122,8 @@ def test_win_verifies(workdir, name):
     start, cells, _ = WIN[name]
     assert g.replay_wins(start, cells, False, path(name))
     assert check(workdir, win(name))[0] == 'verified'
+    if name == 'win1-cell':   # the line does take the QH out of the cell it starts in
+        assert any(card == g.card('QH') for card, _ in path(name))
 
 
 def test_win_with_a_move_off_a_foundation(workdir):
