@@ -3,6 +3,8 @@
     python benchmarks/bench_engine.py [--runs 7]         11982 whole process, search alone,
                                                          7484159 peak memory
     python benchmarks/bench_engine.py --levels           zstd levels on 11982's records
+    python benchmarks/bench_engine.py --grid             a grid of zstd parameters, and the ids'
+                                                         bytes in another plane order (11982)
     python benchmarks/bench_engine.py --parts            11982's run part by part, in process
     python benchmarks/bench_engine.py --order            the cost of prove()'s order of work
     python benchmarks/bench_engine.py --regenerate       certificates/regenerate.py --all, timed
@@ -160,16 +162,24 @@ def parts(args):
           f"{theirs * 1000:.1f})")
 
 
-def levels(args):
+def content_11982():
+    """(11982's certificate content before zstd: header then body, its positions, the header,
+    the body)."""
     import msgpack
-    import zstandard
     from certify import certificate
     position, rules = start(deal(11982)), Rules(4)
     outcome = engine.search(position, rules)
     body = engine.no_win_body(outcome, rules)
     head = certificate.header("no-win", 11982, None, rules, outcome.positions, body)
     content = msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)
-    print(f"11982: {outcome.positions:,} positions, content {len(content):,} bytes; "
+    return content, outcome.positions, head, body
+
+
+def levels(args):
+    import zstandard
+    from certify import certificate
+    content, positions, _, _ = content_11982()
+    print(f"11982: {positions:,} positions, content {len(content):,} bytes; "
           f"CPU seconds of one compress, median of {args.runs}")
     # Each compress by a new compressor, as the one file of `certify DEAL` has: a compressor
     # kept from call to call spares the making of its tables, which a real run pays.
@@ -184,8 +194,62 @@ def levels(args):
             t0 = time.process_time()
             z = zstandard.ZstdCompressor(**how).compress(content)
             times.append(time.process_time() - t0)
-        print(f"  {name}: {len(z) / outcome.positions:.3f} bytes/position, "
+        print(f"  {name}: {len(z) / positions:.3f} bytes/position, "
               f"{statistics.median(times) * 1000:.0f} ms")
+
+
+def grid(args):
+    """For the 11982 target: every zstd parameter set of a grid on 11982's content, the fastest
+    ones within issue 9's 1.1 bytes a position; then the same records with the column ids' high
+    bytes as planes before their low bytes (a layout format version 2 does not have)."""
+    import itertools
+    import msgpack
+    import zstandard as zs
+    content, positions, head, body = content_11982()
+    limit = int(1.1 * positions)
+
+    def best_of(data, runs, level=None, **params):   # (bytes, least CPU seconds of `runs` compresses)
+        times = []
+        for _ in range(runs):
+            t0 = time.process_time()   # (a new compressor each time, as `certify DEAL` has one)
+            compressor = (zs.ZstdCompressor(level=level, write_checksum=False, write_content_size=True)
+                          if level else zs.ZstdCompressor(compression_params=zs.ZstdCompressionParameters(
+                              write_content_size=True, write_checksum=False, **params)))
+            size = len(compressor.compress(data))
+            times.append(time.process_time() - t0)
+        return size, min(times)
+
+    found = []
+    for strategy, window, chain, hashes, search, match, target in itertools.product(
+            (zs.STRATEGY_LAZY, zs.STRATEGY_LAZY2, zs.STRATEGY_BTLAZY2), (17, 18, 19, 20), (16, 17, 18),
+            (15, 16, 17, 18), (3, 4, 5, 6), (4, 5), (8, 16, 32)):
+        params = dict(strategy=strategy, window_log=window, chain_log=chain, hash_log=hashes,
+                      search_log=search, min_match=match, target_length=target)
+        size, seconds = best_of(content, 2, **params)
+        if size <= limit:
+            found.append((seconds, size, params))
+    found.sort(key=lambda f: f[:2])
+    print(f"11982: {positions:,} positions; zstd parameter sets within 1.1 bytes a position "
+          f"({limit:,} bytes), fastest first (least CPU of 2 compresses):")
+    names = {zs.STRATEGY_LAZY: "lazy", zs.STRATEGY_LAZY2: "lazy2", zs.STRATEGY_BTLAZY2: "btlazy2"}
+    for seconds, size, params in found[:8]:
+        print(f"  {seconds * 1000:5.1f} ms  {size / positions:.4f} bytes/position  "
+              f"{dict(params, strategy=names[params['strategy']])}")
+    table, records = msgpack.unpackb(body)
+    n, at = positions, 4 + head["cells"]
+    width = len(records) // n
+    id_bytes = range(at, width)
+    order_hi_lo = list(range(at)) + [j for j in id_bytes if (j - at) % 2 == 0] + \
+        [j for j in id_bytes if (j - at) % 2 == 1]
+    if width != at + 16:
+        return print("  (ids are not 2 bytes wide here: no high/low layout)")
+    regrouped = b"".join(records[j * n:(j + 1) * n] for j in order_hi_lo)
+    prefix = msgpack.packb(head, use_bin_type=True)
+    for name, recs in (("version 2's planes", records), ("ids' high bytes, then low bytes", regrouped)):
+        data = prefix + msgpack.packb(msgpack.packb([table, recs], use_bin_type=True), use_bin_type=True)
+        sizes = [(level, *best_of(data, args.runs, level=level)) for level in (9, 11, 12, 13)]
+        print(f"  {name}: " + ", ".join(f"level {level} {size / n:.4f} bytes/position "
+                                        f"{seconds * 1000:.0f} ms" for level, size, seconds in sizes))
 
 
 def order(args):
@@ -233,6 +297,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--levels", action="store_true")
+    p.add_argument("--grid", action="store_true", help="zstd parameter sets and a plane order for 11982")
     p.add_argument("--parts", action="store_true", help="11982's run part by part, in process")
     p.add_argument("--order", action="store_true")
     p.add_argument("--sample", type=int, default=40, help="deals for --order")
@@ -241,6 +306,8 @@ def main():
     args = p.parse_args()
     if args.levels:
         levels(args)
+    elif args.grid:
+        grid(args)
     elif args.parts:
         parts(args)
     elif args.order:
