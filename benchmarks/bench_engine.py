@@ -237,12 +237,11 @@ def grid(args):
               f"{dict(params, strategy=names[params['strategy']])}")
     table, records = msgpack.unpackb(body)
     n, at = positions, 4 + head["cells"]
-    width = len(records) // n
-    id_bytes = range(at, width)
-    order_hi_lo = list(range(at)) + [j for j in id_bytes if (j - at) % 2 == 0] + \
-        [j for j in id_bytes if (j - at) % 2 == 1]
-    if width != at + 16:
-        return print("  (ids are not 2 bytes wide here: no high/low layout)")
+    if len(records) != n * (at + 16):
+        print("  (ids are not 2 bytes wide here: no high/low layout)")
+        return
+    # planes: foundations and cells as they are, then each id's high byte, then each id's low byte
+    order_hi_lo = list(range(at)) + list(range(at, at + 16, 2)) + list(range(at + 1, at + 16, 2))
     regrouped = b"".join(records[j * n:(j + 1) * n] for j in order_hi_lo)
     prefix = msgpack.packb(head, use_bin_type=True)
     for name, recs in (("version 2's planes", records), ("ids' high bytes, then low bytes", regrouped)):
