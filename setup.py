@@ -19,7 +19,8 @@ FLAGS = ["-O2", "-std=c99", "-Wall"] if os.name != "nt" else []
 
 
 def extension(name, source):
-    return Extension(f"certify.engine.{name}", [source], extra_compile_args=FLAGS)
+    return Extension(f"certify.engine.{name}", [source], depends=["certify/engine/zeroed.h"],
+                     extra_compile_args=FLAGS)
 
 
 SOURCES = {"_search": "certify/engine/search.c", "_solver": "certify/engine/solver.c"}

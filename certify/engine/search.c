@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "zeroed.h"
+
 #define EMPTY_CELL 0xFF
 #define NARROW_COLUMNS (1u << 16)   /* ids that fit in 2 bytes */
 #define MOST_COLUMNS (1u << 24)     /* ... in 3 bytes, the format's widest */
@@ -103,7 +105,7 @@ static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->ca
 
 static int columns_grow_slots(Columns *t) {
     uint32_t n = t->nslots ? t->nslots * 2 : 1024;
-    int32_t *slot = calloc(n, sizeof *slot);
+    int32_t *slot = zeroed(n, sizeof *slot);
     if (!slot) return -1;
     for (uint32_t i = 0; i < t->n; i++) {
         uint32_t h = (uint32_t)hash_bytes(column_cards(t, i), t->col[i].len) & (n - 1);
@@ -275,7 +277,7 @@ static uint32_t get_id(const uint8_t *p, int width) {
 
 static int grow_slots(Search *s) {
     uint32_t n = s->nslots ? s->nslots * 2 : 1u << 12;
-    uint64_t *slot = calloc(n, sizeof *slot);
+    uint64_t *slot = zeroed(n, sizeof *slot);
     if (!slot) return -1;
     for (uint32_t i = 0; i < s->nslots; i++) {
         uint64_t e = s->slot[i];
@@ -472,7 +474,7 @@ static int expand(Search *s, uint32_t k) {
 static int widen(Search *s) {
     int old = s->keylen, wide = old + 8, at = 4 + s->ncells;
     uint8_t *keys = malloc((size_t)s->cap * (size_t)wide);
-    uint64_t *slot = calloc(s->nslots, sizeof *slot);
+    uint64_t *slot = zeroed(s->nslots, sizeof *slot);
     if (!keys || !slot) { free(keys); free(slot); return -1; }
     for (uint32_t i = 0; i < s->n; i++) {
         const uint8_t *k = s->keys + (size_t)i * (size_t)old;
@@ -567,18 +569,36 @@ static int by_content(const void *a, const void *b) {
     return c ? c : (int)x->len - (int)y->len;
 }
 
-static void swap_records(uint8_t *a, uint8_t *b, size_t w) {
-    uint8_t tmp[MAX_KEY];
-    memcpy(tmp, a, w);
-    memcpy(a, b, w);
-    memcpy(b, tmp, w);
+/* Eight bytes at a time (a memcpy of a constant 8 is one load or store): calling memcpy for each
+** record of 20 to 36 bytes took a sixth of the writer's time. */
+static void copy_record(uint8_t *to, const uint8_t *from, size_t w) {
+    size_t i = 0;
+    for (; i + 8 <= w; i += 8) {
+        uint64_t x;
+        memcpy(&x, from + i, 8);
+        memcpy(to + i, &x, 8);
+    }
+    for (; i < w; i++) to[i] = from[i];
 }
 
-/* Sort n records of w bytes that agree on their first d bytes: an in-place most-significant
-** byte radix sort (American flag sort), insertion sort for small groups. */
-static void sort_records(uint8_t *a, size_t n, size_t w, size_t d) {
+static void swap_records(uint8_t *a, uint8_t *b, size_t w) {
+    uint8_t t[MAX_KEY];
+    copy_record(t, a, w);
+    copy_record(a, b, w);
+    copy_record(b, t, w);
+}
+
+/* Sort n records of w bytes that agree on their first d bytes: a most-significant byte radix
+** sort, insertion sort for small groups. Each pass deals a group's records out by byte d into
+** `spare` (room for n records) in one sequential sweep, then copies them back: a sweep that the
+** processor's prefetching keeps ahead of, where swapping records into place (American flag sort,
+** which needs no spare room) waited for memory at nearly every record of a group larger than the
+** cache (11982: the sort took 6.8 ms that way, 5.2 ms this way). Most groups hold a few dozen
+** records with a few byte values, so the loops over values run from the least to the greatest
+** value present rather than over all 256. */
+static void sort_records(uint8_t *a, uint8_t *spare, size_t n, size_t w, size_t d) {
     while (n > 1 && d < w) {
-        if (n < 24) {
+        if (n < 12) {   /* (12 measured best of 4, 8, 12, 24 and 40) */
             for (size_t i = 1; i < n; i++)
                 for (size_t j = i; j > 0 && memcmp(a + (j - 1) * w + d, a + j * w + d, w - d) > 0; j--)
                     swap_records(a + (j - 1) * w, a + j * w, w);
@@ -586,24 +606,19 @@ static void sort_records(uint8_t *a, size_t n, size_t w, size_t d) {
         }
         size_t count[256] = {0}, start[256], next[256];
         for (size_t i = 0; i < n; i++) count[a[i * w + d]]++;
+        int lo = 0, hi = 255;
+        while (!count[lo]) lo++;
+        while (!count[hi]) hi--;
+        if (lo == hi) { d++; continue; }   /* all alike here: the next byte */
         size_t sum = 0;
-        int groups = 0;
-        for (int b = 0; b < 256; b++) {
+        for (int b = lo; b <= hi; b++) {
             start[b] = next[b] = sum;
             sum += count[b];
-            groups += count[b] != 0;
         }
-        if (groups == 1) { d++; continue; }   /* all alike here: the next byte */
-        for (int b = 0; b < 256; b++) {
-            size_t end = start[b] + count[b];
-            while (next[b] < end) {
-                uint8_t v = a[next[b] * w + d];
-                if (v == b) next[b]++;
-                else swap_records(a + next[b] * w, a + next[v]++ * w, w);
-            }
-        }
-        for (int b = 0; b < 256; b++)
-            if (count[b] > 1) sort_records(a + start[b] * w, count[b], w, d + 1);
+        for (size_t i = 0; i < n; i++) copy_record(spare + next[a[i * w + d]]++ * w, a + i * w, w);
+        memcpy(a, spare, n * w);
+        for (int b = lo; b <= hi; b++)
+            if (count[b] > 1) sort_records(a + start[b] * w, spare, count[b], w, d + 1);
         return;
     }
 }
@@ -937,7 +952,10 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
         memcpy(r, key, (size_t)at);
         for (int j = 0; j < 8; j++) put_id(r + at + j * fw, ids[j], fw);
     }
-    sort_records(s->keys, n, w, 0);
+    uint8_t *spare = malloc(n * w ? n * w : 1);   /* (about what the tables freed above took) */
+    if (!spare) goto no_memory;
+    sort_records(s->keys, spare, n, w, 0);
+    free(spare);
     for (size_t i = 1; i < n; i++)
         if (memcmp(s->keys + (i - 1) * w, s->keys + i * w, w) >= 0) {
             free(used); free(order); free(renumber);

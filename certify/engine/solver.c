@@ -39,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zeroed.h"
+
 #define NCARDS 52
 #define CELL 8
 #define HOME 9
@@ -114,6 +116,7 @@ static int is_safe_home(int card, const uint8_t *found)
 
 typedef struct Solver Solver;
 static void *grow(Solver *s, void *block, size_t count, size_t size);
+static void *empty_block(Solver *s, size_t count, size_t size);
 
 /* ---- columns, interned in a trie ---------------------------------------------------------- */
 
@@ -163,8 +166,7 @@ static void columns_rehash(Solver *s, Columns *t, uint32_t nslots)
 {
     free(t->slots);
     t->slots = NULL;
-    t->slots = grow(s, NULL, nslots, sizeof *t->slots);
-    memset(t->slots, 0, (size_t)nslots * sizeof *t->slots);
+    t->slots = empty_block(s, nslots, sizeof *t->slots);
     t->mask = nslots - 1;
     for (uint32_t id = 1; id < t->n; id++)
         t->slots[column_slot(t, t->at[id].below, t->at[id].top)] = id;
@@ -391,6 +393,16 @@ static void *grow(Solver *s, void *block, size_t count, size_t size)
     return b;
 }
 
+/* A block of `count` zeroed items (zeroed.h: its pages written, not merely mapped); jumps out on
+** failure. */
+static void *empty_block(Solver *s, size_t count, size_t size)
+{
+    void *b = zeroed(count, size);
+    if (b == NULL)
+        longjmp(s->fail, 1);
+    return b;
+}
+
 /* ---- player moves (solver.player_moves), in the same order ---------------------------------- */
 
 static int player_moves(const Solver *s, const Position *p, Move *out)
@@ -570,16 +582,9 @@ static void set_put(NodeSet *set, uint32_t slot, uint32_t hash, uint32_t node)
     set->n++;
 }
 
-static uint64_t *empty_slots(Solver *s, uint32_t nslots)
-{
-    uint64_t *slots = grow(s, NULL, nslots, sizeof *slots);
-    memset(slots, 0, (size_t)nslots * sizeof *slots);
-    return slots;
-}
-
 static void set_init(Solver *s, NodeSet *set, uint32_t nslots)
 {
-    set->slots = empty_slots(s, nslots);
+    set->slots = empty_block(s, nslots, sizeof *set->slots);
     set->mask = nslots - 1;
     set->n = 0;
 }
@@ -590,7 +595,7 @@ static void set_grow(Solver *s, NodeSet *set)
     uint32_t old = set->mask + 1;
     if (old > UINT32_MAX / 2)
         longjmp(s->fail, 1);
-    uint64_t *slots = empty_slots(s, 2 * old);
+    uint64_t *slots = empty_block(s, 2 * old, sizeof *slots);
     uint32_t mask = 2 * old - 1;
     for (uint32_t i = 0; i < old; i++)
         if (set->slots[i]) {
