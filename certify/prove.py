@@ -7,13 +7,16 @@ that bound all of it, are decided here, the same for every engine, so that every
 the same certificate.
 """
 
-import hashlib
 import os
 import time
 
-from . import certificate, output
+from . import output
 from .rules import Rules, encode, is_won, moves
 from .search import NO_WIN, TOO_MANY_COLUMNS, UNKNOWN, WIN, budget_reason, decode_key
+
+# The writer's modules (certificate.py with msgpack, zstandard and xxhash; hashlib) are imported
+# where they are used, not above: ~10 ms of imports, which `certify DEAL` does on its main thread
+# while the search finishes on the other (load_writer) rather than before the search starts.
 
 
 class Result:
@@ -83,6 +86,7 @@ def moves_along(start, keys, ncells, columns, rules):
 def win_certificate(moves_line, deal, board, rules):
     """(file bytes, body) of the win certificate for a line of single-card moves (a list of
     pairs, or its bytes as the engine's solve_line gives)."""
+    from . import certificate
     body = certificate.win_body(moves_line)
     head = certificate.header("win", deal, board, rules, len(body) // 2, body)
     return certificate.encode_file(head, body), body
@@ -119,7 +123,10 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     core. `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
     """
     from . import engine
-    board = None if deal is not None else certificate.board_bytes(start, rules.ncells)
+    board = None
+    if deal is None:
+        from . import certificate
+        board = certificate.board_bytes(start, rules.ncells)
     t0 = time.monotonic()
     budget = Budget(t0, max_positions, time_limit)
 
@@ -160,7 +167,7 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         search = engine.Search(start, rules)
         size = budget.solver(SOLVER_FIRST, 0)
         line, outcome = engine.solve_and_search(start, rules, size, search,
-                                                budget.search(SEARCH_FIRST)[0])
+                                                budget.search(SEARCH_FIRST)[0], load_writer)
         found = won_by(line)
         if found is not None:
             return found
@@ -196,6 +203,7 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         data, result.body = win_certificate(result.moves, deal, board, rules)
     else:
         assert outcome.verdict == NO_WIN
+        from . import certificate
         result.body = engine.no_win_body(outcome, rules)
         del outcome, search  # the key set: the file is written without it
         head = certificate.header("no-win", deal, board, rules, result.positions, result.body)
@@ -279,7 +287,14 @@ def replays_to_win(start, line, rules):
     return is_won(position)
 
 
+def load_writer():
+    """Import the modules that writing a certificate needs (see the imports above)."""
+    import hashlib  # noqa: F401
+    from . import certificate  # noqa: F401
+
+
 def _written(result, data, out):
+    import hashlib
     result.sha256 = hashlib.sha256(data).hexdigest()
     result.size = len(data)
     if out is not None:

@@ -294,6 +294,26 @@ def test_a_search_stopped_by_the_solvers_line_runs_on_as_if_never_stopped():
         same_outcome(outcome, engine.Search(position, rules).run(3_000))
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_meanwhile_runs_once_the_solver_has_failed_and_only_then(monkeypatch, compiled):
+    """prove() loads the certificate writer in solve_and_search's `meanwhile`: it is called once
+    when the solver's attempt finds no line (on two threads, or in turn), never after a line or
+    when no attempt is made, and it does not change what either part gives."""
+    if not compiled:
+        monkeypatch.setattr(engine, "_search", None)
+        monkeypatch.setattr(engine, "_solver", None)
+    position, rules = start(deal(1)), Rules(4)
+    for budget, max_positions, calls in ((32_000, 150_000, 0), (50, 3_000, 1), (0, 3_000, 0)):
+        called = []
+        search = engine.Search(position, rules)
+        line, outcome = engine.solve_and_search(position, rules, budget, search, max_positions,
+                                                meanwhile=lambda: called.append(1))
+        assert len(called) == calls
+        assert line == (engine.solve_line(position, rules, budget) if budget > 0 else None)
+        if line is None:
+            same_outcome(outcome, engine.Search(position, rules).run(max_positions))
+
+
 def test_progress_hears_every_phase(tmp_path):
     class Heard:
         def __init__(self):

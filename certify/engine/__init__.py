@@ -4,8 +4,8 @@
     describe()           one line: which engine runs, and why
     Search(position, rules).run(max_positions, time_limit, progress) -> search.Outcome
     search(position, rules, max_positions, time_limit, progress)     -> search.Outcome
-    solve_and_search(position, rules, budget, search, max_positions)  -> (line, Outcome):
-                                         the two at once, on two threads
+    solve_and_search(position, rules, budget, search, max_positions, meanwhile=None)
+                         -> (line, Outcome): the two at once, on two threads
     solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
     solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None
     replays_to_win(position, line, rules) -> whether the line is legal and ends won
@@ -174,17 +174,24 @@ def moves_of(line):
     return list(zip(line[0::2], line[1::2]))
 
 
-def solve_and_search(position, rules, budget, search, max_positions):
+def solve_and_search(position, rules, budget, search, max_positions, meanwhile=None):
     """(solve_line(position, rules, budget), search.run(max_positions)) worked out at once on two
     threads, when the compiled engine runs (both parts leave the GIL; elsewhere they run in
     turn). Neither part depends on the other, so each gives what it gives alone. When the
     solver finds a line, the search is stopped and its outcome is None: `search` is left as
-    after a budget stop, to be run on if need be. A budget of 0 or less tries no solver."""
+    after a budget stop, to be run on if need be. A budget of 0 or less tries no solver.
+    `meanwhile()`, if given, is called on this thread once the solver has found no line, while
+    the search may still be running (the solver is mostly done first: prove() imports the
+    certificate writer's modules there)."""
     if budget <= 0:
         return None, search.run(max_positions)
     if _search is None or _solver is None:
         line = solve_line(position, rules, budget)
-        return line, (None if line is not None else search.run(max_positions))
+        if line is not None:
+            return line, None
+        if meanwhile is not None:
+            meanwhile()
+        return None, search.run(max_positions)
     import threading
     stop = threading.Event()
     ran = {}
@@ -199,6 +206,8 @@ def solve_and_search(position, rules, budget, search, max_positions):
     worker.start()
     try:
         line = solve_line(position, rules, budget)
+        if line is None and meanwhile is not None:
+            meanwhile()
     except BaseException:  # Ctrl-C, MemoryError: the search is not needed either
         stop.set()
         worker.join()
