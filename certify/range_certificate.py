@@ -1,7 +1,7 @@
 """Range certificates (docs/certificate-format.md, section 6): one file for every deal A..B.
 
-The file is one zstd frame holding a header and then one entry per deal, in deal order:
-`[deal, claim, count, body]`, where body is exactly a single certificate's body. Both ways
+The file (zstd, one frame as written here) holds a header and then one entry per deal, in deal
+order: `[deal, claim, count, body]`, where body is exactly a single certificate's body. Both ways
 through the file stream: `write` takes its entries from an iterable made twice (once to hash
 them, since the header that comes first carries their digest, once to compress them), and
 `read` hands back entries one at a time as they come out of the decompressor. Either way the

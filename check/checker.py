@@ -129,20 +129,23 @@ def show(found, free, cols, *_):
 
 # ---- The file (§3, §5, §6) ----
 
-# The decompressed bytes of the file's zstd frame, taken in order and each held once: a taken piece
-# leaves the buffer. A piece must end by `end` (the end of the body being read); once `hash` is set,
-# that xxh3 hasher sees every byte taken.
+# The decompressed bytes of the file's zstd frames (one after another, §3), taken in order and each held
+# once: a taken piece leaves the buffer. A piece must end by `end` (the end of the body being read); once
+# `hash` is set, that xxh3 hasher sees every byte taken.
 class Stream:
     def __init__(self, f):
-        self.f, self.d, self.buf = f, zstandard.ZstdDecompressor().decompressobj(), bytearray()
+        self.f, self.d, self.buf = f, zstandard.ZstdDecompressor().decompressobj(read_across_frames=False), bytearray()
         self.taken, self.end, self.hash = 0, CEILING, None
 
-    def fill(self, n):   # decompress until n bytes wait or the frame ends; whether they wait
-        while len(self.buf) < n and not self.d.eof:
-            # 1 KiB of compressed bytes a step: zstd inflates 4 bytes to 128 KiB at most.
-            need(chunk := self.f.read(1024), 'the file is empty or its zstd frame is cut short', Unreadable)
+    def fill(self, n):   # decompress until n bytes wait or the file ends; whether they wait
+        while len(self.buf) < n:
+            # 1 KiB of compressed bytes a step: zstd inflates 4 bytes to 128 KiB at most. A frame that has ended
+            # leaves the bytes after it (unused_data, empty until then): the next frame, or the file's end.
+            if not (chunk := self.d.unused_data or self.f.read(1024)):
+                return need(self.d.eof, 'the file is empty or its zstd frame is cut short', Unreadable) or False
+            if self.d.eof: self.d = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False)
             self.buf += self.d.decompress(chunk)   # a zstandard.ZstdError is caught in verify()
-        return len(self.buf) >= n
+        return True
 
     def take(self, n, what):
         need(self.taken + n <= CEILING, f'the data decompresses to more than {CEILING} bytes', Unreadable)
@@ -153,9 +156,8 @@ class Stream:
         if self.hash: self.hash.update(piece)
         return piece
 
-    def finish(self, what, xxh3_64, failure=Unreadable):   # nothing may follow, in the frame or after it; the hash
+    def finish(self, what, xxh3_64, failure=Unreadable):   # nothing may follow, in any frame; the hash
         need(not self.fill(1), f'{what} has data after it: the data decompresses to more than it holds', failure)
-        need(not self.d.unused_data and not self.f.read(1), 'there are bytes after the zstd frame', Unreadable)
         need(self.hash.hexdigest() == xxh3_64, f'{what} does not match its xxh3_64: the file is corrupt')
 
 
@@ -349,8 +351,7 @@ def verify(path, limits=LIMITS):
             else:   # the hash covers the body bin's bytes, and is checked before what they say
                 need(h['claim'] == 'no-win' or h['symmetry'] == 'none', 'a win certificate must have symmetry "none"')
                 length, s.hash = expect(s, 'bin', 'the body', Unreadable), xxhash.xxh3_64()
-                check = check_win if h['claim'] == 'win' else check_nowin
-                check(s, h, length, limits, lambda: s.finish('the body', h['xxh3_64']))
+                (check_win if h['claim'] == 'win' else check_nowin)(s, h, length, limits, lambda: s.finish('the body', h['xxh3_64']))
         return 'verified', h, theorem(h, path), digest
     except (Rejected, Unreadable) as e:
         return type(e).__name__.lower(), h, str(e), digest

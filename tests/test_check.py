@@ -523,14 +523,56 @@ def raw_header(**changes):
     (frame(b'\x91' * 5000 + b'\xc0'), 'is nested too deeply'),
     (frame(raw_header() + msgpack.packb('text!!')), 'the body is not a msgpack bin'),
     (frame(raw_header() + msgpack.packb(b'\x00' * 6) + b'\x00'), 'the body has data after it'),
-    (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + b'\x00', 'there are bytes after the zstd frame'),
-    (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + frame(b'x'), 'there are bytes after the zstd frame'),
+    (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + frame(b'x')[:5], 'its zstd frame is cut short'),
+    (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + b'junk', 'not a valid zstd frame'),
+    (frame(raw_header() + msgpack.packb(b'\x00' * 6)) + frame(b'x'), 'the body has data after it'),
     (frame(raw_header() + msgpack.packb(b'\x00' * 6))[:-3], 'cut short'),
     (frame(raw_header() + b'\x00' * 65536), 'the body is not a msgpack bin'),
     (frame(b'\x00' * 65536 + raw_header()), 'does not start with a msgpack map'),
 ])
 def test_hostile_files_are_unreadable(workdir, blob, phrase):
     rejected(workdir, blob, phrase, 'unreadable')
+
+
+# ---- several zstd frames (§5): one file, whose data is theirs one after another ----
+
+def frames(data, cuts, last=None):
+    """`data` as a zstd frame for each piece between the cuts (the last piece by the compressor `last`)."""
+    bounds = [0, *cuts, len(data)]
+    pieces = [data[a:b] for a, b in zip(bounds, bounds[1:])]
+    return b''.join(frame(p) for p in pieces[:-1]) + (last or zstandard.ZstdCompressor(level=3)).compress(pieces[-1])
+
+
+def content(blob):
+    return zstandard.ZstdDecompressor().stream_reader(blob, read_across_frames=True).read()
+
+
+# A skippable frame (RFC 8878 section 3.1.2): zstd readers pass over it, and so does the checker.
+SKIPPABLE = (0x184D2A50).to_bytes(4, 'little') + (3).to_bytes(4, 'little') + b'abc'
+
+
+@pytest.mark.parametrize('blob', [win('win1'), win('win3'), nowin('board1'), nowin('deal1-cell1'), nowin('board2-fixed')],
+                         ids=['win1', 'win3', 'board1', 'deal1-cell1', 'board2-fixed'])
+def test_a_certificate_in_several_frames_is_the_certificate_of_their_data(workdir, blob):
+    """Wherever the frames are cut (in the header, in a msgpack value, between values, every few bytes),
+    with empty and skippable frames among them, the file verifies as the single frame does, and only then."""
+    data, (verdict, text) = content(blob), check(workdir, blob)
+    assert verdict == 'verified'
+    n = len(data)
+    for cuts in ([1], [n // 2], [n - 1], list(range(5, n, 7)), list(range(1, n))):
+        assert check(workdir, frames(data, cuts)) == (verdict, text), cuts
+    assert check(workdir, frame(b'') + frames(data, [n // 3]) + frame(b'')) == (verdict, text)
+    assert check(workdir, SKIPPABLE + frames(data, [n // 3]) + SKIPPABLE) == (verdict, text)
+    # cut short: in the last frame, or a whole last frame missing (the data ends early)
+    assert rejected(workdir, frames(data, [n // 2])[:-2], 'cut short', 'unreadable')
+    assert rejected(workdir, frames(data, [n - 1])[:len(frame(data[:n - 1]))], 'is cut short')
+    # After the last frame: nothing but another frame, and that one holds nothing.
+    rejected(workdir, frames(data, [n // 2]) + b'junk', 'not a valid zstd frame', 'unreadable')
+    rejected(workdir, frames(data, [n // 2]) + frame(b'\x00'), 'has data after it', 'unreadable')
+    # A frame whose checksum is missing is cut short, even with all of its data decompressed before it.
+    whole = frames(data, [n // 2], last=zstandard.ZstdCompressor(level=3, write_checksum=True))
+    assert check(workdir, whole) == (verdict, text)
+    rejected(workdir, whole[:-4], 'its zstd frame is cut short', 'unreadable')
 
 
 @pytest.mark.parametrize('blob, phrase', [
