@@ -33,6 +33,7 @@
 #define CHECK_EVERY 1024            /* expansions between looks at the clock */
 #define MAX_SUCCESSORS 256          /* more than any position has (at most 204) */
 #define MAX_KEY (4 + 8 + 8 * 3)
+#define TWO_THREADS 16384           /* records from which the writer sorts on two threads */
 
 /* What run() stops on; certify/engine/__init__.py gives them names. */
 enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS = 4,
@@ -623,6 +624,53 @@ static void sort_records(uint8_t *a, uint8_t *spare, size_t n, size_t w, size_t 
     }
 }
 
+/* A half of the records, sorted on a thread of its own; `sorted` is held until it is done. */
+typedef struct {
+    uint8_t *a, *spare;
+    size_t n, w;
+    PyThread_type_lock sorted;
+} Half;
+
+static void sort_half(void *arg) {
+    Half *h = arg;
+    sort_records(h->a, h->spare, h->n, h->w, 0);
+    PyThread_release_lock(h->sorted);
+}
+
+/* The n records of w bytes at `a`, sorted: where they now are (`a`, or `spare`, which has room
+** for n records). From TWO_THREADS records on, the second half is sorted on another thread while
+** this one sorts the first (the other processor has nothing to do while the writer runs), and the
+** halves are then merged into `spare`; on this thread alone when no thread can be had. */
+static const uint8_t *sorted_records(uint8_t *a, uint8_t *spare, size_t n, size_t w) {
+    size_t half = n / 2;
+    Half second = {a + half * w, spare + half * w, n - half, w, NULL};
+    if (n >= TWO_THREADS && (second.sorted = PyThread_allocate_lock()) != NULL) {
+        PyThread_acquire_lock(second.sorted, WAIT_LOCK);
+        if (PyThread_start_new_thread(sort_half, &second) == PYTHREAD_INVALID_THREAD_ID) {
+            PyThread_release_lock(second.sorted);
+            PyThread_free_lock(second.sorted);
+            second.sorted = NULL;
+        }
+    }
+    if (second.sorted == NULL) {
+        sort_records(a, spare, n, w, 0);
+        return a;
+    }
+    sort_records(a, spare, half, w, 0);
+    PyThread_acquire_lock(second.sorted, WAIT_LOCK);   /* the other half is sorted too */
+    PyThread_free_lock(second.sorted);
+    const uint8_t *x = a, *x_end = a + half * w, *y = x_end, *y_end = a + n * w;
+    uint8_t *out = spare;
+    for (; x < x_end && y < y_end; out += w) {
+        int first = memcmp(x, y, w) <= 0;
+        copy_record(out, first ? x : y, w);
+        if (first) x += w; else y += w;
+    }
+    memcpy(out, x, (size_t)(x_end - x));
+    memcpy(out + (x_end - x), y, (size_t)(y_end - y));
+    return spare;
+}
+
 static uint8_t *put_be(uint8_t *p, uint64_t v, int bytes) {
     for (int i = bytes - 1; i >= 0; i--) *p++ = (uint8_t)(v >> (8 * i));
     return p;
@@ -924,6 +972,7 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     int at = 4 + s->ncells, width = s->width, keylen = s->keylen;
     size_t n = s->n;
     /* The table holds just the columns some position uses, in ascending byte order. */
+    uint8_t *spare = NULL;   /* room for the records, for sorting them */
     uint8_t *used = calloc(t->n ? t->n : 1, 1);
     uint32_t *order = malloc((t->n ? t->n : 1) * sizeof *order);
     uint32_t *renumber = malloc((t->n ? t->n : 1) * sizeof *renumber);
@@ -952,15 +1001,20 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
         memcpy(r, key, (size_t)at);
         for (int j = 0; j < 8; j++) put_id(r + at + j * fw, ids[j], fw);
     }
-    uint8_t *spare = malloc(n * w ? n * w : 1);   /* (about what the tables freed above took) */
+    spare = malloc(n > 0 ? n * w : 1);   /* (about what the tables freed above took) */
     if (!spare) goto no_memory;
-    sort_records(s->keys, spare, n, w, 0);
-    free(spare);
+    const uint8_t *records = sorted_records(s->keys, spare, n, w);
+    if (records == spare) {   /* the other buffer is freed before the body is made */
+        free(s->keys);
+        s->keys = spare;
+    } else {
+        free(spare);
+    }
+    spare = NULL;
     for (size_t i = 1; i < n; i++)
-        if (memcmp(s->keys + (i - 1) * w, s->keys + i * w, w) >= 0) {
-            free(used); free(order); free(renumber);
+        if (memcmp(records + (i - 1) * w, records + i * w, w) >= 0) {
             PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering");
-            return NULL;
+            goto fail;
         }
     /* The body: [table, records]. */
     size_t nbytes = n * w;
@@ -979,17 +1033,17 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     }
     p = put_bin_head(p, nbytes);
     for (size_t j = 0; j < w; j++) {   /* byte j of every record, then byte j + 1, ... */
-        const uint8_t *r = s->keys + j;
+        const uint8_t *r = records + j;
         for (size_t i = 0; i < n; i++, r += w) *p++ = *r;
     }
-    free(used); free(order); free(renumber);
+    free(used); free(order); free(renumber); free(spare);
     free(s->keys);
     s->keys = NULL;
     return body;
 no_memory:
     PyErr_NoMemory();
 fail:
-    free(used); free(order); free(renumber);
+    free(used); free(order); free(renumber); free(spare);
     return NULL;
 }
 

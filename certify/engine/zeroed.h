@@ -17,7 +17,8 @@ static void *(*volatile write_bytes)(void *, int, size_t) = memset;
 
 static void *zeroed(size_t count, size_t size) {
     if (size && count > SIZE_MAX / size) return NULL;
-    void *p = malloc(count * size ? count * size : 1);
-    if (p) write_bytes(p, 0, count * size);
+    size_t bytes = count * size;
+    void *p = malloc(bytes > 0 ? bytes : 1);
+    if (p) write_bytes(p, 0, bytes);
     return p;
 }
