@@ -1,7 +1,8 @@
 """Writing and reading certificate files (docs/certificate-format.md).
 
-Encoding is deterministic (everything sorted, fixed compression level, no timestamps), so the
-same deal and rules give the same bytes everywhere. Files are written by certify/output.py.
+Encoding is deterministic (everything sorted, fixed compression settings, zstd frames cut by a
+rule of the data alone, no timestamps), so the same deal and rules give the same bytes everywhere,
+on any number of processors. Files are written by certify/output.py.
 
 certify writes version 2 (no-win records as byte planes) and reads versions 1 and 2. The writer
 here is the reference; the compiled engine's (certify/engine/search.c) gives the same bytes
