@@ -135,7 +135,7 @@ def show(found, free, cols, *_):
 class Stream:
     def __init__(self, f):
         self.f, self.d, self.buf = f, zstandard.ZstdDecompressor().decompressobj(read_across_frames=False), bytearray()
-        self.taken, self.end, self.hash = 0, CEILING, None
+        self.taken, self.end, self.hash, self.begun = 0, CEILING, None, 0   # begun: the bytes out when this frame began
 
     def fill(self, n):   # decompress until n bytes wait or the file ends; whether they wait
         while len(self.buf) < n:
@@ -143,8 +143,10 @@ class Stream:
             # leaves the bytes after it (unused_data, empty until then): the next frame, or the file's end.
             if not (chunk := self.d.unused_data or self.f.read(1024)):
                 return need(self.d.eof, 'the file is empty or its zstd frame is cut short', Unreadable) or False
-            if self.d.eof: self.d = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False)
+            if self.d.eof: self.d, self.begun = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False), self.taken + len(self.buf)
             self.buf += self.d.decompress(chunk)   # a zstandard.ZstdError is caught in verify()
+            # Every frame holds data (§3), so frames cannot outnumber the bytes, nor empty ones make work without end.
+            need(not self.d.eof or self.taken + len(self.buf) > self.begun, 'a zstd frame holds no data', Unreadable)
         return True
 
     def take(self, n, what):
@@ -212,8 +214,7 @@ def expect(s, kind, what, failure=Rejected):
 def start(h):
     if h['deal'] is not None: return bytes(4), b'', deal(h['deal'])
     found, cellbytes, cols = (board := h['board'])[:4], board[4:4 + (cells := h['cells'])], board[4 + cells:].split(b'\xff')
-    need(len(board) >= 4 + cells and len(cols) == 9 and not cols.pop(),
-         'the board is not four counts, the cells and eight columns each ended by 0xFF')
+    need(len(board) >= 4 + cells and len(cols) == 9 and not cols.pop(), 'the board is not four counts, the cells and eight columns each ended by 0xFF')
     need(not problem(found, cellbytes, cols), f'the board is not a position: {problem(found, cellbytes, cols)}')
     return found, cellbytes.rstrip(b'\xff'), cols
 

@@ -517,7 +517,7 @@ def raw_header(**changes):
     (b'not a zstd frame at all', 'not a valid zstd frame'),
     (frame(b'\xc1' * 100), 'the header (in the first 64 KiB) is not valid msgpack'),
     (frame(bytes(range(256)) * 8), 'does not start with a msgpack map'),
-    (frame(b''), 'the header (in the first 64 KiB) is cut short'),
+    (frame(b''), 'a zstd frame holds no data'),
     (frame(msgpack.packb([1, 2, 3])), 'does not start with a msgpack map'),
     (frame(b'\xdf\xff\xff\xff\xff'), 'the header (in the first 64 KiB) is not valid msgpack'),   # map32 of 2**32-1
     (frame(b'\x91' * 5000 + b'\xc0'), 'is nested too deeply'),
@@ -547,7 +547,7 @@ def content(blob):
     return zstandard.ZstdDecompressor().stream_reader(blob, read_across_frames=True).read()
 
 
-# A skippable frame (RFC 8878 section 3.1.2): zstd readers pass over it, and so does the checker.
+# A skippable frame (RFC 8878 section 3.1.2): zstd readers pass over it; it holds none of the data.
 SKIPPABLE = (0x184D2A50).to_bytes(4, 'little') + (3).to_bytes(4, 'little') + b'abc'
 
 
@@ -555,14 +555,17 @@ SKIPPABLE = (0x184D2A50).to_bytes(4, 'little') + (3).to_bytes(4, 'little') + b'a
                          ids=['win1', 'win3', 'board1', 'deal1-cell1', 'board2-fixed'])
 def test_a_certificate_in_several_frames_is_the_certificate_of_their_data(workdir, blob):
     """Wherever the frames are cut (in the header, in a msgpack value, between values, every few bytes),
-    with empty and skippable frames among them, the file verifies as the single frame does, and only then."""
+    the file verifies as the single frame does, and only then. A frame must hold some of the data: an
+    empty or a skippable one, anywhere, is refused (else a file of them would make work without end)."""
     data, (verdict, text) = content(blob), check(workdir, blob)
     assert verdict == 'verified'
     n = len(data)
     for cuts in ([1], [n // 2], [n - 1], list(range(5, n, 7)), list(range(1, n))):
         assert check(workdir, frames(data, cuts)) == (verdict, text), cuts
-    assert check(workdir, frame(b'') + frames(data, [n // 3]) + frame(b'')) == (verdict, text)
-    assert check(workdir, SKIPPABLE + frames(data, [n // 3]) + SKIPPABLE) == (verdict, text)
+    for nothing in (frame(b''), SKIPPABLE):
+        for file in (nothing + blob, frames(data, [n // 3])[:len(frame(data[:n // 3]))] + nothing +
+                     frame(data[n // 3:]), blob + nothing):
+            rejected(workdir, file, 'a zstd frame holds no data', 'unreadable')
     # cut short: in the last frame, or a whole last frame missing (the data ends early)
     assert rejected(workdir, frames(data, [n // 2])[:-2], 'cut short', 'unreadable')
     assert rejected(workdir, frames(data, [n - 1])[:len(frame(data[:n - 1]))], 'is cut short')
