@@ -1003,14 +1003,14 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     }
     spare = malloc(n > 0 ? n * w : 1);   /* (about what the tables freed above took) */
     if (!spare) goto no_memory;
-    const uint8_t *records = sorted_records(s->keys, spare, n, w);
-    if (records == spare) {   /* the other buffer is freed before the body is made */
+    if (sorted_records(s->keys, spare, n, w) == spare) {   /* keep one buffer, before the body */
         free(s->keys);
         s->keys = spare;
     } else {
         free(spare);
     }
     spare = NULL;
+    const uint8_t *records = s->keys;
     for (size_t i = 1; i < n; i++)
         if (memcmp(records + (i - 1) * w, records + i * w, w) >= 0) {
             PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering");
@@ -1036,7 +1036,7 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
         const uint8_t *r = records + j;
         for (size_t i = 0; i < n; i++, r += w) *p++ = *r;
     }
-    free(used); free(order); free(renumber); free(spare);
+    free(used); free(order); free(renumber);
     free(s->keys);
     s->keys = NULL;
     return body;
