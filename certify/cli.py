@@ -129,9 +129,8 @@ def run_certify(argv):
     try:
         result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
                        progress, solver=solver, together=True)
-    except BrokenPipeError:  # `certify 1 -o - | head -c 10`: the certificate was not delivered
-        output.silence(sys.stdout)
-        return EXIT_FAILED
+    except BrokenPipeError:  # said once, by main
+        raise
     except OSError as e:
         shown = "standard output" if out == "-" else out
         print(f"certify: cannot write {output.printable(shown)}: {e.strerror or e}",
@@ -245,12 +244,29 @@ def dispatch(argv):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        return dispatch(argv)
+        code = dispatch(argv)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # here, where a broken pipe is caught, not at the exit
+        return code
+    except output.Undeliverable as e:
+        print(f"certify: {output.printable(e)}", file=sys.stderr)
+        return EXIT_FAILED
     except (Usage, output.OutputError) as e:
         print(f"certify: {output.printable(e)}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except BrokenPipeError:  # `certify ... | head`: the reader has gone, nothing to say
+    except BrokenPipeError:
+        # The reader of standard output went away: what was to go there was not delivered,
+        # whatever else was done (files are written before the words about them), so the exit
+        # is 1, never 0. As Python's documentation of SIGPIPE advises, the rest of standard
+        # output goes to /dev/null, so that the exit does not fail again flushing it. Words cut
+        # short (`certify 11982 | head -1`) are what the reader chose; a file is said.
         output.silence(sys.stdout)
+        if output.cut_short is not None:
+            try:
+                print(f"certify: not delivered: standard output was closed after "
+                      f"{output.cut_short:,} bytes of the file", file=sys.stderr)
+            except OSError:  # stderr has gone too
+                pass
         return EXIT_FAILED
     except KeyboardInterrupt:
         print("\ncertify: interrupted; nothing written", file=sys.stderr)

@@ -13,7 +13,8 @@ before any search starts. Symbolic links are followed, so a link stays a link.
 then a rename over the target, so an interrupted run never leaves a partial certificate. A
 rename would *replace* anything, so it is used only where the path is a regular file or
 nothing: a character device (/dev/null) or a FIFO that the user named is written to directly,
-and anything else is refused. Standard output ('-') is written directly too.
+and anything else is refused. Standard output ('-') is written directly too, every byte of it
+or BrokenPipeError (StandardOutput).
 """
 
 import os
@@ -64,6 +65,9 @@ def target(path, default_name, stdout_ok=True, binary=True):
     elif path == "-" and not stdout_ok:
         raise OutputError("this command writes a file, not standard output: name a file")
     elif path == "-":
+        if sys.stdout is None:
+            raise Undeliverable("standard output is closed: name a file with -o, or give "
+                                "certify an open standard output")
         if binary and sys.stdout.isatty():
             raise OutputError("standard output is a terminal: redirect it (> FILE) or name a "
                               "file with -o")
@@ -129,9 +133,16 @@ def atomic_file(path):
     left whole (renamed into place once on disk) or untouched, whatever stops the writing; a
     device or FIFO the user named is written in place; '-' is standard output."""
     if path == "-":
-        sys.stdout.flush()
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
+        out = StandardOutput()
+        try:
+            yield out
+            out.flush()
+        except BaseException:
+            # Once the reader has gone, what stops the writing (zstd's "Src size is incorrect"
+            # when a frame is closed short, say) is that the pipe broke.
+            if out.broken is not None:
+                raise out.broken from None
+            raise
         return
     real = os.path.realpath(path)  # replace a link's target, not the link
     mode = _mode(real)
@@ -160,6 +171,59 @@ def atomic_file(path):
         raise
 
 
+class Undeliverable(OutputError):
+    """Standard output cannot take what was asked to go there: exit 1, as when it breaks."""
+
+
+class StandardOutput:
+    """Standard output as a binary file that takes every byte or raises: a pipe whose reader
+    goes away takes what fits in it, and a plain write then returns short without an error
+    (65,536 of 90,835 bytes), so each write is repeated until every byte is taken; the next
+    one raises BrokenPipeError, which is kept in `broken`, and the bytes taken until then in
+    the module's `cut_short`, for the top level to say."""
+
+    def __init__(self):
+        if sys.stdout is None:
+            raise Undeliverable("standard output is closed: nothing can be written to it")
+        sys.stdout.flush()  # text printed before comes first
+        sys.stdout.buffer.flush()
+        try:  # the descriptor itself: a buffered writer that breaks midway hides what it took
+            fd = sys.stdout.fileno()
+            self.put = lambda view: os.write(fd, view)
+        except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+            self.put = sys.stdout.buffer.write
+        self.broken = None
+        self.taken = 0
+
+    def write(self, data):
+        view = memoryview(data).cast("B")
+        try:
+            while view:
+                taken = self.put(view)
+                taken = len(view) if taken is None else taken
+                self.taken += taken
+                view = view[taken:]
+        except BrokenPipeError as e:
+            self._broke(e)
+            raise
+        return len(data)
+
+    def flush(self):
+        try:
+            sys.stdout.buffer.flush()
+        except BrokenPipeError as e:
+            self._broke(e)
+            raise
+
+    def _broke(self, e):
+        global cut_short
+        self.broken = e
+        cut_short = self.taken
+
+
+cut_short = None  # bytes of a file taken by standard output before its reader went away
+
+
 # ---- Text for the user's screen -----------------------------------------------------------
 
 def printable(text):
@@ -172,13 +236,10 @@ def printable(text):
 
 
 def say(text, stream=None):
-    """Print a line of output. If the reader has gone (`certify ... | head -3`), stop printing
-    quietly and let the run finish its work (files it writes are still written)."""
-    stream = sys.stdout if stream is None else stream
-    try:
-        print(text, file=stream, flush=True)
-    except BrokenPipeError:
-        silence(stream)
+    """Print a line of output, now. If the reader has gone (`certify ... | head -3`),
+    BrokenPipeError goes up to the command's top level (cli.main), which says so and exits 1:
+    what was not delivered is never reported as done."""
+    print(text, file=sys.stdout if stream is None else stream, flush=True)
 
 
 def silence(stream):
@@ -187,5 +248,5 @@ def silence(stream):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())
         os.close(devnull)
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # AttributeError: a stream that was None
         pass

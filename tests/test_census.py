@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -266,4 +267,18 @@ def test_unreachable_scheduler_is_bad_input(tmp_path, monkeypatch, capsys):
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
         code, _, err = run(capsys, SMALL, "--scheduler", "tcp://127.0.0.1:9", "-q")
     assert code == 2 and "cannot reach the Dask scheduler" in err
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "tcp://127.0.0.1", "nonsense"])
+def test_a_scheduler_address_without_a_port_is_refused_at_once(address, tmp_path):
+    pytest.importorskip("distributed")
+    # In a process of its own: Dask's Client, given such an address, left a thread that kept
+    # the process from ever exiting.
+    run = subprocess.run([sys.executable, "-m", "certify", "1-4", "--scheduler", address,
+                          "--out", "c", "-q"], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=60)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.count("\n") == 1
+    assert run.stderr.startswith(f"certify: --scheduler {address}: not an address with a port")
     assert os.listdir(tmp_path) == []

@@ -225,13 +225,15 @@ def reader_gone(*argv, cwd):
 
 
 def test_a_closed_pipe_still_gets_the_file_written_quietly(tmp_path):
+    # The words were not delivered, so the exit is 1 (never 0), but the files are written first
+    # and nothing is said: the reader chose to stop reading.
     cert = REPO / "certificates" / "11982.msgpack.zst"
     code, err = reader_gone("explain", str(cert), "--cell-budget", "0", "--svg", "s.svg",
                             cwd=tmp_path)
-    assert (code, err) == (0, "")
+    assert (code, err) == (1, "")
     assert (tmp_path / "s.svg").read_text().startswith("<svg")
     code, err = reader_gone("1", "-q", cwd=tmp_path)
-    assert (code, err) == (0, "") and (tmp_path / "1.msgpack.zst").exists()
+    assert (code, err) == (1, "") and (tmp_path / "1.msgpack.zst").exists()
     run = subprocess.run(f"{sys.executable} -m certify explain {cert} --cell-budget 0 "
                          "--svg t.svg | head -3", shell=True, capture_output=True, text=True,
                          cwd=tmp_path)
@@ -239,9 +241,35 @@ def test_a_closed_pipe_still_gets_the_file_written_quietly(tmp_path):
     assert (tmp_path / "t.svg").exists()
 
 
-def test_a_certificate_nobody_reads_is_a_failure_said_quietly(tmp_path):
+NOT_DELIVERED = re.compile(r"certify: not delivered: standard output was closed after "
+                           r"[0-9,]+ bytes of the file\n")
+
+
+def test_a_certificate_nobody_reads_is_a_failure_said_in_one_line(tmp_path):
     code, err = reader_gone("1", "-q", "-o", "-", cwd=tmp_path)
-    assert (code, err) == (1, "")
+    assert code == 1 and NOT_DELIVERED.fullmatch(err), err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["11982", "-q", "-o", "-"],
+                                  ["11982-11983", "--out", "census", "-j", "1", "-q", "-o", "-"]])
+def test_a_reader_that_takes_part_of_the_certificate_is_no_success(argv, tmp_path):
+    # The reader takes what fits in the pipe (64 KiB), then goes: a plain write returns short
+    # without an error, and was once reported as the whole certificate written.
+    run = subprocess.run(f"{sys.executable} -m certify {' '.join(argv)} | (sleep 1; true); "
+                         "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash",
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert run.returncode == 1 and NOT_DELIVERED.fullmatch(run.stderr), run.stderr
+    assert "Traceback" not in run.stderr and "written" not in run.stderr
+    assert not (tmp_path / "11982.msgpack.zst").exists()
+
+
+def test_a_closed_standard_output_is_refused_before_the_search(tmp_path):
+    run = subprocess.run(f"{sys.executable} -m certify 11982 -q -o - >&-", shell=True,
+                         capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert run.returncode == 1
+    assert run.stderr == ("certify: standard output is closed: name a file with -o, or give "
+                          "certify an open standard output\n")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -10,6 +10,7 @@ import socket
 import stat
 import sys
 import threading
+import time
 
 import pytest
 
@@ -164,10 +165,52 @@ def test_control_characters_are_shown_escaped():
     assert printable("plain 11982.msgpack.zst") == "plain 11982.msgpack.zst"
 
 
-def test_say_to_a_closed_pipe_is_quiet():
+def test_say_to_a_closed_pipe_goes_up_to_the_top_level():
     read_end, write_end = os.pipe()
     os.close(read_end)
     stream = os.fdopen(write_end, "w")
-    output.say("nobody is reading", stream)  # no BrokenPipeError
-    output.say("still nobody", stream)
+    with pytest.raises(BrokenPipeError):  # for cli.main to exit 1: nothing claims success
+        output.say("nobody is reading", stream)
+    output.silence(stream)
     stream.close()
+
+
+def test_standard_output_takes_every_byte_or_raises(monkeypatch):
+    # A reader that takes a little and goes: the pipe takes what fits, a plain write returns
+    # short, and the rest must not be reported as written.
+    read_end, write_end = os.pipe()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(os.fdopen(write_end, "wb")))
+    monkeypatch.setattr(output, "cut_short", None)
+
+    def take_a_little():
+        os.read(read_end, 1000)
+        time.sleep(0.2)  # the writer is blocked on a full pipe by now
+        os.close(read_end)
+
+    reader = threading.Thread(target=take_a_little)
+    reader.start()
+    data = b"x" * 1_000_000
+    with pytest.raises(BrokenPipeError):
+        write_atomic("-", data)
+    reader.join()
+    assert output.cut_short is not None and 1000 <= output.cut_short < len(data)
+    output.silence(sys.stdout)
+
+
+def test_a_stream_broken_midway_is_said_as_broken_whatever_stopped_the_writer(monkeypatch):
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(os.fdopen(write_end, "wb")))
+    with pytest.raises(BrokenPipeError):
+        with output.atomic_file("-") as f:
+            try:
+                f.write(b"data")
+            except BrokenPipeError:
+                raise ValueError("what a compressor says when its frame is cut")
+    output.silence(sys.stdout)
+
+
+def test_a_closed_standard_output_is_undeliverable(monkeypatch):
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(output.Undeliverable, match="standard output is closed"):
+        target("-", "x")

@@ -86,11 +86,26 @@ def dask_client(address):
         import distributed
     except ImportError:
         raise Usage("--scheduler needs Dask: pip install '.[dask]'") from None
+    check_address(address)
     try:
         # How long to try is Dask's setting distributed.comm.timeouts.connect (30 s).
         return distributed.Client(address, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
         raise Usage(f"cannot reach the Dask scheduler at {address}: {e}") from None
+
+
+def check_address(address):
+    """Refuse a scheduler address that names no port (127.0.0.1, tcp://127.0.0.1, nonsense)
+    before a Client is made: Dask's Client, given one, raises after starting a thread of its
+    own that never ends, so that the process would hang at its exit."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as e:
+        raise Usage(f"--scheduler {address}: not an address with a port ({e}); "
+                    f"e.g. tcp://127.0.0.1:8786") from None
 
 
 def run(census, span, settings, args, client, target):
@@ -154,12 +169,15 @@ def run(census, span, settings, args, client, target):
             written = {"range_certificate": target, "bytes": size, "sha256": sha}
     except (chunks.ChunkError, range_certificate.RangeError) as e:
         raise Usage(f"{census.folder} is damaged: {e}") from None
+    except BrokenPipeError:  # -o - and the reader went away: said by cli.main
+        raise
     except OSError as e:  # the disk is full, the folder went away...
         print(f"certify: cannot write the results: {e}; the finished chunks in "
               f"{census.folder} are kept; run the same command again", file=sys.stderr)
         return EXIT_FAILED
     seconds = time.monotonic() - t0
-    report(s, written, census.table_path, proved, seconds, args)
+    report(s, written, census.table_path, proved, seconds, args,
+           sys.stderr if target == "-" else sys.stdout)
     return EXIT_UNKNOWN if s["unknown"] else EXIT_OK
 
 
@@ -175,19 +193,25 @@ def close(display):
         display.close()
 
 
-def report(s, written, table, proved, seconds, args):
+def report(s, written, table, proved, seconds, args, said=None):
+    """The summary, on `said` (stderr when the range certificate went to standard output)."""
+    said = said or sys.stdout
     if args.json:
-        print(json.dumps({**s, "results": table, "proved": proved, "seconds": round(seconds, 3),
-                          **(written or {"range_certificate": None, "bytes": None,
-                                         "sha256": None})}))
+        output.say(json.dumps({**s, "results": table, "proved": proved,
+                               "seconds": round(seconds, 3),
+                               **(written or {"range_certificate": None, "bytes": None,
+                                              "sha256": None})}), said)
         return
-    print(summary_line(s))
+    lines = [summary_line(s)]
     if written:
-        print(f"  range certificate {written['range_certificate']} ({written['bytes']:,} bytes)\n"
-              f"  sha256 {written['sha256']}")
+        where = "written to standard output" if written["range_certificate"] == "-" else \
+            output.printable(written["range_certificate"])
+        lines.append(f"  range certificate {where} ({written['bytes']:,} bytes)\n"
+                     f"  sha256 {written['sha256']}")
     else:
-        print(f"  no range certificate: {s['unknown']:,} deals unknown; rerun with a bigger "
-              f"budget and --retry-unknown")
+        lines.append(f"  no range certificate: {s['unknown']:,} deals unknown; rerun with a "
+                     f"bigger budget and --retry-unknown")
+    output.say("\n".join(lines), said)
     if not args.quiet:
         rate = f", {proved / seconds:,.1f} deals/s" if proved and seconds > 0 else ""
         print(f"  {proved:,} deals proved in this run in {seconds:.1f} s{rate}; "
