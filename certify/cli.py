@@ -17,7 +17,7 @@ import time
 
 from . import deals, output
 from .board import write_board
-from .inputs import starting_point
+from .inputs import input_name, keep_other_claims, starting_point
 from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                       Parser, Usage, add_budget_options, add_rule_options, certificate_name,
                       deal_number, deal_range, looks_like_range)
@@ -119,7 +119,8 @@ def run_certify(argv):
     rules = Rules(args.cells, args.fixed_columns, args.foundation_moves)
     deal, position, label = starting_point(args.deal, args.board, rules.ncells,
                                            "give a deal number or --board FILE (not both)")
-    out = output.target(args.output, certificate_name(label, rules))
+    out = output.target(args.output, certificate_name(label, rules, deal is None))
+    keep_other_claims(out, args.output, deal, position, rules)
     # With the certificate on standard output, everything said goes to stderr.
     said = sys.stderr if out == "-" else sys.stdout
     from .progress import phases
@@ -163,7 +164,8 @@ def winning_notation(position, result, rules):
 
 
 def describe(result, deal, board, rules, notation=None):
-    what = f"deal {deal}" if deal is not None else f"the layout in {output.printable(board)}"
+    what = f"deal {deal}" if deal is not None else \
+        f"the layout {'on' if board == '-' else 'in'} {input_name(board)}"
     setting = f"{rules.ncells} free cells" \
         + (", foundation moves" if rules.foundation_moves else "") \
         + (", columns fixed" if rules.fixed_columns else "")

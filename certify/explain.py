@@ -49,7 +49,7 @@ import msgpack
 from . import certificate, deals, output
 from .board import write_board
 from .cards import name, parse
-from .inputs import board_label, regular_file, starting_point
+from .inputs import BOARD_MARK, board_label, input_name, regular_file, starting_point
 from .options import (CERTIFICATE_SUFFIX, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count,
                       count_or_zero, is_number, positive_count, seconds)
 from .progress import phases
@@ -409,7 +409,8 @@ def closest_text(c):
 def text(report):
     """The report as lines of text."""
     what = f"deal {report['deal']}" if report["deal"] is not None else \
-        f"the layout in {report['board'] or report['certificate']}"
+        f"the layout {'on' if report['board'] == '-' else 'in'} " \
+        f"{input_name(report['board'] or report['certificate'])}"
     setting = f"{report['cells']} free cells" + \
         (", foundation moves" if report["foundation_moves"] else "") + \
         (", columns fixed" if report["symmetry"] == "none" else "")
@@ -559,7 +560,7 @@ def run(argv):
 def picture_name(args):
     """The picture's default name (for --svg FOLDER): after the deal, board or certificate."""
     if args.board is not None:
-        return board_label(args.board) + ".svg"
+        return board_label(args.board) + BOARD_MARK + ".svg"
     given = args.deal or "deal"
     if not is_number(given):
         given = os.path.basename(os.path.normpath(given))

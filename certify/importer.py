@@ -13,7 +13,8 @@ import hashlib
 import sys
 
 from . import certificate, notation, output
-from .inputs import NOTATION_LIMIT, read_text, starting_point
+from .inputs import (NOTATION_LIMIT, input_name, keep_other_claims, read_text,
+                     starting_point)
 from .options import EXIT_OK, Parser, Usage, cells_count, certificate_name
 from .prove import replays_to_win, win_certificate
 from .rules import Rules
@@ -43,7 +44,8 @@ def parser():
     p.add_argument("-o", "--output", metavar="CERT",
                    help="where to write the certificate: a file, a folder (the default name "
                         "inside it) or - for standard output (default ./N.msgpack.zst, "
-                        "N-cells5.msgpack.zst with --cells 5, BOARD's base name with --board)")
+                        "N-cells5.msgpack.zst with --cells 5, BOARD.board.msgpack.zst with "
+                        "--board)")
     return p
 
 
@@ -54,7 +56,8 @@ def run_import(argv):
                                            "give --deal N or --board FILE (not both)")
     if args.file == "-" and args.board == "-":
         raise Usage("the line and the board cannot both come from standard input")
-    out = output.target(args.output, certificate_name(label, rules))
+    out = output.target(args.output, certificate_name(label, rules, deal is None))
+    keep_other_claims(out, args.output, deal, position, rules)
     text = read_text(args.file, NOTATION_LIMIT)
     try:
         moves = notation.parse(text, rules.ncells)
@@ -70,7 +73,8 @@ def run_import(argv):
         output.write_atomic(out, data)
     except OSError as e:
         raise Usage(f"cannot write {out}: {e.strerror or e}") from None
-    what = f"deal {deal}" if deal is not None else f"the layout in {output.printable(args.board)}"
+    what = f"deal {deal}" if deal is not None else \
+        f"the layout {'on' if args.board == '-' else 'in'} {input_name(args.board)}"
     where = "written to standard output" if out == "-" else output.printable(out)
     output.say(f"WIN: {what} ({rules.ncells} free cells): {len(moves)} notation moves read as "
                f"{len(line)} single-card moves\n  certificate {where} ({len(data):,} bytes)\n"

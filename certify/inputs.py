@@ -12,7 +12,7 @@ import sys
 
 from . import deals
 from .board import BoardError, read_board
-from .options import Usage, deal_number
+from .options import BOARD_MARK, Usage, deal_number
 from .output import file_kind
 from .rules import start
 
@@ -80,19 +80,93 @@ def board_file(path, ncells):
         raise Usage(f"{path}: {e}") from None
 
 
+STANDARD_INPUT = "standard input"  # how '-' is named in what certify says
+
+
 def board_label(path):
-    """A board file's base name, for the default certificate name: 'endgame' for x/endgame.txt."""
+    """A board file's base name without its extension, for default file names: 'endgame' for
+    x/endgame.txt, 'stdin' for '-'. The names made from it carry BOARD_MARK as well, so
+    that `--board 1.board` never takes deal 1's name."""
     if path == "-":
-        return "board"
-    return os.path.splitext(os.path.basename(os.path.normpath(path)))[0] or "board"
+        return "stdin"
+    return os.path.splitext(os.path.basename(os.path.normpath(path)))[0] or "layout"
+
+
+def input_name(path):
+    """A file named on the command line, as certify says it ('-' is standard input)."""
+    from .output import printable
+    return STANDARD_INPUT if path == "-" else printable(path)
 
 
 def starting_point(deal_text, board_path, ncells, neither_or_both):
     """(deal number or None, start position, label for file names) from a deal number or a
-    board file: exactly one of them must be given, else Usage(neither_or_both)."""
+    board file: exactly one of them must be given, else Usage(neither_or_both). A board's label
+    is board_label's."""
     if (deal_text is None) == (board_path is None):
         raise Usage(neither_or_both)
     if board_path is not None:
         return None, board_file(board_path, ncells), board_label(board_path)
     deal = deal_number(deal_text)
     return deal, start(deals.deal(deal)), str(deal)
+
+
+HEADER_READ = 1 << 16  # a certificate's header is its first msgpack value, ~200 bytes
+
+
+def certificate_header(path):
+    """The header of the certificate at `path`, read from its first bytes only, or None if
+    the file is not a certificate (or cannot be read)."""
+    import msgpack
+    import zstandard
+    try:
+        regular_file(path)
+        with open(path, "rb") as f:
+            start_ = zstandard.ZstdDecompressor().stream_reader(
+                f, read_across_frames=True).read(HEADER_READ)
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=HEADER_READ)
+        unpacker.feed(start_)
+        head = unpacker.unpack()
+    except Exception:  # unreadable, not zstd, not msgpack: not a certificate, whatever it is
+        return None
+    if isinstance(head, dict) and head.get("format") == "freecell-certificate":
+        return head
+    return None
+
+
+def keep_other_claims(out, given, deal, position, rules):
+    """Refuse (Usage, before any search) to let a default name replace what is not this run's
+    certificate: `out` is the target settled from `given` (-o, or None); a path the user named
+    is theirs to replace. The file there may be a certificate of the same deal (or layout) under
+    the same rules, which the run writes again; anything else is kept."""
+    if out == "-" or (given is not None and out == given):
+        return
+    try:
+        if not stat.S_ISREG(os.stat(out).st_mode):
+            return  # nothing there, or a device or FIFO, written to as it is
+    except OSError:
+        return
+    head = certificate_header(out)
+    if head is None:
+        raise Usage(f"{out} exists and is not a certificate; not replaced: name the output "
+                    f"with -o")
+    from .certificate import board_bytes
+    board = None if deal is not None else board_bytes(position, rules.ncells)
+    symmetry = "none" if rules.fixed_columns else "columns"
+    if (head.get("deal") == deal and head.get("board") == board
+            and head.get("cells") == rules.ncells
+            and head.get("foundation_moves") is rules.foundation_moves
+            and (head.get("claim") == "win" or head.get("symmetry") == symmetry)):
+        return
+    raise Usage(f"{out} holds a certificate of {claimed(head)}; not replaced: name the output "
+                f"with -o")
+
+
+def claimed(head):
+    """What a certificate's header says it proves, in a few words."""
+    what = f"deal {head.get('deal')}" if head.get("deal") is not None else "another layout"
+    cells = head.get("cells")
+    return (f"{what} ({cells} free cell{'' if cells == 1 else 's'}"
+            + (", foundation moves" if head.get("foundation_moves") else "")
+            + (", columns fixed" if head.get("claim") != "win" and head.get("symmetry") == "none"
+               else "")
+            + f", {head.get('claim')})")

@@ -17,6 +17,7 @@ from . import deals
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 CERTIFICATE_SUFFIX = ".msgpack.zst"
+BOARD_MARK = ".board"  # in every default name made for a board, which a deal's never holds
 DEFAULT_CELLS = 4
 
 DIGITS = re.compile(r"[0-9]+")
@@ -138,7 +139,8 @@ def rules_suffix(rules):
     return "".join(parts)
 
 
-def certificate_name(label, rules):
+def certificate_name(label, rules, board=False):
     """The default certificate file name: '11982.msgpack.zst', '11982-cells5.msgpack.zst', ...
-    `label` is the deal number, or for a board file its base name."""
-    return f"{label}{rules_suffix(rules)}{CERTIFICATE_SUFFIX}"
+    `label` is the deal number, or for a board file (`board`) its base name, and then the name
+    says so ('endgame-cells1.board.msgpack.zst'), so that no board takes a deal's name."""
+    return f"{label}{rules_suffix(rules)}{BOARD_MARK if board else ''}{CERTIFICATE_SUFFIX}"

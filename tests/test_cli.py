@@ -71,7 +71,7 @@ def test_board_file(tmp_path):
     out = certify("--board", str(board), "--cells", "1", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
-    assert row["verdict"] == "win" and (tmp_path / "endgame-cells1.msgpack.zst").exists()
+    assert row["verdict"] == "win" and (tmp_path / "endgame-cells1.board.msgpack.zst").exists()
     bad = tmp_path / "bad.txt"
     bad.write_text("Foundations: H-K C-K D-Q S-Q\n: KS KD KD\n")
     out = certify("--board", str(bad), cwd=tmp_path)
@@ -159,12 +159,58 @@ def refuse_to_search(*args, **kwargs):
     (["11982", "--foundation-moves"], "11982-fm.msgpack.zst"),
     (["11982", "--cells", "3", "--foundation-moves", "--fixed-columns"],
      "11982-cells3-fm-fixed.msgpack.zst"),
-    (["--board", "x/endgame.txt", "--cells", "2"], "endgame-cells2.msgpack.zst"),
+    (["--board", "x/endgame.txt", "--cells", "2"], "endgame-cells2.board.msgpack.zst"),
 ])
 def test_the_default_name_says_which_rules_it_holds(args, name):
     p = certify_parser().parse_args(args)
     label = "endgame" if p.board else p.deal
-    assert certificate_name(label, Rules(p.cells, p.fixed_columns, p.foundation_moves)) == name
+    rules = Rules(p.cells, p.fixed_columns, p.foundation_moves)
+    assert certificate_name(label, rules, p.board is not None) == name
+
+
+def test_a_boards_default_name_is_never_a_deals(tmp_path):
+    # `certify show 1 > 1.board; certify 1; certify --board 1.board` once replaced deal 1's
+    # certificate with the board's, which check then called "the layout in 1.msgpack.zst".
+    (tmp_path / "1.board").write_text(certify("show", "1").stdout)
+    assert certify("1", "-q", cwd=tmp_path).returncode == 0
+    deal_1 = (tmp_path / "1.msgpack.zst").read_bytes()
+    run = certify("--board", "1.board", "-q", cwd=tmp_path)
+    assert run.returncode == 0 and "the layout in 1.board" in run.stdout
+    assert (tmp_path / "1.msgpack.zst").read_bytes() == deal_1
+    assert certificate.read(str(tmp_path / "1.board.msgpack.zst"))[0]["deal"] is None
+    board = (tmp_path / "1.board").read_bytes()
+    run = subprocess.run([sys.executable, "-m", "certify", "--board", "-", "-q"], input=board,
+                         capture_output=True, cwd=tmp_path)
+    assert run.returncode == 0 and b"the layout on standard input" in run.stdout
+    assert (tmp_path / "stdin.board.msgpack.zst").exists()
+    assert (tmp_path / "1.msgpack.zst").read_bytes() == deal_1
+
+
+def test_a_default_name_never_replaces_another_claims_certificate(tmp_path, monkeypatch,
+                                                                 capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(certify_prove, "prove", refuse_to_search)
+    (tmp_path / "1.board").write_text(certify("show", "2").stdout)
+    assert certify("--board", "1.board", "-q", cwd=tmp_path).returncode == 0
+    os.rename("1.board.msgpack.zst", "1.msgpack.zst")  # a layout's proof under deal 1's name
+    os.mkdir("certs")
+    pathlib.Path("certs/1.msgpack.zst").write_bytes(b"my notes")
+    for argv, name, what in [(["1"], "1.msgpack.zst", "of another layout (4 free cells, win)"),
+                             (["1", "-o", "certs"], "certs/1.msgpack.zst", "is not a certificate")]:
+        before = pathlib.Path(name).read_bytes()
+        assert main([*argv, "-q"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"certify: {name} ")
+        assert what in err and "not replaced: name the output with -o" in err
+        assert pathlib.Path(name).read_bytes() == before
+
+
+def test_a_default_name_is_proved_again_and_a_named_file_replaced(tmp_path):
+    assert certify("1", "-q", cwd=tmp_path).returncode == 0
+    assert certify("1", "-q", cwd=tmp_path).returncode == 0  # the same claim, written again
+    (tmp_path / "x.msgpack.zst").write_bytes(b"old")
+    assert certify("1", "-q", "-o", "x.msgpack.zst", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "x.msgpack.zst").read_bytes() == (tmp_path / "1.msgpack.zst").read_bytes()
 
 
 def test_a_variants_certificate_does_not_overwrite_the_four_cell_proof(tmp_path):
