@@ -57,13 +57,24 @@ Exit codes:
 
 
 def version():
-    """'certify 0.1.0 (engine: native)': the package's version and the search engine in use."""
+    """'certify 0.1.0 (engine: native)': the package's version and the search engine in use;
+    with the Python engine, a second line says why (not built, and what the build lacked; or
+    chosen by CERTIFY_ENGINE)."""
     try:
         from importlib.metadata import PackageNotFoundError, version as installed
         number = installed("freecell-certificates")
     except PackageNotFoundError:
         number = "(not installed)"
-    return f"certify {number} (engine: {engine_name()})"
+    name = engine_name()
+    text = f"certify {number} (engine: {name})"
+    if name == "python":
+        described = getattr(sys.modules.get("certify.engine"), "describe", lambda: "")()
+        why = described.partition("(")[2].rstrip(")")
+        if why:
+            text += f"\n  {why}"
+        if "not built" in why:
+            text += "\n  (install again where a C compiler works, for the faster engine)"
+    return text
 
 
 def engine_name():
