@@ -82,12 +82,12 @@ def census(span, jobs, folder):
         rows = [json.loads(line) for line in f]
     seconds = [r["seconds"] for r in rows]
     worst = max(rows, key=lambda r: r["seconds"])
-    lengths = [r["moves"] for r in rows if r["verdict"] == "win"]
+    lengths = [r["moves"] for r in rows if r["claim"] == "win"]
     n = summary["proved"]
     print(f"  {n:,} deals in {wall:.1f} s wall: {n / wall:.1f} deals/s; "
           f"largest process {peak_mb():.0f} MB resident")
     print(f"  per deal: median {statistics.median(seconds):.3f} s, "
-          f"worst {worst['seconds']:.2f} s (deal {worst['deal']}, {worst['verdict']}); "
+          f"worst {worst['seconds']:.2f} s (deal {worst['deal']}, {worst['claim']}); "
           f"sum {sum(seconds):.1f} s ({sum(seconds) / jobs / wall:.0%} of the workers' time)")
     if lengths:
         print(f"  solution length: mean {statistics.mean(lengths):.1f} single-card moves "

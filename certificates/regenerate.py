@@ -97,7 +97,7 @@ def run_certify(deal, cells, foundation_moves, out):
     wall = time.monotonic() - t0
     if done.returncode not in (0, 3):
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        return {"deal": deal, "verdict": "error", "reason": last, "wall": wall}
+        return {"deal": deal, "claim": "error", "reason": last, "wall": wall}
     summary = json.loads(done.stdout)
     summary["wall"] = wall
     return summary
@@ -164,12 +164,12 @@ def write_all(targets, folder=HERE, log=print, jobs=JOBS):
     for (deal, cells, fm), s in in_parallel(run, targets, jobs):
         name = file_name(deal, cells, fm)
         default = (cells, fm) == (DEFAULT_CELLS, False)
-        if s["verdict"] not in ("win", "no-win") or (default and s["verdict"] != "no-win"):
+        if s["claim"] not in ("win", "no-win") or (default and s["claim"] != "no-win"):
             bad += 1
-        if s["verdict"] in ("win", "no-win"):
-            rows[name] = (s["verdict"], s["positions"], s["wall"], s["bytes"])
+        if s["claim"] in ("win", "no-win"):
+            rows[name] = (s["claim"], s["positions"], s["wall"], s["bytes"])
             write_times(rows, times)
-        log(f"{name}\t{s['verdict']}\t{s.get('positions')}\t{s['wall']:.1f} s\t"
+        log(f"{name}\t{s['claim']}\t{s.get('positions')}\t{s['wall']:.1f} s\t"
             f"{s.get('bytes')} bytes\t{s.get('reason') or ''}")
     return bad
 
@@ -185,7 +185,7 @@ def compare_all(targets, folder=HERE, log=print, jobs=JOBS):
                 return name, None, False
             fresh = os.path.join(scratch, name)
             s = run_certify(*target, fresh)
-            same = s["verdict"] in ("win", "no-win") and sha256_of(fresh) == sha256_of(published)
+            same = s["claim"] in ("win", "no-win") and sha256_of(fresh) == sha256_of(published)
             if os.path.exists(fresh):
                 os.unlink(fresh)
             return name, s, same
@@ -196,7 +196,7 @@ def compare_all(targets, folder=HERE, log=print, jobs=JOBS):
                 bad += 1
                 continue
             bad += not same
-            log(f"{name}\t{'same' if same else 'DIFFERENT'}\t{s['verdict']}\t{s['wall']:.1f} s")
+            log(f"{name}\t{'same' if same else 'DIFFERENT'}\t{s['claim']}\t{s['wall']:.1f} s")
     return bad
 
 

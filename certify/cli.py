@@ -20,7 +20,7 @@ from .board import write_board
 from .inputs import input_name, keep_other_claims, starting_point
 from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                       Parser, Usage, add_budget_options, add_rule_options, certificate_name,
-                      deal_number, deal_range, looks_like_range)
+                      deal_number, deal_range, looks_like_range, result_json)
 from .rules import Rules, start
 from .search import UNKNOWN
 
@@ -154,7 +154,7 @@ def run_certify(argv):
     result.seconds = time.monotonic() - STARTED  # the whole run's wall time
     written = winning_notation(position, result, rules) if args.notation else None
     if args.json:
-        shown = result.as_json(deal if deal is not None else args.board)
+        shown = result_json(result, deal if deal is not None else args.board)
         if written is not None:
             shown["notation"] = " ".join(written) or None
         import json  # here, not above: most runs print text, and every import is start-up time

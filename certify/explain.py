@@ -362,7 +362,7 @@ def explain(src, cell_budget=DEFAULT_CELL_BUDGET, cell_time=DEFAULT_CELL_TIME, u
         "cells": r.ncells,
         "foundation_moves": r.foundation_moves,
         "symmetry": "none" if r.fixed_columns else "columns",
-        "verdict": src.verdict,
+        "claim": src.verdict,
         "positions": src.positions,
     }
     if src.verdict == UNKNOWN:
@@ -382,7 +382,7 @@ def explain(src, cell_budget=DEFAULT_CELL_BUDGET, cell_time=DEFAULT_CELL_TIME, u
         fewest, exact, attempts = fewest_cells(src, cell_budget, cell_time, use_solver, progress)
         out["fewest_cells_to_win"] = fewest
         out["fewest_cells_exact"] = exact
-        out["cell_searches"] = [{"cells": c, "verdict": v, "positions": p}
+        out["cell_searches"] = [{"cells": c, "claim": v, "positions": p}
                                 for c, v, p in attempts]
     return out
 
@@ -414,11 +414,11 @@ def text(report):
     setting = f"{report['cells']} free cells" + \
         (", foundation moves" if report["foundation_moves"] else "") + \
         (", columns fixed" if report["symmetry"] == "none" else "")
-    if report["verdict"] == UNKNOWN:
+    if report["claim"] == UNKNOWN:
         return [f"UNKNOWN: {what} ({setting}): search stopped after {report['positions']:,} "
                 f"positions ({report['reason']})"]
     lines = []
-    if report["verdict"] == WIN:
+    if report["claim"] == WIN:
         lines.append(f"WIN: {what} ({setting}) is won in {report['moves']} single-card moves "
                      "(the line certify writes; not necessarily the shortest)")
     else:
@@ -439,7 +439,7 @@ def text(report):
             how = "line found by the solver" if a["positions"] is None else \
                 f"{a['positions']:,} positions searched"
             cells = f"{a['cells']} free cell" + ("" if a["cells"] == 1 else "s")
-            lines.append(f"  with {cells}: {a['verdict']} ({how})")
+            lines.append(f"  with {cells}: {a['claim']} ({how})")
         fewest, exact = report["fewest_cells_to_win"], report["fewest_cells_exact"]
         if fewest is not None and exact:
             lines.append(f"  fewest free cells to win: {fewest}")
@@ -575,7 +575,7 @@ def caption(report):
     setting = f"{report['cells']} free cell{'' if report['cells'] == 1 else 's'}" + \
         (", foundation moves" if report["foundation_moves"] else "") + \
         (", columns fixed" if report["symmetry"] == "none" else "")
-    if report["verdict"] == WIN:
+    if report["claim"] == WIN:
         return [f"{what} ({setting}) can be won, in {report['moves']} single-card moves."]
     home = report["most_home"]
     lines = [f"{what} ({setting}) cannot be won: " +

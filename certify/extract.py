@@ -49,7 +49,7 @@ def run_extract(argv):
     output.write_atomic(out, data)
     digest = hashlib.sha256(data).hexdigest()
     if args.json:
-        print(json.dumps({"deal": wanted, "verdict": claim, "count": count, "path": out,
+        print(json.dumps({"deal": wanted, "claim": claim, "count": count, "path": out,
                           "sha256": digest, "bytes": len(data)}))
     else:
         what = f"won in {count} single-card moves" if claim == "win" else \

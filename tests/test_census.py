@@ -17,7 +17,9 @@ import pytest
 
 from certify import cli, engine, progress, range_certificate
 from certify.census import chunks, command, work
+from certify.census.folder import current as current_row
 from certify.deals import deal
+from certify.options import result_json
 from certify.prove import Result, prove
 from certify.rules import Rules, start
 from census_runs import run, table, timeless
@@ -45,10 +47,11 @@ def test_the_folder_holds_settings_chunks_table_and_range_certificate(reference)
 def test_rows_are_those_of_certify_json_with_the_single_certificates_digest(reference, tmp_path):
     rows = table(reference)
     assert [r["deal"] for r in rows] == [1, 2, 3, 4]
-    keys = list(Result("win", 0, 0.0, 52, moves=[]).as_json(1))
+    keys = list(result_json(Result("win", 0, 0.0, 52, moves=[]), 1))
+    assert keys[:2] == ["deal", "claim"]
     for r in rows:
         assert list(r) == keys  # the keys of `certify --json`, in the same order
-        assert r["verdict"] == "win" and r["reason"] is None and r["path"] is None
+        assert r["claim"] == "win" and r["reason"] is None and r["path"] is None
         assert r["moves"] > 0 and r["seconds"] >= 0
     # The digest is that of the file `certify 3` writes (and `certify extract` rebuilds).
     rules = Rules(4)
@@ -140,13 +143,13 @@ def test_unknown_exits_3_writes_no_range_certificate_and_can_be_retried(tmp_path
                    "  no range certificate: 1 deals unknown; rerun with a bigger budget and "
                    "--retry-unknown\n")
     [row] = table(folder)
-    assert row["verdict"] == "unknown" and row["path"] is None and "max-positions" in row["reason"]
+    assert row["claim"] == "unknown" and row["path"] is None and "max-positions" in row["reason"]
     assert not list(folder.glob("*.msgpack.zst"))
     assert run(capsys, "11982-11982", "-q", "--out", folder)[0] == 3  # done is done ...
     code, out, _ = run(capsys, "11982-11982", "--retry-unknown", "-q", "--out", folder)
     assert code == 0 and out.startswith("1 deal: 0 won, 1 no win (11982), 0 unknown\n")  # ... unless asked
     [row] = table(folder)
-    assert row["verdict"] == "no-win" and row["positions"] == 83239
+    assert row["claim"] == "no-win" and row["positions"] == 83239
     head, entries = range_certificate.read(folder / "11982-11982.msgpack.zst")
     assert [(d, c, n) for d, c, n, _ in entries] == [(11982, "no-win", 83239)]
 
@@ -282,3 +285,11 @@ def test_a_scheduler_address_without_a_port_is_refused_at_once(address, tmp_path
     assert run.stderr.count("\n") == 1
     assert run.stderr.startswith(f"certify: --scheduler {address}: not an address with a port")
     assert os.listdir(tmp_path) == []
+
+
+def test_rows_of_a_folder_begun_before_claim_was_the_word_are_rewritten():
+    old = json.dumps({"deal": 7, "verdict": "win", "positions": 90, "reason": None})
+    assert json.loads(current_row(old)) == {"deal": 7, "claim": "win", "positions": 90,
+                                                "reason": None}
+    new = json.dumps({"deal": 7, "claim": "win", "reason": "verdict: "})
+    assert current_row(new) == new

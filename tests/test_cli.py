@@ -34,8 +34,8 @@ def test_11982_json_and_determinism(tmp_path):
     out = certify("11982", "--no-solver", "--json", "-o", str(tmp_path / "a.msgpack.zst"))
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
-    assert {"deal", "verdict", "positions", "path", "sha256"} <= set(row)
-    assert (row["deal"], row["verdict"], row["positions"]) == (11982, "no-win", 83239)
+    assert {"deal", "claim", "positions", "path", "sha256"} <= set(row) and "verdict" not in row
+    assert (row["deal"], row["claim"], row["positions"]) == (11982, "no-win", 83239)
     again = json.loads(certify("11982", "--no-solver", "--json", "-o",
                                str(tmp_path / "b.msgpack.zst")).stdout)
     assert again["sha256"] == row["sha256"]
@@ -61,7 +61,7 @@ def test_bad_input_exits_2_with_one_line(args, tmp_path):
 def test_budget_exits_3_and_writes_nothing(tmp_path):
     out = certify("11982", "--no-solver", "--max-positions", "2000", "--json", cwd=tmp_path)
     assert out.returncode == 3
-    assert json.loads(out.stdout)["verdict"] == "unknown"
+    assert json.loads(out.stdout)["claim"] == "unknown"
     assert list(tmp_path.iterdir()) == []
 
 
@@ -71,7 +71,7 @@ def test_board_file(tmp_path):
     out = certify("--board", str(board), "--cells", "1", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
-    assert row["verdict"] == "win" and (tmp_path / "endgame-cells1.board.msgpack.zst").exists()
+    assert row["claim"] == "win" and (tmp_path / "endgame-cells1.board.msgpack.zst").exists()
     bad = tmp_path / "bad.txt"
     bad.write_text("Foundations: H-K C-K D-Q S-Q\n: KS KD KD\n")
     out = certify("--board", str(bad), cwd=tmp_path)
@@ -446,3 +446,26 @@ def test_names_are_printed_with_control_characters_escaped(tmp_path):
     out = certify("--board", name, cwd=tmp_path)
     assert out.returncode == 2 and "\x1b" not in out.stderr and "\r" not in out.stderr
     assert "\\x1b[2KWIN" in out.stderr
+
+
+def test_export_asks_which_proof_assistant(capsys):
+    cert = str(REPO / "certificates" / "11982.msgpack.zst")
+    assert main(["export", cert]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"certify: say which proof assistant: certify export --coq {cert} (a Coq "
+                   f"file) or --lean {cert} (a Lean 4 file)\n")
+
+
+def test_export_of_a_range_certificate_names_extract(tmp_path, capsys):
+    cert = str(REPO / "certificates" / "1-32000.msgpack.zst")
+    assert main(["export", "--coq", cert, "-o", str(tmp_path / "F.v")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a range certificate (deals 1..32000)" in err
+    assert f"certify extract {cert} DEAL" in err and list(tmp_path.iterdir()) == []
+
+
+def test_extract_speaks_of_the_claim_in_json(tmp_path, capsys):
+    cert = str(REPO / "certificates" / "1-32000.msgpack.zst")
+    assert main(["extract", cert, "11982", "-o", str(tmp_path), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["claim"], shown["count"]) == ("no-win", 83239) and "verdict" not in shown

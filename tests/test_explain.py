@@ -140,12 +140,12 @@ def cert_781948(tmp_path_factory):
 
 def test_11982_as_published(report_11982):
     r = report_11982
-    assert (r["verdict"], r["positions"]) == ("no-win", 83239)
+    assert (r["claim"], r["positions"]) == ("no-win", 83239)
     assert ["AC", "QC"] in r["frozen"]  # the QC on the AC never moves ...
     qc = next(t for t in r["tops"] if t["card"] == "QC")
     assert (qc["beneath"], qc["uncovered"], qc["uncovered_cells_full"]) == ("AC", 8, 8)
     # ... and a fifth free cell makes the deal winnable.
-    assert r["cell_searches"][0]["cells"] == 5 and r["cell_searches"][0]["verdict"] == "win"
+    assert r["cell_searches"][0]["cells"] == 5 and r["cell_searches"][0]["claim"] == "win"
     assert (r["fewest_cells_to_win"], r["fewest_cells_exact"]) == (5, True)
     assert r["frozen_count"] == sum(len(run) for run in r["frozen"])
 
@@ -182,9 +182,9 @@ def test_win_gives_length_and_fewest_cells(tmp_path, capsys):
     board = tmp_path / "b.txt"
     board.write_text(ONE_CELL_BOARD)
     code, r = run_json(capsys, "--board", str(board), "--cells", "2")
-    assert code == 0 and r["verdict"] == "win" and r["moves"] > 0
+    assert code == 0 and r["claim"] == "win" and r["moves"] > 0
     assert (r["fewest_cells_to_win"], r["fewest_cells_exact"]) == (1, True)
-    assert [(a["cells"], a["verdict"]) for a in r["cell_searches"]] == [(1, "win"), (0, "no-win")]
+    assert [(a["cells"], a["claim"]) for a in r["cell_searches"]] == [(1, "win"), (0, "no-win")]
     # The length is that of the line certify writes, and that line wins.
     cert = tmp_path / "w.msgpack.zst"
     assert main(["--board", str(board), "--cells", "2", "-q", "-o", str(cert)]) == 0
@@ -199,7 +199,7 @@ def test_win_gives_length_and_fewest_cells(tmp_path, capsys):
 def test_budget_running_out_is_reported_as_such(cert_11982, capsys):
     code, r = run_json(capsys, cert_11982, "--cell-budget", "1000", "--no-solver")
     assert code == 0 and r["fewest_cells_to_win"] is None and r["fewest_cells_exact"] is False
-    assert r["cell_searches"] == [{"cells": 5, "verdict": "unknown",
+    assert r["cell_searches"] == [{"cells": 5, "claim": "unknown",
                                    "positions": r["cell_searches"][0]["positions"]}]
 
 
@@ -208,7 +208,7 @@ def test_budget_running_out_is_reported_as_such(cert_11982, capsys):
     (["--foundation-moves"], 4, True, "no-win"), (["--cells", "6"], 6, False, "win")])
 def test_variants_flow_through(options, cells, fm, verdict, tmp_path, capsys):
     code, r = run_json(capsys, "781948", *options, "--cell-budget", "0")
-    assert code == 0 and (r["cells"], r["foundation_moves"], r["verdict"]) == (cells, fm, verdict)
+    assert code == 0 and (r["cells"], r["foundation_moves"], r["claim"]) == (cells, fm, verdict)
     cert = tmp_path / "v.msgpack.zst"
     assert main(["781948", *options, "-q", "-o", str(cert)]) == 0
     capsys.readouterr()
@@ -224,7 +224,7 @@ def test_unknown_exits_3_and_draws_nothing(tmp_path, capsys):
     svg = tmp_path / "x.svg"
     code, r = run_json(capsys, "11982", "--no-solver", "--max-positions", "2000", "--svg",
                        str(svg))
-    assert code == 3 and r["verdict"] == "unknown" and not svg.exists()
+    assert code == 3 and r["claim"] == "unknown" and not svg.exists()
 
 
 # ---- The picture -------------------------------------------------------------------------
@@ -293,7 +293,7 @@ def test_marks_stay_inside_their_cards_edges(tmp_path, cert_11982, capsys):
 def test_a_deal_that_frees_nothing_is_captioned_in_words():
     from certify.explain import caption
     report = {"deal": 5, "cells": 0, "foundation_moves": False, "symmetry": "columns",
-              "verdict": "no-win", "most_home": 0, "frozen_count": 52,
+              "claim": "no-win", "most_home": 0, "frozen_count": 52,
               "closest": None}
     lines = caption(report)
     assert lines[0] == "Deal 5 (0 free cells) cannot be won: no card ever reaches a foundation."

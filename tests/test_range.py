@@ -66,7 +66,7 @@ def test_entries_are_the_deals_in_order_with_their_proofs(reference):
     for number, claim, count, body in entries:
         seen.append(number)
         row = rows[number]
-        assert claim == row["verdict"]
+        assert claim == row["claim"]
         single = range_certificate.single_certificate(head, number, claim, count, body)
         # The single certificate certify wrote (and hashed) when it proved the deal.
         assert hashlib.sha256(single).hexdigest() == row["sha256"] and len(single) == row["bytes"]
@@ -185,7 +185,7 @@ def test_extract_json_and_default_name(reference, tmp_path, monkeypatch, capsys)
     assert code == 0
     shown = json.loads(out)
     row = table(reference)[-1]
-    assert shown == {"deal": 11990, "verdict": "win", "count": row["moves"],
+    assert shown == {"deal": 11990, "claim": "win", "count": row["moves"],
                      "path": "11990.msgpack.zst", "sha256": row["sha256"], "bytes": row["bytes"]}
     assert hashlib.sha256((tmp_path / "11990.msgpack.zst").read_bytes()).hexdigest() == \
         row["sha256"]

@@ -111,7 +111,7 @@ def test_certify_uses_the_solver_and_check_verifies(tmp_path, capsys):
     code, text = run_certify(["1", "-q", "--json", "--notation", "-o", str(out)], capsys)
     assert code == 0
     shown = json.loads(text)
-    assert shown["verdict"] == "win" and shown["positions"] == shown["moves"] + 1  # the line only
+    assert shown["claim"] == "win" and shown["positions"] == shown["moves"] + 1  # the line only
     assert shown["moves"] < 150
     moves = shown["notation"].split()
     assert 52 < len(moves) <= 110 and all(len(m) == 2 for m in moves)
@@ -156,7 +156,7 @@ def test_no_win_has_no_notation(tmp_path, capsys):
                               "-o", str(tmp_path / "11982.zst")], capsys)
     assert code == 0
     shown = json.loads(text)
-    assert shown["verdict"] == "no-win" and shown["notation"] is None
+    assert shown["claim"] == "no-win" and shown["notation"] is None
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from itertools import islice
 
 from .. import certificate, deals
 from ..prove import NO_WIN, UNKNOWN, WIN, Result, prove
+from ..options import result_json
 from ..range_certificate import pack_entry
 from ..rules import Rules, start
 from .chunks import Item
@@ -60,7 +61,7 @@ def prove_deal(deal, settings):
         result = Result(UNKNOWN, 0, 0.0, 0, reason=f"{type(e).__name__}: {e}")
     except Exception as e:
         raise DealFailed(f"deal {deal}: {type(e).__name__}: {e}") from e
-    row = result.as_json(deal)
+    row = result_json(result, deal)
     # No file per deal: `certify extract` rebuilds it from the range certificate, and its
     # SHA-256 and size are the row's.
     row["path"] = None

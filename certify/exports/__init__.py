@@ -47,6 +47,11 @@ def parser():
 
 
 def run_export(argv):
+    if not any(a in ("--coq", "--lean", "-h", "--help") or a.startswith(("--coq=", "--lean="))
+               for a in argv):
+        named = next((a for a in argv if not a.startswith("-")), "CERT")
+        raise Usage(f"say which proof assistant: certify export --coq {named} (a Coq file) "
+                    f"or --lean {named} (a Lean 4 file)")
     args = parser().parse_args(argv)
     path = args.coq or args.lean
     head, body = read_certificate(path)
@@ -115,6 +120,12 @@ def read_certificate(path):
     try:
         head, body = certificate.read(path)
     except certificate.CertificateError as e:
+        from ..inputs import certificate_header
+        whole = certificate_header(path) or {}
+        if whole.get("claim") == "range":
+            raise Usage(f"{path} is a range certificate (deals {whole.get('first')}.."
+                        f"{whole.get('last')}): export one deal's own, written by "
+                        f"certify extract {path} DEAL") from None
         raise Usage(f"{path}: {e}") from None
     missing = {"claim", "deal", "board", "cells", "foundation_moves", "symmetry"} - head.keys()
     if missing:
