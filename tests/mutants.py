@@ -37,7 +37,7 @@ WRITER = 'certify/certificate.py'
 # The tests each group is run against (--tests replaces them): those that read the rules through
 # check/ or certify/ and are quick, so that a mutant takes seconds, not minutes.
 SUBSETS = {
-    'check': ['tests/test_check.py', 'tests/test_check_v2.py', 'tests/test_oracle.py', 'tests/test_deals.py',
+    'check': ['tests/test_check.py', 'tests/test_check_ranges.py', 'tests/test_check_closure.py', 'tests/test_oracle.py', 'tests/test_deals.py',
               'tests/test_certify_checked.py'],
     'rules': ['tests/test_oracle.py', 'tests/test_deals.py', 'tests/test_certify_checked.py',
               'tests/test_search.py::test_successors_match_the_readable_rules',
