@@ -19,8 +19,9 @@ from . import deals, output
 from .board import write_board
 from .inputs import input_name, keep_other_claims, starting_point
 from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
-                      Parser, Usage, add_budget_options, add_rule_options, certificate_name,
-                      deal_number, deal_range, looks_like_range, result_json)
+                      Parser, RawDescriptionHelpFormatter, Usage, add_budget_options,
+                      add_rule_options, certificate_name, deal_number, deal_range,
+                      looks_like_range, result_json)
 from .rules import Rules, start
 from .search import UNKNOWN
 
@@ -28,32 +29,41 @@ STARTED = time.monotonic()  # about when the command started: its wall time is c
 
 USAGE = """
   certify DEAL [--cells N] [--fixed-columns] [--foundation-moves] [-o PATH|-]
-               [--max-positions N] [--time-limit SECONDS] [--no-solver] [--notation]
-               [--json] [-q]
-  certify --board FILE [the same options]
-  certify A-B [-j N] [--out DIR] [--scheduler ADDRESS] [rule and budget options]
+               [--max-positions N] [--time-limit SECONDS] [--no-solver]
+               [--notation] [--json] [-q]
+  certify --board FILE|- [the same options]
+  certify A-B [-j N] [--out DIR] [--scheduler ADDRESS] [-o PATH|-]
+              [rule and budget options]
+  certify extract RANGEFILE DEAL [-o PATH] [--json]
   certify show DEAL [--rows]
-  certify explain DEAL|CERT [--svg FILE|-] [--positions] [--cell-budget N] [--json]
-  certify import FILE|- --deal N|--board FILE [--cells K] [--autoplay] [-o CERT]
+  certify explain DEAL|CERT [--svg FILE|-] [--positions] [--cell-budget N]
+                  [--json]
+  certify import FILE|- --deal N|--board FILE [--cells K] [--autoplay]
+                 [-o CERT]
   certify export --coq|--lean CERT [-o PATH]
   certify --version"""
 
 DESCRIPTION = """\
-Find a win for a FreeCell deal with a fast solver, or else search it exhaustively, and
-write a certificate that it can, or cannot, be won; `check CERT` then verifies it on its
-own. A-B proves every deal in a range (resumable; on a Dask cluster with --scheduler)."""
+Find a win for a FreeCell deal with a fast solver, or else search it
+exhaustively, and write a certificate that it can, or cannot, be won; `check
+CERT` then verifies it on its own. A-B proves every deal in a range (resumable;
+on a Dask cluster with --scheduler); extract writes one deal's certificate from
+a range's."""
 
 EPILOG = """\
 Each command has its own --help: certify A-B --help, certify explain --help, ...
 
 Exit codes:
-  certify DEAL, --board   0 a definite verdict (win or no-win, certificate written); 3 unknown
-                          (a budget ran out; nothing written); 2 bad input (nothing written);
-                          1 the certificate could not be delivered; 130 interrupted
-  certify A-B             0 every deal won or not winnable; 3 some deal unknown; 2 bad input;
-                          1 a worker failed (rerun to resume); 130 interrupted
-  certify explain         0 a definite verdict; 3 unknown; 2 bad input
-  certify show, import, export   0 done; 2 bad input (nothing written)"""
+  certify DEAL, --board  0 a definite verdict (win or no-win, certificate
+                         written); 3 unknown (a budget ran out; nothing
+                         written); 2 bad input (nothing written); 1 the
+                         certificate could not be delivered; 130 interrupted
+  certify A-B            0 every deal won or not winnable; 3 some deal unknown;
+                         2 bad input; 1 a worker failed, or the range
+                         certificate could not be delivered (rerun to resume);
+                         130 interrupted
+  certify explain        0 a definite verdict; 3 unknown; 2 bad input
+  certify show, import, export, extract   0 done; 2 bad input (nothing written)"""
 
 
 def version():
@@ -102,7 +112,7 @@ class Version(argparse.Action):
 def certify_parser():
     p = Parser(
         prog="certify", usage=USAGE, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
         description=DESCRIPTION)
     p.add_argument("deal", nargs="?", help="Microsoft deal number, 1 .. 2^33-1")
     p.add_argument("--board", metavar="FILE", help="prove a layout in Freecell Solver's format")

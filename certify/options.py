@@ -28,8 +28,42 @@ class Usage(Exception):
     """Bad input: one line to stderr, exit 2."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, but at most 80 columns wide (less on a narrower terminal), its lines
+    broken only at spaces: a name such as DEAL-cells5-fm-fixed.msgpack.zst is never cut at a
+    hyphen."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        import shutil
+        if width is None:
+            width = min(shutil.get_terminal_size().columns, 80) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+    def _split_lines(self, text, width):
+        import textwrap
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False,
+                             break_long_words=False)
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent,
+                             subsequent_indent=indent, break_on_hyphens=False,
+                             break_long_words=False)
+
+
+class RawDescriptionHelpFormatter(HelpFormatter):
+    """HelpFormatter, with the description and epilog printed as written."""
+
+    def _fill_text(self, text, width, indent):
+        return "".join(indent + line for line in text.splitlines(keepends=True))
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and exit 2) like every other bad input."""
+    """argparse, but a usage error is one line (and exit 2) like every other bad input, and
+    the help is HelpFormatter's."""
+
+    def __init__(self, *args, formatter_class=HelpFormatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def error(self, message):
         raise Usage(f"{message} (see {self.prog} --help)")

@@ -359,8 +359,22 @@ def test_help_shows_every_form():
     assert run.returncode == 0
     for form in ("certify DEAL", "certify --board FILE", "certify A-B", "-j N", "--out DIR",
                  "--scheduler ADDRESS", "certify show", "certify explain", "certify import",
-                 "certify export", "--version", "Exit codes"):
+                 "certify export", "certify extract RANGEFILE DEAL", "--version",
+                 "Exit codes"):
         assert form in run.stdout, form
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["1-2", "--help"], ["show", "--help"],
+                                  ["explain", "--help"], ["import", "--help"],
+                                  ["export", "--help"], ["extract", "--help"]])
+@pytest.mark.parametrize("columns", ["200", "80"])
+def test_help_fits_80_columns_and_never_cuts_a_name(argv, columns):
+    run = subprocess.run([sys.executable, "-m", "certify", *argv], capture_output=True,
+                         text=True, env={**os.environ, "COLUMNS": columns})
+    assert run.returncode == 0 and run.stderr == ""
+    assert max(map(len, run.stdout.splitlines())) <= 80
+    if argv == ["--help"]:
+        assert "DEAL-cells5-fm-fixed.msgpack.zst" in run.stdout
 
 
 def test_version_names_the_engine():
