@@ -606,10 +606,13 @@ def unfront(data, W):
         prev, i = rec, i + 1 + W - p
 
 
+SPLIT = 65536   # records from which one file's closure check is split across processes (-j)
+
+
 def in_parts(work, count, jobs):
     """work(lo, hi) for the records 0..count-1: here, or in `jobs` processes forked now (the records
     shared, read-only), each on its share. The first failure in record order is the one reported."""
-    if jobs <= 1 or count < 65536:
+    if jobs <= 1 or count < SPLIT:
         return work(0, count)
     bounds = [count * k // jobs for k in range(jobs + 1)]
     children = []
@@ -618,6 +621,8 @@ def in_parts(work, count, jobs):
         pid = os.fork()
         if pid == 0:   # the child: its share, then a letter (nothing, R, U, X) and the reason
             os.close(reader)
+            if lo:   # (progress from the first share only)
+                PROGRESS['next'] = float('inf')
             try:
                 work(lo, hi)
                 said = ''

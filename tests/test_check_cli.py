@@ -1,0 +1,161 @@
+"""check's command line as a script uses it: what the file must prove (--deal, --claim, --cells, the
+other rules, --range), exit codes when files disagree, standard input, one file's closure split across
+processes, and output that fits 80 columns. Files are written by tests/certgen.py."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import certgen as g  # noqa: E402
+import test_check as t  # noqa: E402
+import test_check_ranges as r  # noqa: E402
+from check import checker  # noqa: E402
+
+ROOT = Path(__file__).parent.parent
+run = r.run
+
+
+@pytest.fixture(scope='module')
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('cli')
+    made = {'deal1': t.nowin('deal1-cell1'), 'board': t.win('win1'), 'forged': t.nowin('board0', count=89),
+            'range': g.range_file(1, r.entries(1, 6), cells=1), 'fm': t.nowin('deal1-cell1-fm'),
+            'fixed': t.nowin('deal1-cell1-fixed')}
+    paths = {}
+    for name, blob in made.items():
+        paths[name] = folder / f'{name}.msgpack.zst'
+        paths[name].write_bytes(blob)
+    paths['missing'] = folder / 'missing.msgpack.zst'
+    return paths
+
+
+# ---- exit 0 means: this file proves exactly what was asked ----
+
+@pytest.mark.parametrize('name, asked, why', [
+    ('deal1', ['--deal', '1', '--claim', 'no-win', '--cells', '1', '--no-foundation-moves', '--symmetry', 'columns'],
+     None),
+    ('deal1', ['--deal', '617'], 'it is about deal 1, not deal 617 (--deal)'),
+    ('deal1', ['--claim', 'win'], "its claim is 'no-win', not 'win' (--claim)"),
+    ('deal1', ['--cells', '4'], 'its cells is 1, not 4 (--cells)'),
+    ('deal1', ['--foundation-moves'], 'its foundation_moves is False, not True (--foundation-moves)'),
+    ('fm', ['--no-foundation-moves'], 'its foundation_moves is True, not False (--foundation-moves)'),
+    ('fm', ['--foundation-moves', '--deal', '1'], None),
+    ('fixed', ['--symmetry', 'columns'], "its symmetry is 'none', not 'columns' (--symmetry)"),
+    ('board', ['--deal', '1'], 'it is about a custom layout, not deal 1 (--deal)'),
+    ('board', ['--claim', 'win', '--cells', '1'], None),
+    ('range', ['--range', '1-6', '--claim', 'range', '--cells', '1'], None),
+    ('range', ['--range', '1-7'], 'it is about deals 1..6, not 1..7 (--range)'),
+    ('range', ['--deal', '3'], 'it is about a range, not deal 3 (--deal)'),
+    ('deal1', ['--range', '1-6'], 'it is not a range certificate, not of deals 1..6 (--range)'),
+    ('deal1', ['--claim', 'range'], "its claim is 'no-win', not 'range' (--claim)"),
+])
+def test_what_the_file_must_prove(files, capsys, name, asked, why):
+    code = checker.main([*asked, str(files[name])])
+    out = capsys.readouterr().out
+    if why is None:
+        assert code == 0 and out.startswith('VERIFIED: '), out
+    else:
+        assert code == 1 and out == f'REJECTED: the file does not prove what was asked: {why}\n', out
+
+
+def test_a_copied_proof_is_not_the_proof_of_another_deal(files, tmp_path):
+    copy = tmp_path / '617.msgpack.zst'
+    copy.write_bytes(files['deal1'].read_bytes())
+    code, out, _ = run('--deal', 617, copy)
+    assert code == 1 and 'not deal 617 (--deal)' in out
+    assert run('--deal', 1, copy)[0] == 0
+
+
+# ---- exit codes when several files disagree ----
+
+@pytest.mark.parametrize('names, code', [
+    (['deal1', 'board'], 0), (['deal1', 'forged'], 1), (['deal1', 'missing'], 2),
+    (['deal1', 'forged', 'missing'], 1), (['missing', 'forged'], 1),
+])
+def test_a_rejection_is_never_masked_by_an_unreadable_file(files, capsys, names, code):
+    assert checker.main(['-q', *map(str, (files[n] for n in names))]) == code
+    capsys.readouterr()
+
+
+def test_jobs_must_be_at_least_one_and_the_reason_is_given(files):
+    for bad in ('0', '-2'):
+        code, out, err = run('-j', bad, files['deal1'])
+        assert code == 2 and out == '' and err.startswith('usage: check')
+        assert err.splitlines()[-1] == f'check: error: -j {bad}: at least one process is needed'
+
+
+def test_a_cut_short_file_names_itself(files, tmp_path):
+    cut = tmp_path / 'cut.msgpack.zst'
+    cut.write_bytes(files['deal1'].read_bytes()[:-7])
+    code, out, _ = run(cut)
+    assert code == 2 and out.startswith(f'UNREADABLE: {cut}: the file is empty or its zstd frame is cut short')
+    whole_frames = t.frame(t.content(files['deal1'].read_bytes())[:-40])
+    cut.write_bytes(whole_frames)
+    code, out, _ = run(cut)
+    assert code == 1 and f'the data of {cut} ends early' in out
+
+
+# ---- standard input ----
+
+def test_a_dash_reads_standard_input(files):
+    data = files['deal1'].read_bytes()
+    for how in ('pipe', 'file'):
+        if how == 'pipe':
+            done = subprocess.run([sys.executable, '-m', 'check', '-'], input=data, capture_output=True, cwd=ROOT)
+        else:
+            with open(files['deal1'], 'rb') as f:
+                done = subprocess.run([sys.executable, '-m', 'check', '-'], stdin=f, capture_output=True, cwd=ROOT)
+        out = done.stdout.decode()
+        assert done.returncode == 0 and out.startswith('VERIFIED: Microsoft FreeCell deal 1 (1 free cell'), out
+        assert out.splitlines()[1] == f'  sha256 {__import__("hashlib").sha256(data).hexdigest()}'
+    done = subprocess.run([sys.executable, '-m', 'check', '--json', '-'], input=b'junk', capture_output=True, cwd=ROOT)
+    report = json.loads(done.stdout)
+    assert done.returncode == 2 and report['verdict'] == 'unreadable' and report['path'] == '-'
+    assert report['reason'].startswith('standard input is not a certificate')
+
+
+# ---- one file's closure check across processes ----
+
+def test_one_file_split_across_processes_gives_the_same_verdict(monkeypatch, tmp_path):
+    # (The split begins at 65,536 records; here at 2, so the small boards are split too.)
+    monkeypatch.setattr(checker, 'SPLIT', 2)
+    p = tmp_path / 'split.msgpack.zst'
+    for name in ('board1', 'deal1-cell1', 'board2-fixed'):
+        for index in (None, 0, -1, 5):
+            blob = t.nowin(name) if index is None else t.drop(name, index)[0]
+            p.write_bytes(blob)
+            one = checker.verify(p, {**checker.LIMITS, 'jobs': 1})
+            for jobs in (2, 3, 5):
+                assert checker.verify(p, {**checker.LIMITS, 'jobs': jobs}) == one, (name, index, jobs)
+
+
+def test_a_closing_process_that_dies_is_unreadable(monkeypatch, tmp_path):
+    monkeypatch.setattr(checker, 'SPLIT', 2)
+    p = tmp_path / 'dies.msgpack.zst'
+    p.write_bytes(t.nowin('board1'))
+
+    def dies(*args):
+        import os
+        os._exit(9)
+
+    monkeypatch.setattr(checker, 'close', dies)
+    assert checker.verify(p, {**checker.LIMITS, 'jobs': 2})[:3:2] == ('unreadable', 'a closing process ended early')
+
+
+# ---- 80 columns ----
+
+def test_help_fits_80_columns():
+    code, out, _ = run('--help')
+    assert code == 0 and max(map(len, out.splitlines())) <= 80, [x for x in out.splitlines() if len(x) > 80]
+    for option in ('--deal', '--claim', '--cells', '--foundation-moves', '--symmetry', '--range', '--memory',
+                   '--max-positions', '--range-moves', '--range-positions', 'standard input'):
+        assert option in out, option
+
+
+def test_the_verdict_is_one_line_and_the_digest_another(files):
+    code, out, _ = run(files['deal1'])
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2 and lines[0].startswith('VERIFIED: ') and len(lines[1]) == 73
