@@ -53,7 +53,7 @@ from .inputs import BOARD_MARK, board_label, input_name, regular_file, starting_
 from .options import (CERTIFICATE_SUFFIX, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count,
                       count_or_zero, is_number, positive_count, seconds)
 from .progress import phases
-from .rules import Rules, start
+from .rules import Rules, stacks_on, start
 from .engine import search  # the engine in use (certify/engine/)
 from .search import NO_WIN, UNKNOWN, WIN
 from .svg import deal_svg, label
@@ -185,6 +185,52 @@ def uncovered_positions(start_columns, table, records, ncells, width, fixed_colu
     off = 4 + ncells
     wanted = {k for k, (_, h) in facts.column_sets.items() if h[c.column] == run}
     return [decode_record(r, ncells, width, table) for r in records if r[off:] in wanted]
+
+
+def in_picture_order(position, start_columns):
+    """A position up to column order with its columns where the picture and the report number
+    them: a column whose bottom card was dealt at the bottom of column j is put j-th, the
+    others (and the empty ones) in the places left, in order. The same position, as the rules
+    see it; only its printing changes."""
+    found, cells, cols = position
+    slot_of = {bytes(c)[:1]: j for j, c in enumerate(start_columns) if c}
+    placed = [None] * 8
+    rest = []
+    for col in cols:
+        j = slot_of.get(bytes(col)[:1]) if col else None
+        if j is not None and placed[j] is None:
+            placed[j] = col
+        else:
+            rest.append(col)
+    rest = iter(rest)
+    return found, cells, tuple(c if c is not None else next(rest) for c in placed)
+
+
+def held_back(card, positions, ncells):
+    """Why `card`, the top of its column in each of `positions` (reachable, and it never moves),
+    goes nowhere in any of them: a dict of what blocks each way it could go, counted over the
+    positions. Its foundation: the card below it is not home. A free cell: none is empty. An
+    empty column: none there (or only the move that leaves it in place, up to column order).
+    The cards it could lie on (one rank higher, the other colour): where they are instead of
+    at the top of a column -- home, in a free cell, or under other cards."""
+    onto = [t for t in range(52) if stacks_on(card, t)]
+    where = {name(t): {} for t in onto}
+    cells_full = empty = 0
+    for found, cells, cols in positions:
+        cells_full += len(cells) == ncells
+        empty += any(not c for c in cols)
+        for t in onto:
+            if found[t & 3] > t >> 2:
+                place = "home"
+            elif t in cells:
+                place = "in a free cell"
+            else:
+                col = next(c for c in cols if t in c)
+                place = "under other cards" if col[-1] != t else "at the top of a column"
+            counts = where[name(t)]
+            counts[place] = counts.get(place, 0) + 1
+    return {"positions": len(positions), "home_needs": name(card - 4) if card >= 4 else None,
+            "free_cells_full": cells_full, "with_an_empty_column": empty, "onto": where}
 
 
 def decode_record(r, ncells, width, table):
@@ -375,6 +421,11 @@ def explain(src, cell_budget=DEFAULT_CELL_BUDGET, cell_time=DEFAULT_CELL_TIME, u
         out["frozen_count"] = len(facts.frozen_cards())
         out["tops"] = [closest_json(c) for c in facts.tops]
         out["closest"] = None if facts.closest is None else closest_json(facts.closest)
+        if facts.closest is not None and facts.closest.uncovered:
+            shown = uncovered_positions(src.start[2], src.table, src.records, r.ncells,
+                                        src.width, r.fixed_columns, facts)
+            out["closest"]["held_back"] = held_back(facts.closest.card, shown, r.ncells)
+            out["_uncovered"] = shown  # for --positions; dropped from the JSON
         out["_facts"] = facts  # for --positions and --svg; dropped from the JSON
     else:
         out["moves"] = src.move_count
@@ -406,6 +457,36 @@ def closest_text(c):
                    "with every free cell full)")
 
 
+def held_back_text(c, card_name=str):
+    """Why the closest card never moves, where it is uncovered, in a sentence or two; cards
+    named by `card_name` of their names (the picture draws suits as symbols)."""
+    why = c["held_back"]
+    n = why["positions"]
+    every = f"in all {n:,}" if n > 1 else "there"
+    cells = "every free cell is full" if why["free_cells_full"] == n else \
+        f"every free cell is full in {why['free_cells_full']:,}"
+    empty = "no column is empty" if not why["with_an_empty_column"] else \
+        (f"the empty column of {why['with_an_empty_column']:,} would leave it where it is "
+         "(columns are taken up to their order)")
+    parts = [f"{card_name(c['card'])} never moves from there: {every}, {cells} and {empty}"]
+    if why["home_needs"]:
+        parts.append(f"{card_name(why['home_needs'])} is not home")
+    onto = why["onto"]
+    if onto:
+        places = "; ".join(f"{card_name(card)} "
+                           f"{', '.join(f'{p} in {k:,}' for p, k in counts.items())}"
+                           for card, counts in onto.items())
+        parts.append(f"and {' and '.join(map(card_name, onto))}, the cards it could lie on, "
+                     f"are never at the top of a column ({places})")
+    return "; ".join(parts) + "."
+
+
+def wrapped(sentence, indent, width=80):
+    import textwrap
+    return textwrap.wrap(sentence, width, initial_indent=indent, subsequent_indent=indent,
+                         break_on_hyphens=False)
+
+
 def text(report):
     """The report as lines of text."""
     what = f"deal {report['deal']}" if report["deal"] is not None else \
@@ -434,6 +515,8 @@ def text(report):
             lines.append("  the top frozen card of each column:")
             lines += ["    " + closest_text(c) for c in report["tops"]]
             lines.append("  closest to moving: " + closest_text(report["closest"]))
+            if "held_back" in report["closest"]:
+                lines += wrapped(held_back_text(report["closest"]), "    ")
     if "fewest_cells_to_win" in report:
         for a in report["cell_searches"]:
             how = "line found by the solver" if a["positions"] is None else \
@@ -525,11 +608,12 @@ def run(argv):
         if progress is not None:
             progress.close()
     facts = report.pop("_facts", None)
+    uncovered = report.pop("_uncovered", [])
     boards = []
-    if args.positions and facts is not None:
+    if args.positions:
         r = src.rules
-        boards = [write_board(p, r.ncells) for p in uncovered_positions(
-            src.start[2], src.table, src.records, r.ncells, src.width, r.fixed_columns, facts)]
+        boards = [write_board(p if r.fixed_columns else in_picture_order(p, src.start[2]),
+                              r.ncells) for p in uncovered]
     drawn = svg_path is not None and src.verdict != UNKNOWN
     if drawn:  # before the report, so that a reader who stops early (| head) loses nothing
         frozen = facts.frozen_cards() if facts is not None else []
@@ -553,7 +637,8 @@ def run(argv):
                                           else output.printable(svg_path)))
         output.say("\n".join(lines), said)
         for k, board in enumerate(boards, 1):
-            output.say(f"\n# position {k}\n{board}".rstrip("\n"), said)
+            output.say(f"\n# position {k} (columns 1 to 8 as in the picture)\n{board}"
+                       .rstrip("\n"), said)
     return EXIT_UNKNOWN if src.verdict == UNKNOWN else EXIT_OK
 
 
@@ -595,6 +680,8 @@ def caption(report):
                if c["uncovered"] else
                f"never uncovered: always at least {c['fewest_above']} cards above it")
         lines.append(f"Blue \u2191: {card}, the frozen card closest to moving ({how}).")
+        if "held_back" in c:
+            lines.append(held_back_text(c, lambda n: label(parse(n))))
     return lines
 
 

@@ -121,6 +121,7 @@ def report_11982():
     src = searched(11982, None, start(deals.deal(11982)), Rules(4))
     report = explain(src, cell_budget=1_000_000)
     report.pop("_facts")
+    report.pop("_uncovered")
     return report
 
 
@@ -174,6 +175,54 @@ def test_positions_lists_the_uncovered_ones(cert_11982, capsys):
     for board in boards:
         columns = [line.split()[1:] for line in board.splitlines() if line.startswith(":")]
         assert any(col and col[-1] == top for col in columns)
+
+
+def test_positions_number_the_columns_as_the_picture_does(cert_11982, capsys):
+    code, r = run_json(capsys, cert_11982, "--positions", "--cell-budget", "0")
+    closest = r["closest"]
+    src = from_certificate(cert_11982)
+    shown = {encode(read_board(b), 4) for b in r["uncovered_positions"]}
+    table, records = src.table, src.records
+    facts = stuck(src.start[2], table, records, 4, src.width, False)
+    from certify.explain import uncovered_positions
+    assert shown == {encode(p, 4) for p in uncovered_positions(src.start[2], table, records, 4,
+                                                               src.width, False, facts)}
+    for board in r["uncovered_positions"]:
+        columns = [line.split()[1:] for line in board.splitlines() if line.startswith(":")]
+        # The picture's column (the report's "column 2") is the board's second column line,
+        # and every frozen run lies in the column it was dealt to.
+        assert columns[closest["column"] - 1][-1] == closest["card"]
+        for j, run in enumerate(r["frozen"]):
+            assert columns[j][:len(run)] == run
+    code = main(["explain", cert_11982, "--positions", "--cell-budget", "0", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0 and "# position 1 (columns 1 to 8 as in the picture)\n" in out
+
+
+def test_why_the_closest_card_never_moves(report_11982, cert_11982, capsys):
+    why = report_11982["closest"]["held_back"]
+    assert why == {"positions": 12, "home_needs": "5H", "free_cells_full": 12,
+                   "with_an_empty_column": 0,
+                   "onto": {"7C": {"under other cards": 12}, "7S": {"under other cards": 12}}}
+    # What it says is what the rules say: in each of those positions the card has no move.
+    src = from_certificate(cert_11982)
+    facts = stuck(src.start[2], src.table, src.records, 4, src.width, False)
+    from certify.explain import uncovered_positions
+    from certify.rules import moves
+    card = next(t.card for t in facts.tops if t is facts.closest)
+    for p in uncovered_positions(src.start[2], src.table, src.records, 4, src.width, False,
+                                 facts):
+        assert [m for m in moves(p, 4) if m[0] == card] == []
+    code = main(["explain", cert_11982, "--cell-budget", "0", "-q"])
+    out = capsys.readouterr().out
+    said = " ".join(out.split())
+    assert code == 0 and ("6H never moves from there: in all 12, every free cell is full and no "
+                          "column is empty; 5H is not home; and 7C and 7S, the cards it could "
+                          "lie on, are never at the top of a column") in said
+    lines = out.splitlines()
+    after = next(k for k, line in enumerate(lines) if line.startswith("  closest to moving:"))
+    why = [line for line in lines[after + 1:] if line.startswith("    ")]
+    assert why and all(len(line) <= 80 for line in why)
 
 
 # ---- Wins, the fewest free cells, variants -----------------------------------------------
@@ -264,6 +313,7 @@ def test_svg_holds_what_the_report_says(tmp_path, cert_11982, capsys):
            "reach the foundations." in caption
     assert f"the {r['frozen_count']} cards that never move" in caption
     assert "6\u2665, the frozen card closest to moving (uncovered in 12 positions" in caption
+    assert "6\u2665 never moves from there" in caption and "5\u2665 is not home" in caption
     assert "ever home" not in caption
     # Columns drawn as dealt, bottom card first; suits in colour.
     assert cards["QC"].get("data-place") == "column 4" and "AC" in r["frozen"][3]
