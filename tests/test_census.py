@@ -293,3 +293,44 @@ def test_rows_of_a_folder_begun_before_claim_was_the_word_are_rewritten():
                                                 "reason": None}
     new = json.dumps({"deal": 7, "claim": "win", "reason": "verdict: "})
     assert current_row(new) == new
+
+
+def test_an_interrupted_census_keeps_every_task_that_came_back(tmp_path, monkeypatch, capsys):
+    # Tasks of 2 deals in a block of 1,000: deals 1-4 came back in two tasks when deal 6 was
+    # interrupted, and their block was not finished; they were once dropped all the same.
+    real = work.prove_deal
+
+    def prove_deal(number, settings):
+        if number == 6:
+            raise KeyboardInterrupt
+        return real(number, settings)
+
+    monkeypatch.setattr(work, "prove_deal", prove_deal)
+    folder = tmp_path / "c"
+    code, out, err = run(capsys, "1-8", "-j", 1, "-q", "--out", folder)
+    assert code == 130 and out == ""
+    assert ("interrupted; 4 deals proved in this run are kept (1 more, proved by tasks still "
+            f"running, is not) in {folder}; run the same command again to resume") in err
+    assert [r["deal"] for r in table(folder)] == [1, 2, 3, 4]
+    monkeypatch.setattr(work, "prove_deal", real)
+    code, _, _ = run(capsys, "1-8", "-j", 1, "-q", "--out", folder)
+    assert code == 0 and [r["deal"] for r in table(folder)] == list(range(1, 9))
+
+
+def test_the_summary_fits_80_columns():
+    # The million-deal census: eight deals cannot be won.
+    eight = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
+    s = {"deals": 1_000_000, "done": 1_000_000, "won": 999_992, "no_win": 8, "unknown": 0,
+         "no_win_deals": eight, "unknown_deals": []}
+    lines = command.summary_line(s).splitlines()
+    assert lines[0] == "1,000,000 deals: 999,992 won, 8 no win, 0 unknown"
+    assert " ".join(lines[1:]).split() == ["no", "win:"] + [f"{n}," for n in eight[:-1]] + \
+        [str(eight[-1])]
+    assert all(len(line) <= 80 for line in lines)
+    many = {**s, "no_win": 30, "no_win_deals": list(range(1_000_000, 1_000_030)),
+            "unknown": 3, "unknown_deals": [5, 6, 7]}
+    lines = command.summary_line(many).splitlines()
+    assert all(len(line) <= 80 for line in lines) and "and 10 more" in lines[-2]
+    assert lines[-1] == "  unknown: 5, 6, 7"
+    short = {**s, "deals": 16, "won": 15, "no_win": 1, "no_win_deals": [11982]}
+    assert command.summary_line(short) == "16 deals: 15 won, 1 no win (11982), 0 unknown"

@@ -137,24 +137,33 @@ def run(census, span, settings, args, client, target):
         finished = work.process_pool(todo, settings, tally, jobs)
     counts = progress.counter(len(span), sum(before), args.quiet,
                               read=lambda: tallied(before, tally))
+    kept = [0]  # deals of this run written to chunk files
     try:
         with open(census.table_path, "a", encoding="utf-8") as table:
-            for k, items in finished:
-                waiting = open_blocks[k]
-                waiting[0] -= 1
-                waiting[1] += items
-                if not waiting[0]:  # the block's last task: write its chunk file
-                    census.commit(k, open_blocks.pop(k)[1], table)
+            try:
+                for k, items in finished:
+                    waiting = open_blocks[k]
+                    waiting[0] -= 1
+                    waiting[1] += items
+                    if not waiting[0]:  # the block's last task: write its chunk file
+                        block_items = open_blocks.pop(k)[1]
+                        census.commit(k, block_items, table)
+                        kept[0] += len(block_items)
+            except BaseException:
+                # Stopped: the tasks that came back are proved, though their blocks are not
+                # finished; a chunk file may hold part of a block, so they are kept too.
+                keep_finished_tasks(census, open_blocks, table, kept)
+                raise
     except KeyboardInterrupt:
         close(counts)
-        print(f"certify: interrupted; what was proved is kept in {census.folder}; "
+        print(f"certify: interrupted; {kept_words(kept[0], tally)} {census.folder}; "
               f"run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as e:  # a deal failed, a worker died, the disk is full...: keep what is done
         close(counts)
         why = str(e) if isinstance(e, work.DealFailed) else f"{type(e).__name__}: {e}"
-        print(f"certify: census stopped: {why}; the finished chunks in {census.folder} are "
-              f"kept; run the same command again to resume", file=sys.stderr)
+        print(f"certify: census stopped: {why}; {kept_words(kept[0], tally)} {census.folder}; "
+              f"run the same command again to resume", file=sys.stderr)
         return EXIT_FAILED
     close(counts)
     proved = sum(tally)
@@ -179,6 +188,26 @@ def run(census, span, settings, args, client, target):
     report(s, written, census.table_path, proved, seconds, args,
            sys.stderr if target == "-" else sys.stdout)
     return EXIT_UNKNOWN if s["unknown"] else EXIT_OK
+
+
+def keep_finished_tasks(census, open_blocks, table, kept):
+    """Write the deals of the tasks that came back from blocks still open (a run stopped)."""
+    for k in sorted(open_blocks):
+        items = open_blocks[k][1]
+        if items:
+            census.commit(k, items, table)
+            kept[0] += len(items)
+            open_blocks[k][1] = []
+
+
+def kept_words(kept, tally):
+    """What a stopped run keeps, in words: the deals proved by tasks that came back (a task
+    still running when the run stopped loses the deals it had proved)."""
+    lost = sum(tally) - kept
+    lost_words = "" if lost <= 0 else \
+        f" ({lost:,} more, proved by tasks still running, {'is' if lost == 1 else 'are'} not)"
+    return (f"{kept:,} deal{'' if kept == 1 else 's'} proved in this run "
+            f"{'is' if kept == 1 else 'are'} kept{lost_words} in")
 
 
 def tallied(before, tally):
@@ -214,8 +243,10 @@ def report(s, written, table, proved, seconds, args, said=None):
     output.say("\n".join(lines), said)
     if not args.quiet:
         rate = f", {proved / seconds:,.1f} deals/s" if proved and seconds > 0 else ""
-        print(f"  {proved:,} deals proved in this run in {seconds:.1f} s{rate}; "
-              f"results in {table}", file=sys.stderr)
+        line = f"  {proved:,} deals proved in this run in {seconds:.1f} s{rate}"
+        where = f"results in {output.printable(table)}"
+        fits = len(line) + 2 + len(where) <= WIDTH
+        print(f"{line}; {where}" if fits else f"{line}\n  {where}", file=sys.stderr)
 
 
 def listed(numbers, most=20):
@@ -226,10 +257,24 @@ def listed(numbers, most=20):
     return f" ({shown}{more})"
 
 
+WIDTH = 80  # columns a summary's lines fit in
+
+
 def summary_line(s):
+    """The counts on one line, the deals that are not won listed in it when it fits in WIDTH
+    columns; else listed on lines of their own below it."""
     head = f"{s['deals']:,} deal{'' if s['deals'] == 1 else 's'}"
-    return (f"{head}: {s['won']:,} won, {s['no_win']:,} no win"
+    line = (f"{head}: {s['won']:,} won, {s['no_win']:,} no win"
             f"{listed(s['no_win_deals'])}, {s['unknown']:,} unknown{listed(s['unknown_deals'])}")
+    if len(line) <= WIDTH:
+        return line
+    import textwrap
+    lines = [f"{head}: {s['won']:,} won, {s['no_win']:,} no win, {s['unknown']:,} unknown"]
+    for what, numbers in (("no win", s["no_win_deals"]), ("unknown", s["unknown_deals"])):
+        if numbers:
+            lines += textwrap.wrap(f"{what}: {listed(numbers)[2:-1]}", WIDTH,
+                                   initial_indent="  ", subsequent_indent="    ")
+    return "\n".join(lines)
 
 
 def main(argv=None):
