@@ -9,7 +9,7 @@ import hashlib
 import json
 
 from . import output, range_certificate
-from .inputs import regular_file
+from .inputs import keep_other_claims, regular_file
 from .options import EXIT_OK, Parser, Usage, certificate_name, deal_number
 
 
@@ -37,7 +37,9 @@ def run_extract(argv):
         if not head["first"] <= wanted <= head["last"]:
             raise Usage(f"deal {wanted} is not in {args.range_file} "
                         f"(deals {head['first']}..{head['last']})")
-        out = output.target(args.output, certificate_name(wanted, range_certificate.rules_of(head)))
+        rules = range_certificate.rules_of(head)
+        out = output.target(args.output, certificate_name(wanted, rules))
+        keep_other_claims(out, args.output, wanted, None, rules)
         found = None
         for deal, claim, count, body in entries:  # to the end: the digest covers every entry
             if deal == wanted:

@@ -483,3 +483,16 @@ def test_extract_speaks_of_the_claim_in_json(tmp_path, capsys):
     assert main(["extract", cert, "11982", "-o", str(tmp_path), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert (shown["claim"], shown["count"]) == ("no-win", 83239) and "verdict" not in shown
+
+
+def test_extract_keeps_what_is_not_its_deals_certificate(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    cert = str(REPO / "certificates" / "1-32000.msgpack.zst")
+    (tmp_path / "11982.msgpack.zst").write_bytes(b"my notes")
+    assert main(["extract", cert, "11982"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("certify: 11982.msgpack.zst exists and is not a certificate; not replaced: "
+                   "name the output with -o\n")
+    assert (tmp_path / "11982.msgpack.zst").read_bytes() == b"my notes"
+    (tmp_path / "11982.msgpack.zst").unlink()
+    assert main(["extract", cert, "11982"]) == 0 and main(["extract", cert, "11982"]) == 0

@@ -173,7 +173,8 @@ def run(census, span, settings, args, client, target):
         written = None
         if s["done"] == s["deals"] and not s["unknown"]:
             if not args.quiet:
-                print(f"  writing the range certificate {target} ...", file=sys.stderr)
+                shown = "to standard output" if target == "-" else output.printable(target)
+                print(f"  writing the range certificate {shown} ...", file=sys.stderr)
             size, sha = census.write_range(span, settings.rules(), target)
             written = {"range_certificate": target, "bytes": size, "sha256": sha}
     except (chunks.ChunkError, range_certificate.RangeError) as e:
