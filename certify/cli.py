@@ -63,7 +63,9 @@ Exit codes:
                          certificate could not be delivered (rerun to resume);
                          130 interrupted
   certify explain        0 a definite verdict; 3 unknown; 2 bad input
-  certify show, import, export, extract   0 done; 2 bad input (nothing written)"""
+  certify show, import, export, extract   0 done; 2 bad input (nothing written)
+Any command exits 1, never 0, when the reader of its standard output goes away
+before it has taken everything."""
 
 
 def version():
