@@ -49,9 +49,9 @@ import msgpack
 from . import certificate, deals, output
 from .board import write_board
 from .cards import name, parse
-from .inputs import BOARD_MARK, board_label, input_name, regular_file, starting_point
-from .options import (CERTIFICATE_SUFFIX, EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count,
-                      count_or_zero, is_number, positive_count, seconds)
+from .inputs import board_label, input_name, regular_file, starting_point
+from .options import (BOARD_MARK, CERTIFICATE_SUFFIX, EXIT_OK, EXIT_UNKNOWN, Parser, Usage,
+                      cells_count, count_or_zero, is_number, positive_count, seconds)
 from .progress import phases
 from .rules import Rules, stacks_on, start
 from .engine import search  # the engine in use (certify/engine/)

@@ -12,7 +12,7 @@ import sys
 
 from . import deals
 from .board import BoardError, read_board
-from .options import BOARD_MARK, Usage, deal_number
+from .options import Usage, deal_number
 from .output import file_kind
 from .rules import start
 
@@ -85,7 +85,7 @@ STANDARD_INPUT = "standard input"  # how '-' is named in what certify says
 
 def board_label(path):
     """A board file's base name without its extension, for default file names: 'endgame' for
-    x/endgame.txt, 'stdin' for '-'. The names made from it carry BOARD_MARK as well, so
+    x/endgame.txt, 'stdin' for '-'. The names made from it carry options.BOARD_MARK too, so
     that `--board 1.board` never takes deal 1's name."""
     if path == "-":
         return "stdin"
