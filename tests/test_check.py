@@ -132,7 +132,7 @@ def test_win_with_a_move_off_a_foundation(workdir):
     k = moves.index((g.card('QC'), 9)) + 1
     moves[k:k] = [(g.card('QC'), 7), (g.card('QC'), 9)]
     assert check(workdir, win('win0', moves, foundation_moves=True))[0] == 'verified'
-    rejected(workdir, win('win0', moves), f'move {k + 1} (QC to column 8) is illegal: QC is not free to move')
+    rejected(workdir, win('win0', moves), f'move {k + 1} (QC to column 8) is illegal: QC cannot move')
 
 
 def test_deal_1_win_and_the_theorem_line(workdir, capsys):
@@ -406,14 +406,17 @@ def test_win_rejections_name_the_move(workdir):
     moves = list(path('win1'))
     first = moves[0]
     rejected(workdir, win('win1', moves[:-1]), f'after all {len(moves) - 1} moves the position is not won: foundations')
-    rejected(workdir, win('win1', [(g.card('AC'), 9)] + moves), 'move 1 (AC to its foundation) is illegal: AC is not')
-    rejected(workdir, win('win1', [(g.card('KH'), 9)] + moves), 'move 1 (KH to its foundation) is illegal: KH is not')
+    rejected(workdir, win('win1', [(g.card('AC'), 9)] + moves), 'move 1 (AC to its foundation) is illegal: AC cannot move')
+    rejected(workdir, win('win1', [(g.card('KH'), 9)] + moves), 'move 1 (KH to its foundation) is illegal: KH cannot move')
+    # A card free to move is refused with where it may go (all of the legal moves of that card).
     rejected(workdir, win('win1', [(g.card('KC'), 9)] + moves), 'move 1 (KC to its foundation) is illegal: that needs JC')
-    rejected(workdir, win('win1', [(g.card('JC'), 1)] + moves), 'move 1 (JC to column 2) is illegal: column 2 ends in KD')
-    rejected(workdir, win('win1', [(g.card('JC'), 0)] + moves), 'move 1 (JC to column 1) is illegal: it is there')
+    rejected(workdir, win('win1', [(g.card('JC'), 1)] + moves), 'move 1 (JC to column 2) is illegal: JC may go only to ')
+    rejected(workdir, win('win1', [(g.card('JC'), 0)] + moves), 'move 1 (JC to column 1) is illegal: JC may go only to ')
     rejected(workdir, win('win1', [(g.card('JC'), 8), (g.card('KS'), 8)] + moves), 'move 2 (KS to a free cell) is '
-             'illegal: no free cell is empty; before it: foundations TC JD JH JS; cells JC; columns KH | QC KD')
-    rejected(workdir, win('win1', [(g.card('JC'), 8), (g.card('JC'), 8)] + moves), 'only a column card may go')
+             'illegal: KS may go only to column 7, column 8; before it: foundations TC JD JH JS; cells JC; '
+             'columns KH | QC KD')
+    rejected(workdir, win('win1', [(g.card('JC'), 8), (g.card('JC'), 8)] + moves), 'move 2 (JC to a free cell) is '
+             'illegal: only a column card may go to a free cell')
     rejected(workdir, win('win1', [(60, 1)] + moves), 'move 1: bytes 60, 1 are not a card and a destination')
     rejected(workdir, win('win1', [(first[0], 10)] + moves), 'are not a card and a destination')
     rejected(workdir, win('win1', symmetry='columns'), 'a win certificate must have symmetry "none"')
@@ -441,8 +444,8 @@ def test_no_move_from_a_cell_to_a_cell(workdir):
                  f'move {k + 1} (KC to a free cell) is illegal: only a column card may go to a free cell')
 
 
-@pytest.mark.parametrize('dest, why', [(g.CELL, 'only a column card may go to a free cell'),
-                                       (g.FOUNDATION, 'it is on it')])
+@pytest.mark.parametrize('dest, why', [(g.CELL, 'QH may go only to column 3, column 4, column 6, column 7, column 8;'),
+                                       (g.FOUNDATION, 'QH may go only to column 3, column 4, column 6, column 7, column 8;')])
 def test_no_move_from_a_foundation_but_onto_a_column(workdir, dest, why):
     # Move 1 puts QH home; the cell is empty, and foundation moves are on.
     moves = list(path('win1'))

@@ -91,7 +91,7 @@ def test_a_deeply_nested_header_value_under_jobs_is_one_line(workdir):
     lines = t.verdicts(out)
     assert code == 2 and 'Traceback' not in err, err
     assert lines[0].startswith('11982-cells5.msgpack.zst: VERIFIED')
-    assert lines[1].startswith('nested.msgpack.zst: UNREADABLE: header xxh3_64 = list is not allowed')
+    assert lines[1].startswith('nested.msgpack.zst: UNREADABLE: header xxh3_64 = [[[[[[[...]]]]]]] is not allowed')
     assert lines[2].startswith('after.msgpack.zst: VERIFIED') and lines[3].startswith('3 certificates')
 
 
@@ -233,7 +233,7 @@ def test_out_of_memory_is_one_line_naming_the_options(workdir, monkeypatch):
     def no_memory(*args):
         raise MemoryError
 
-    monkeypatch.setattr(checker, 'slots', no_memory)
+    monkeypatch.setattr(checker, 'space', no_memory)
     n = len(t.positions('board1'))
     assert checker.verify(p)[:3:2] == ('unreadable', f'not enough memory for {n:,} positions: '
                                                      '--max-positions / --memory')
