@@ -16,6 +16,8 @@ import msgpack
 import xxhash
 import zstandard
 
+from .search import MOST_RECORD_BYTES, FormatFull, too_large
+
 FORMAT = "freecell-certificate"
 VERSION = 2  # what certify writes; read() reads VERSIONS
 VERSIONS = (1, 2)
@@ -38,6 +40,8 @@ ZSTD_SETTINGS = dict(strategy=zstandard.STRATEGY_BTLAZY2, window_log=18, chain_l
 # 22 ms against 40 for one frame, and 1.091 bytes a position against 1.095).
 FRAMED = 1 << 20
 HOME, CELL = 9, 8
+# What check/ reads of a file's decompressed data at most (docs §5): certify writes no more.
+MOST_CONTENT = 1 << 32
 
 
 class CertificateError(ValueError):
@@ -66,14 +70,15 @@ def board_bytes(position, ncells):
             + b"".join(bytes(c) + b"\xff" for c in cols))
 
 
-def no_win_body(keys, columns, ncells, fixed_columns):
+def no_win_body(keys, columns, ncells, fixed_columns, most=MOST_RECORD_BYTES):
     """The body of a no-win certificate (version 2) from the search's keys and its columns.
 
     The search numbers columns in the order it met them; the file numbers them in sorted
     order, so every key is renumbered (and its ids re-sorted under symmetry), then the
     records are sorted and laid out as byte planes. (The compiled engine's writer,
     certify/engine/search.c, does the same without a Python object per position; the two
-    give the same bytes.)
+    give the same bytes.) A body of more than `most` bytes (smaller only in tests) raises
+    FormatFull: the file holds it in one msgpack bin, whose length has 32 bits.
     """
     ids_at = 4 + ncells
     keys = list(keys)
@@ -89,6 +94,9 @@ def no_win_body(keys, columns, ncells, fixed_columns):
     for new, old in enumerate(order):
         renumber[old] = new
     width = 2 if len(table) <= 65536 else 3
+    size = body_size([len(c) for c in table], len(keys), ids_at + 8 * width)
+    if size > most:   # (before the records are made: the compiled writer refuses there too)
+        raise FormatFull(too_large(len(keys), size, most))
     records = []
     for k, olds in zip(keys, old_ids):
         ids = [renumber[i] for i in olds]
@@ -98,6 +106,17 @@ def no_win_body(keys, columns, ncells, fixed_columns):
     records.sort()
     return msgpack.packb([table, byte_planes(records, ids_at + 8 * width)],
                          use_bin_type=True)
+
+
+def body_size(column_lengths, count, width):
+    """The bytes of a version 2 no-win body: msgpack [table, records of `width` bytes]."""
+    def array_head(n):
+        return 1 if n <= 15 else 3 if n <= 0xFFFF else 5
+
+    def bin_head(n):
+        return 2 if n <= 0xFF else 3 if n <= 0xFFFF else 5
+    return (1 + array_head(len(column_lengths)) + sum(bin_head(n) + n for n in column_lengths)
+            + bin_head(count * width) + count * width)
 
 
 def byte_planes(records, width):
@@ -171,10 +190,19 @@ def encode_file(head, body, level=None, fresh=False):
     # msgpack's packb(body) would copy the body once more (a large one is ~60 MB): its bin
     # header is written here instead, the same bytes (tests/test_engine.py).
     before = msgpack.packb(head, use_bin_type=True) + bin_header(len(body))
+    if len(before) + len(body) > MOST_CONTENT:
+        raise FormatFull(too_large(head.get("count", 0), len(before) + len(body), MOST_CONTENT))
     pieces = frame_pieces(before, head, body)
-    if len(pieces) == 1:
-        return (new_compressor(level) if fresh else compressor(level)).compress(pieces[0])
-    return b"".join(compress_each(pieces, level, fresh))
+    try:
+        if len(pieces) == 1:
+            return (new_compressor(level) if fresh else compressor(level)).compress(pieces[0])
+        return b"".join(compress_each(pieces, level, fresh))
+    except zstandard.ZstdError as e:
+        # zstd fails on our own content only where it could not allocate its tables: that is
+        # running out of memory (an honest unknown), not a fault of the certificate.
+        if "memory" in str(e).lower() or "alloc" in str(e).lower():
+            raise MemoryError(str(e)) from None
+        raise
 
 
 def frame_pieces(before, head, body):
@@ -211,10 +239,14 @@ def compress_each(pieces, level=None, fresh=False):
         except BaseException as e:  # MemoryError, Ctrl-C: raised again below, once all stop
             failed.append(e)
 
-    helpers = [threading.Thread(target=work, name="zstd", daemon=True)
-               for _ in range(min(len(pieces), processors()) - 1)]
-    for helper in helpers:
-        helper.start()
+    helpers = []
+    for _ in range(min(len(pieces), processors()) - 1):
+        helper = threading.Thread(target=work, name="zstd", daemon=True)
+        try:
+            helper.start()
+        except RuntimeError:  # no thread to be had (short of memory): fewer, the same bytes
+            break
+        helpers.append(helper)
     work()
     for helper in helpers:
         helper.join()
@@ -255,12 +287,16 @@ def new_compressor(level=None):
 
 
 def bin_header(n):
-    """The msgpack header of a bin of n bytes, in its shortest form (as packb writes it)."""
+    """The msgpack header of a bin of n bytes, in its shortest form (as packb writes it);
+    FormatFull past a bin's 32-bit length (a body the format cannot hold)."""
     if n <= 0xFF:
         return bytes((0xC4, n))
     if n <= 0xFFFF:
         return b"\xc5" + n.to_bytes(2, "big")
-    return b"\xc6" + n.to_bytes(4, "big")
+    if n <= MOST_RECORD_BYTES:
+        return b"\xc6" + n.to_bytes(4, "big")
+    raise FormatFull(f"more positions than certificate format version 2 can hold (a body of "
+                     f"{n:,} bytes, over {MOST_RECORD_BYTES:,})")
 
 
 def read(path, max_size=1 << 32):

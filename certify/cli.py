@@ -22,6 +22,7 @@ from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EX
                       Parser, RawDescriptionHelpFormatter, Usage, add_budget_options,
                       add_rule_options, certificate_name, deal_number, deal_range,
                       looks_like_range, result_json)
+from .options import add_memory_option
 from .rules import Rules, start
 from .search import UNKNOWN
 
@@ -30,7 +31,7 @@ STARTED = time.monotonic()  # about when the command started: its wall time is c
 USAGE = """
   certify DEAL [--cells N] [--fixed-columns] [--foundation-moves] [-o PATH|-]
                [--max-positions N] [--time-limit SECONDS] [--no-solver]
-               [--notation] [--json] [-q]
+               [--notation] [--memory SIZE] [--json] [-q]
   certify --board FILE|- [the same options]
   certify A-B [-j N] [--out DIR] [--scheduler ADDRESS] [-o PATH|-]
               [rule and budget options]
@@ -125,6 +126,7 @@ def certify_parser():
                         "with the rules in the name when not the defaults: "
                         "DEAL-cells5-fm-fixed.msgpack.zst)")
     add_budget_options(p)
+    add_memory_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--no-solver", action="store_true",
@@ -152,7 +154,7 @@ def run_certify(argv):
     progress = phases(args.quiet or args.json)
     try:
         result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
-                       progress, solver=solver, together=True)
+                       progress, solver=solver, together=True, memory=args.memory)
     except BrokenPipeError:  # said once, by main
         raise
     except OSError as e:

@@ -10,6 +10,7 @@ and other scripts' digits (`٣`), which no one means as a deal number.
 
 import argparse
 import math
+import os
 import re
 
 from . import deals
@@ -140,6 +141,60 @@ def seconds(text):
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
     return value
+
+
+SIZE = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([KMGT])(?:i?B)?", re.IGNORECASE)
+UNITS = "KMGT"  # powers of 1024, as free(1) and /proc/meminfo count
+
+
+def memory_size(text):
+    """A number of bytes written with its unit, such as 500M, 8G or 1.5GiB (a bare number is
+    refused: no one can tell whether 8 means bytes or gigabytes)."""
+    m = SIZE.fullmatch(text) if isinstance(text, str) else None
+    if m is None:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (write it with its unit: 500M, "
+                                         f"8G, 1.5G)")
+    size = int(float(m[1]) * 1024 ** (UNITS.index(m[2].upper()) + 1))
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return size
+
+
+def machine_memory():
+    """The bytes of memory this process may use: the machine's, or its control group's limit
+    where that is less (a container's); None where neither can be read."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        total = None
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if DIGITS.fullmatch(limit) and (total is None or int(limit) < total):
+            total = int(limit)
+    except OSError:
+        pass
+    return total if total and total > 0 else None
+
+
+def default_memory():
+    """--memory's default: three quarters of machine_memory(), leaving the rest to the system
+    and to what certify holds beside the search's tables; None (no budget) where unknown."""
+    total = machine_memory()
+    return None if total is None else total * 3 // 4
+
+
+def add_memory_option(p):
+    """--memory SIZE: what the exhaustive search's tables may take (default_memory())."""
+    from .search import size_text
+    default = default_memory()
+    shown = f"three quarters of this machine's memory, {size_text(default)} here" \
+        if default is not None else "none, as this machine's memory cannot be read"
+    p.add_argument("--memory", type=memory_size, default=default, metavar="SIZE",
+                   help=f"the memory the exhaustive search's tables may take, such as 500M or "
+                        f"8G (default: {shown}). Nothing spills to disk: the search stops at "
+                        f"this budget (verdict unknown, nothing written), as it does if the "
+                        f"system gives it less")
 
 
 def add_rule_options(p):

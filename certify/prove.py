@@ -1,7 +1,9 @@
 """From a start position to a certificate: solve or search, then write what was found.
 
 This is the one place that decides what a run claims. WIN and NO_WIN come only with their
-evidence; anything else is UNKNOWN and writes nothing. The work itself is done by the engine
+evidence; anything else is UNKNOWN and writes nothing: a budget that ran out, and so memory
+that ran out (of --memory's budget, or a MemoryError anywhere in the run: the solver, the search,
+the writer), or a no-win too large for the certificate format. The work itself is done by the engine
 (certify/engine/: compiled, or the Python reference); the order of the work, and the budgets
 that bound all of it, are decided here, the same for every engine, so that every engine writes
 the same certificate.
@@ -12,11 +14,14 @@ import time
 
 from . import output
 from .rules import Rules, encode, is_won, moves
-from .search import NO_WIN, TOO_MANY_COLUMNS, UNKNOWN, WIN, budget_reason, decode_key
+from .search import (MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, FormatFull, budget_reason,
+                     decode_key, out_of_memory)
 
 # The writer's modules (certificate.py with msgpack, zstandard and xxhash; hashlib) are imported
 # where they are used, not above: ~10 ms of imports, which `certify DEAL` does on its main thread
-# while the search finishes on the other (load_writer) rather than before the search starts.
+# while the search finishes on the other (load_writer) rather than before the search starts. A
+# search that is not overlapped so loads them before it starts: after it, memory may have run
+# short, and a module that cannot be mapped then fails as an ImportError, not as out of memory.
 
 
 class Result:
@@ -108,7 +113,7 @@ ENGINE = "engine"  # prove(solver=ENGINE): the engine's solver, in the order abo
 
 
 def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
-          progress=None, solver=ENGINE, together=False):
+          progress=None, solver=ENGINE, together=False, memory=None):
     """Prove `start` won or not; write the certificate to `out` unless the outcome is UNKNOWN.
 
     solver: ENGINE (the engine's solver, tried in the order above), None (the exhaustive search
@@ -121,14 +126,28 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     the bounded search run at once on two threads (engine.solve_and_search; without a time
     limit only, where the attempt is one piece): the same result, sooner on an idle second
     core. `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
+    `memory`: the bytes the search's tables may take (None: no budget); past them it stops,
+    UNKNOWN. Running out of memory anywhere is UNKNOWN too, with nothing written.
     """
+    t0 = time.monotonic()
+    budget = Budget(t0, max_positions, time_limit, memory)
+    try:
+        return _prove(start, rules, deal, out, budget, progress, solver, together, memory)
+    except MemoryError:
+        pass  # (out of this block, the traceback lets go of the frames and their tables)
+    positions, most_home = budget.reached()
+    budget.searching = None
+    return Result(UNKNOWN, positions, time.monotonic() - t0, most_home,
+                  reason=out_of_memory(positions))
+
+
+def _prove(start, rules, deal, out, budget, progress, solver, together, memory):
     from . import engine
     board = None
     if deal is None:
         from . import certificate
         board = certificate.board_bytes(start, rules.ncells)
-    t0 = time.monotonic()
-    budget = Budget(t0, max_positions, time_limit)
+    t0, max_positions, time_limit = budget.t0, budget.max_positions, budget.time_limit
 
     def won_by(line):
         # line: [(card, dest), ...], or its bytes (engine.solve_line), kept as bytes to the file
@@ -164,7 +183,7 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     search = outcome = None
     if solver == ENGINE and together and time_limit is None:
         _phase(progress, "solving and searching")
-        search = engine.Search(start, rules)
+        search = budget.searching = engine.Search(start, rules, memory)
         size = budget.solver(SOLVER_FIRST, 0)
         line, outcome = engine.solve_and_search(start, rules, size, search,
                                                 budget.search(SEARCH_FIRST)[0], load_writer)
@@ -176,8 +195,9 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         if found is not None:
             return found
     if search is None:
-        search = engine.Search(start, rules)
+        search = budget.searching = engine.Search(start, rules, memory)
     if outcome is None:  # not run yet, or stopped when the solver's line came (run on)
+        load_writer()
         _phase(progress, "searching")
         outcome = search.run(*budget.search(SEARCH_FIRST if solver == ENGINE else None),
                              progress)
@@ -189,6 +209,7 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         if found is not None:
             return found
         if outcome.verdict == UNKNOWN:
+            load_writer()
             _phase(progress, "searching")
             outcome = search.run(*budget.search(None), progress)
     # seconds: the whole run, the solver's attempts included
@@ -198,16 +219,22 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
         result.reason = budget.reason(outcome)
         return result
     _phase(progress, "writing")
+    budget.searching, budget.found = None, (result.positions, result.most_home)
     if outcome.verdict == WIN:
         result.moves = moves_along(start, outcome.path, rules.ncells, outcome.columns, rules)
         data, result.body = win_certificate(result.moves, deal, board, rules)
     else:
         assert outcome.verdict == NO_WIN
         from . import certificate
-        result.body = engine.no_win_body(outcome, rules)
-        del outcome, search  # the key set: the file is written without it
-        head = certificate.header("no-win", deal, board, rules, result.positions, result.body)
-        data = certificate.encode_file(head, result.body)
+        try:
+            result.body = engine.no_win_body(outcome, rules)
+            del outcome, search  # the key set: the file is written without it
+            head = certificate.header("no-win", deal, board, rules, result.positions,
+                                      result.body)
+            data = certificate.encode_file(head, result.body)
+        except FormatFull as e:  # (the search stops sooner, where the records alone are over)
+            result.verdict, result.reason, result.body = UNKNOWN, str(e), None
+            return result
     result.seconds = time.monotonic() - t0
     return _written(result, data, out)
 
@@ -215,11 +242,23 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
 class Budget:
     """What is left of --max-positions and --time-limit, shared by the solver and the search."""
 
-    def __init__(self, t0, max_positions, time_limit):
+    def __init__(self, t0, max_positions, time_limit, memory=None):
         self.t0 = t0
+        self.memory = memory
         self.max_positions = max_positions
         self.time_limit = time_limit
         self.charged = 0  # positions of the solver's failed attempts, charged in full
+        self.searching = None  # the search under way, for reached()
+        self.found = None  # (positions, most home) of the outcome being written
+
+    def reached(self):
+        """(positions, most cards home) reached so far: what a run that ran out of memory
+        says it got to."""
+        if self.found is not None:
+            return self.found
+        if self.searching is None:
+            return self.charged, 0
+        return self.charged + self.searching.positions, self.searching.most_home
 
     def solver(self, planned, tried):
         """How far a solver attempt that would like `planned` positions may go, counting the
@@ -247,8 +286,7 @@ class Budget:
     def spent(self, outcome):
         """Whether the search stopped for good: a budget of the whole run ran out, or the
         engine's own limit (not merely the planned size of this run)."""
-        return outcome.verdict == UNKNOWN and (outcome.reason == TOO_MANY_COLUMNS
-                                               or self.out_of_time()
+        return outcome.verdict == UNKNOWN and (outcome.final or self.out_of_time()
                                                or self.out_of_positions(outcome))
 
     def out_of_time(self):
@@ -259,8 +297,12 @@ class Budget:
             outcome.positions + self.charged >= self.max_positions
 
     def reason(self, outcome):
-        """The words of an UNKNOWN: which of the run's budgets ran out."""
-        if outcome.reason == TOO_MANY_COLUMNS:
+        """The words of an UNKNOWN: which of the run's budgets ran out, or which limit of the
+        search itself it met."""
+        if outcome.limit in (MEMORY, SYSTEM_MEMORY):  # counted as the whole run's positions
+            return out_of_memory(self.positions(outcome),
+                                 self.memory if outcome.limit == MEMORY else None)
+        if outcome.final:
             return outcome.reason
         if self.out_of_positions(outcome):
             return budget_reason(self.max_positions)

@@ -12,7 +12,7 @@ search that meets one more widens every key to 3-byte ids (the format's other wi
 on where it was, so the order of exploration never depends on the width.
 
 Three outcomes, never blurred: WIN (with the path), NO_WIN (with every reachable position),
-UNKNOWN (a budget ran out; nothing is claimed).
+UNKNOWN (a budget ran out, or memory, or the certificate format's room; nothing is claimed).
 
 The compiled engine (certify/engine/search.c) explores in exactly this order -- the same
 depth-first search, the same successor order, the same budget checks at the same points -- so
@@ -39,6 +39,59 @@ NARROW_COLUMNS = 1 << 16  # ids that fit in 2 bytes
 MOST_COLUMNS = 1 << 24  # 3-byte ids, the format's widest
 TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
 CHECK_EVERY = 1024  # expansions between looks at the clock (and the progress display)
+# The limits of a search itself (Outcome.limit): its ids, its --memory budget, the memory the
+# system would give, and the certificate format's room.
+COLUMNS, MEMORY, SYSTEM_MEMORY, FORMAT = LIMITS = ("columns", "memory", "system memory", "format")
+# A version 2 no-win certificate holds its records in one msgpack bin, whose length has 32 bits
+# (docs/certificate-format.md), so a search that finds more positions than that many of the
+# narrowest records fill can never be written as one: it stops (UNKNOWN) rather than find them.
+MOST_RECORD_BYTES = 0xFFFFFFFF
+# What the reference holds a position in at most, its writer's lists included (deal 7484159:
+# a peak of 1.27 GiB for 2,449,032 positions, 551 bytes each), so that --memory bounds it too.
+REFERENCE_BYTES = 600
+
+
+def format_capacity(ncells):
+    """The most positions a version 2 no-win certificate can hold with `ncells` free cells: as
+    many as records of the narrowest width (2-byte column ids) fit in MOST_RECORD_BYTES."""
+    return MOST_RECORD_BYTES // (4 + ncells + 8 * 2)
+
+
+class FormatFull(ValueError):
+    """A no-win that certificate format version 2 cannot hold; its words are the UNKNOWN's."""
+
+
+def format_full(capacity):
+    """The words of an UNKNOWN for a search that found more positions than a certificate holds."""
+    return f"more positions than certificate format version 2 can hold ({capacity:,})"
+
+
+def too_large(positions, size, most=MOST_RECORD_BYTES):
+    """The words of an UNKNOWN for a no-win whose body would outgrow a msgpack bin."""
+    return (f"more positions than certificate format version 2 can hold ({positions:,}: a body "
+            f"of {size:,} bytes, over {most:,})")
+
+
+def size_text(n):
+    """A number of bytes as --memory reads it back: 500M, 8G, 1.5G (powers of 1024)."""
+    for unit, power in (("T", 4), ("G", 3), ("M", 2), ("K", 1)):
+        if n >= 1024 ** power:
+            value = n / 1024 ** power
+            return f"{value:.1f}".rstrip("0").rstrip(".") + unit
+    return f"{n}B"
+
+
+def out_of_memory(positions, memory=None):
+    """The words of an UNKNOWN for a search that ran out of memory: of its --memory budget
+    (bytes), or (None) of what the system would give."""
+    positions = f"{positions:,} position{'' if positions == 1 else 's'}"
+    if memory is not None:
+        return (f"not enough memory after {positions}: the search's tables would "
+                f"outgrow --memory {size_text(memory)}; give a larger --memory SIZE if this "
+                f"machine has it, or stop sooner with --max-positions N")
+    return (f"not enough memory after {positions}: the system would give no more; "
+            f"free some, set --memory SIZE below what is free, or stop sooner with "
+            f"--max-positions N")
 
 
 class Outcome:
@@ -46,7 +99,7 @@ class Outcome:
     and dataclasses costs its start-up ~10 ms.)"""
 
     def __init__(self, verdict, positions, seconds=0.0, most_home=0, path=None, keys=None,
-                 columns=None, reason="", width=2, store=None):
+                 columns=None, reason="", width=2, store=None, limit=""):
         self.verdict = verdict
         self.positions = positions  # distinct positions found
         self.seconds = seconds
@@ -57,6 +110,13 @@ class Outcome:
         self.reason = reason  # UNKNOWN: which budget ran out
         self.width = width  # bytes per column id in the keys
         self.store = store  # the compiled engine's key set (for its certificate writer), or None
+        # UNKNOWN at a limit of the search itself, not of a budget (running it again would
+        # stop there again): one of LIMITS, or ""
+        self.limit = limit
+
+    @property
+    def final(self):
+        return bool(self.limit)
 
     def __repr__(self):
         return f"Outcome({self.verdict!r}, {self.positions}, reason={self.reason!r})"
@@ -218,8 +278,13 @@ class Search:
     again goes on from where it stopped.
     """
 
-    def __init__(self, position, rules, narrow=NARROW_COLUMNS):
+    def __init__(self, position, rules, narrow=NARROW_COLUMNS, memory=None, capacity=None):
         self.rules = rules
+        # The search stops for good (UNKNOWN) rather than hold more positions than a certificate
+        # can (`capacity`, smaller only in tests), or than --memory's bytes leave room for.
+        self.capacity = format_capacity(rules.ncells) if capacity is None else capacity
+        self.memory = memory
+        self.room = None if memory is None else memory // REFERENCE_BYTES
         self.columns = Columns()
         self.columns.limit = narrow  # (tests widen early with a smaller one)
         self.width = 2
@@ -233,21 +298,38 @@ class Search:
         self.most = home_count(first)
         self.won = first if first[:4] == WON else None
         self.seconds = 0.0
-        self.failed = ""  # a limit of the engine itself (too many columns): final
+        self.failed = ""  # the words of a limit of the search itself, met: final
+        self.limit = ""  # ... and which (LIMITS)
 
     def run(self, max_positions=None, time_limit=None, progress=None):
         t0 = time.monotonic()
-        while True:
-            try:
-                reason = self._explore(t0, max_positions, time_limit, progress)
-                break
-            except ColumnsFull:
-                if self.width == 3:
-                    self.failed = reason = TOO_MANY_COLUMNS
+        try:
+            while True:
+                try:
+                    reason = self._explore(t0, max_positions, time_limit, progress)
                     break
-                self._widen()
+                except ColumnsFull:
+                    if self.width == 3:
+                        self.failed = reason = TOO_MANY_COLUMNS
+                        self.limit = COLUMNS
+                        break
+                    self._widen()
+        except MemoryError:
+            # The set may be half updated (a key added, not yet stacked): final, like the rest.
+            self.failed = reason = out_of_memory(len(self.parent))
+            self.limit = SYSTEM_MEMORY
         self.seconds += time.monotonic() - t0
         return self._outcome(reason)
+
+    @property
+    def positions(self):
+        """Distinct positions found so far."""
+        return len(self.parent)
+
+    @property
+    def most_home(self):
+        """Most cards on the foundations in any position found so far."""
+        return self.most
 
     def _explore(self, t0, max_positions, time_limit, progress):
         """Expand positions until done or a budget is reached; the budget's words, or ""."""
@@ -255,7 +337,7 @@ class Search:
             return self.failed
         parent, stack, expand = self.parent, self.stack, self.expand
         most = self.most
-        limit = max_positions if max_positions is not None else -1
+        stop = min(n for n in (max_positions, self.capacity, self.room) if n is not None)
         expanded = 0
         next_report = t0 + 0.25
         reason = ""
@@ -269,11 +351,11 @@ class Search:
                     raise
                 for n in successors:
                     if n not in parent:
-                        if len(parent) >= limit >= 0:
+                        if len(parent) >= stop:
                             # Not added: k goes back, and expanding it again after a larger
                             # budget adds exactly the successors this expansion did not.
                             stack.append(k)
-                            return budget_reason(max_positions)
+                            return self._stopped(len(parent), max_positions)
                         parent[n] = k
                         stack.append(n)
                         h = n[0] + n[1] + n[2] + n[3]
@@ -293,6 +375,17 @@ class Search:
         finally:
             self.most = most
         return reason
+
+    def _stopped(self, n, max_positions):
+        """The words of a stop at n positions, the run's budget's first (the compiled engine
+        weighs them in the same order); a limit of the search itself is final."""
+        if max_positions is not None and n >= max_positions:
+            return budget_reason(max_positions)
+        if n >= self.capacity:
+            self.failed, self.limit = format_full(self.capacity), FORMAT
+        else:
+            self.failed, self.limit = out_of_memory(n, self.memory), MEMORY
+        return self.failed
 
     def _widen(self):
         """Re-key every position with 3-byte ids (order kept: only the spelling changes)."""
@@ -320,7 +413,8 @@ class Search:
             path.reverse()
             return Outcome(WIN, n, most_home=52, path=path, **common)
         if reason or self.stack:
-            return Outcome(UNKNOWN, n, most_home=self.most, reason=reason, **common)
+            return Outcome(UNKNOWN, n, most_home=self.most, reason=reason,
+                           limit=self.limit, **common)
         return Outcome(NO_WIN, n, most_home=self.most, keys=self.parent.keys(), **common)
 
 

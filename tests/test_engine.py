@@ -509,3 +509,270 @@ def test_load_wants_a_search_that_has_not_run():
         fresh.native.load([b""], [bytes(8) + b"\x00\x00\x01" * 8])
     with pytest.raises(RuntimeError):  # half loaded: used no more
         fresh.native.write_body()
+
+
+# ---- The search's own limits: the format's room, memory ------------------------------------
+
+@pytest.mark.parametrize("capacity", [1, 2, 1000, 83_238, 83_239])
+def test_both_engines_stop_for_good_where_a_certificate_could_not_hold_the_positions(capacity):
+    position, rules = start(deal(11982)), Rules(4)
+    a = engine.NativeSearch(position, rules, capacity=capacity)
+    b = reference.Search(position, rules, capacity=capacity)
+    x, y = a.run(), b.run()
+    same_outcome(x, y)
+    if capacity < 83_239:
+        assert (x.verdict, x.positions, x.limit) == (UNKNOWN, capacity, reference.FORMAT)
+        assert x.reason == f"more positions than certificate format version 2 can hold " \
+                           f"({capacity:,})"
+        same_outcome(a.run(), x)  # final
+    else:
+        assert x.verdict == NO_WIN
+    # Both budgets met at once: the run's own is named, and the search may run on.
+    z = engine.NativeSearch(position, rules, capacity=capacity).run(max_positions=capacity)
+    assert z.reason == f"--max-positions {capacity} reached" or z.verdict == NO_WIN
+    assert not z.final
+
+
+def test_the_capacity_a_compiled_search_takes_is_checked():
+    found, cells, cols = start(deal(1))
+    for bad in (2 ** 32 - 1, 2 ** 32):
+        with pytest.raises((ValueError, OverflowError)):
+            native.Search(found, cells, cols, 4, False, False, 1 << 16, 0, bad)
+    # by default, search.format_capacity's
+    assert native.MOST_RECORD_BYTES == reference.MOST_RECORD_BYTES
+
+
+def test_a_memory_budget_stops_the_compiled_search_for_good():
+    position, rules = start(deal(7484159)), Rules(4)
+    search = engine.NativeSearch(position, rules, memory=20 << 20)
+    outcome = search.run()
+    assert (outcome.verdict, outcome.limit) == (UNKNOWN, reference.MEMORY) and outcome.final
+    # It stopped before its tables' next doubling would pass 20 MiB: they take 40 bytes and
+    # more a position (keys, parents, the stack and slots at 70 % load; the writer's 48), and a
+    # doubling at most about doubles that.
+    assert (20 << 20) // 100 < outcome.positions <= (20 << 20) // 40
+    assert outcome.reason == (
+        f"not enough memory after {outcome.positions:,} positions: the search's tables would "
+        f"outgrow --memory 20M; give a larger --memory SIZE if this machine has it, or stop "
+        f"sooner with --max-positions N")
+    same_outcome(search.run(), outcome)
+    # The same positions, in the same order, as far as it went.
+    same_outcome(engine.NativeSearch(position, rules).run(outcome.positions), engine.NativeSearch(
+        position, rules, memory=20 << 20).run(outcome.positions))
+
+
+@pytest.mark.parametrize("number, rules", [(11982, Rules(4)), (11982, Rules(3)),
+                                           (7484159, Rules(4)), (1, Rules(4))])
+def test_a_certificate_found_within_a_memory_budget_is_the_same_bytes(number, rules):
+    """(The bytes compared by their SHA-256, as prove() gives it: the files need not be made.)"""
+    import hashlib
+    position = start(deal(number))
+    without = prove(position, rules, number, together=True)
+    # a budget just over what the tables take (7484159: 165 MiB), and one far over
+    for memory in (170 << 20 if number == 7484159 else 16 << 20, 1 << 40):
+        assert claims(prove(position, rules, number, memory=memory, together=True)) == \
+            claims(without)
+    if number == 7484159:
+        published = (ROOT / "certificates" / "7484159.msgpack.zst").read_bytes()
+        assert without.sha256 == hashlib.sha256(published).hexdigest()
+        short = prove(position, rules, number, memory=150 << 20)
+        assert short.verdict == UNKNOWN and "--memory 150M" in short.reason
+
+
+def test_the_writers_refuse_a_body_the_format_cannot_hold_before_making_it():
+    position, rules = start(deal(11982)), Rules(4)
+    ref = reference.search(position, rules)
+    body = certificate.no_win_body(ref.keys, ref.columns, 4, False)
+    assert certificate.body_size([len(c) for c in msgpack_unpacked(body)[0]], ref.positions,
+                                 24) == len(body)
+    for most in (len(body) - 1, 1000):
+        words = reference.too_large(ref.positions, len(body), most)
+        with pytest.raises(reference.FormatFull, match=r"^more positions than certificate "
+                                                        r"format version 2 can hold \(83,239: "):
+            certificate.no_win_body(ref.keys, ref.columns, 4, False, most=most)
+        outcome = engine.search(position, rules)
+        with pytest.raises(native.TooLarge) as refused:
+            outcome.store.write_body(most)
+        assert reference.too_large(*refused.value.args) == words
+    assert engine.search(position, rules).store.write_body(len(body)) == body
+    assert certificate.no_win_body(ref.keys, ref.columns, 4, False, most=len(body)) == body
+
+
+def msgpack_unpacked(body):
+    import msgpack
+    return msgpack.unpackb(body)
+
+
+def test_bin_headers_have_32_bits_and_no_more():
+    assert certificate.bin_header(2 ** 32 - 1) == b"\xc6\xff\xff\xff\xff"
+    for n in (2 ** 32, 2 ** 40):
+        with pytest.raises(reference.FormatFull, match="certificate format version 2"):
+            certificate.bin_header(n)
+
+
+def test_no_file_is_made_larger_than_check_reads(monkeypatch):
+    body = certificate.win_body([(0, 9)] * 100)
+    head = certificate.header("win", 1, None, Rules(4), 100, body)
+    monkeypatch.setattr(certificate, "MOST_CONTENT", len(body) + 50)
+    with pytest.raises(reference.FormatFull):
+        certificate.encode_file(head, body)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_prove_says_unknown_for_a_body_the_format_cannot_hold(monkeypatch, tmp_path, compiled):
+    if not compiled:
+        monkeypatch.setattr(engine, "_search", None)
+        monkeypatch.setattr(engine, "_solver", None)
+    writer = engine.no_win_body
+
+    def small_bins(outcome, rules):
+        if outcome.store is not None:
+            try:
+                return outcome.store.write_body(50_000)
+            except native.TooLarge as e:
+                raise reference.FormatFull(reference.too_large(*e.args)) from None
+        return certificate.no_win_body(outcome.keys, outcome.columns, rules.ncells,
+                                       rules.fixed_columns, most=50_000)
+
+    monkeypatch.setattr(engine, "no_win_body", small_bins)
+    out = tmp_path / "x.zst"
+    result = prove(start(deal(11982)), Rules(4), out=out)
+    assert (result.verdict, result.positions) == (UNKNOWN, 83_239)
+    assert result.reason.startswith("more positions than certificate format version 2 can hold "
+                                    "(83,239: a body of ")
+    assert result.body is None and result.sha256 is None and list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(engine, "no_win_body", writer)
+    assert prove(start(deal(11982)), Rules(4), out=out).verdict == NO_WIN
+
+
+@pytest.mark.parametrize("where", ["solver", "search", "writer", "zstd", "file"])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_running_out_of_memory_anywhere_is_an_honest_unknown(monkeypatch, tmp_path, where,
+                                                            compiled):
+    """A MemoryError wherever it comes from: UNKNOWN, the positions reached, nothing written."""
+    if not compiled:
+        monkeypatch.setattr(engine, "_search", None)
+        monkeypatch.setattr(engine, "_solver", None)
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    position = start(deal(11982))
+    if where == "solver":
+        monkeypatch.setattr(engine, "solve_line", no_memory)
+    elif where == "search":
+        monkeypatch.setattr(engine.NativeSearch if compiled else reference.Search, "run",
+                            no_memory)
+    elif where == "writer":
+        monkeypatch.setattr(engine, "no_win_body", no_memory)
+    elif where == "zstd":
+        monkeypatch.setattr(certificate, "compress_each", no_memory)
+    else:
+        monkeypatch.setattr(prove_module.output, "write_atomic", no_memory)
+    out = tmp_path / "x.zst"
+    for together in (False, True):
+        result = prove(position, Rules(4), out=out, together=together)
+        assert result.verdict == UNKNOWN and result.sha256 is None
+        assert result.reason == reference.out_of_memory(result.positions)
+        if where in ("writer", "zstd", "file"):
+            assert result.positions == 83_239
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_the_words_of_running_out_of_memory():
+    assert reference.out_of_memory(1_234_567) == (
+        "not enough memory after 1,234,567 positions: the system would give no more; free some, "
+        "set --memory SIZE below what is free, or stop sooner with --max-positions N")
+    assert "--memory 1.5G;" in reference.out_of_memory(10, 3 << 29)
+    assert [reference.size_text(n) for n in (1, 1024, 500 << 20, 8 << 30, 3 << 39)] == \
+        ["1B", "1K", "500M", "8G", "1.5T"]
+
+
+# ---- Out of memory, from the command line ----------------------------------------------------
+
+def certify_capped(args, megabytes, cwd, engine_name="native"):
+    """certify in a child process whose address space is capped (RLIMIT_AS)."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+
+    env = dict(os.environ, CERTIFY_ENGINE=engine_name)
+    return subprocess.run([sys.executable, "-m", "certify", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, env=env, preexec_fn=cap, timeout=600)
+
+
+def assert_honest_unknown(done, folder, budget=None):
+    assert done.returncode == 3, (done.returncode, done.stdout, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    line = done.stdout.strip()
+    assert "\n" not in line and line.startswith("UNKNOWN: deal 7484159 ")
+    assert "not enough memory after " in line and "no certificate written" in line
+    assert "--memory SIZE" in line and "--max-positions N" in line
+    if budget is not None:
+        assert f"--memory {budget}" in line
+    assert list(folder.iterdir()) == []  # nothing written, no temporary file left
+
+
+CAP = 120  # MiB of address space: 11982 is proved within it, 7484159's tables take 165
+
+
+@pytest.mark.parametrize("options", [[], ["--no-solver"]], ids=["solver", "no-solver"])
+def test_certify_out_of_memory_is_unknown_exit_3_and_nothing_written(tmp_path, options):
+    """Under an address-space cap that the search outgrows, malloc fails in search.c (or in
+    solver.c or Python: whichever asks first): one line, exit 3, no file. --memory far over the
+    cap, so that it is the system that says no."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    done = certify_capped(["7484159", "-q", "--memory", "64G", "-o", folder / "x.zst",
+                           *options], CAP, tmp_path)
+    assert_honest_unknown(done, folder)
+    # (not a cap too small for certify to run at all)
+    fits = certify_capped(["11982", "-q", "--memory", "64G", "-o", folder / "y.zst", *options],
+                          CAP, tmp_path)
+    assert fits.returncode == 0, fits.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_certify_out_of_memory_in_the_reference_engine(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    done = certify_capped(["7484159", "-q", "--no-solver", "--memory", "64G", "-o",
+                           folder / "x.zst"], CAP, tmp_path, "python")
+    assert_honest_unknown(done, folder)
+
+
+def test_certify_stops_at_its_memory_budget(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    done = run_certify(["7484159", "-q", "--memory", "20M", "-o", str(folder / "x.zst")],
+                       "native", tmp_path)
+    assert_honest_unknown(done, folder, "20M")
+    done = run_certify(["11982", "-q", "--memory", "20M", "-o", str(folder / "x.zst")],
+                       "native", tmp_path)
+    assert done.returncode == 0
+    assert (folder / "x.zst").read_bytes() == \
+        (ROOT / "certificates" / "11982.msgpack.zst").read_bytes()
+
+
+def test_memory_sizes_are_read_with_their_units():
+    import argparse
+    from certify import options
+    assert [options.memory_size(t) for t in ("500M", "8G", "8g", "1.5G", "2GiB", "512KB", "1T")] \
+        == [500 << 20, 8 << 30, 8 << 30, 3 << 29, 2 << 30, 512 << 10, 1 << 40]
+    for bad in ("8", "0M", "-1G", "8X", "", "G", "1e3M", "８G", "1_000M"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            options.memory_size(bad)
+    total = options.machine_memory()
+    assert total is None or options.default_memory() == total * 3 // 4
+
+
+def test_the_help_says_the_memory_default_and_that_nothing_spills(tmp_path):
+    from certify import options
+    done = run_certify(["--help"], "native", tmp_path)
+    text = " ".join(done.stdout.split())
+    default = options.default_memory()
+    assert f"three quarters of this machine's memory, {reference.size_text(default)} here" in text
+    assert "Nothing spills to disk: the search stops at this budget" in text
+    bad = run_certify(["1", "--memory", "8"], "native", tmp_path)
+    assert bad.returncode == 2 and "--memory" in bad.stderr and bad.stderr.count("\n") == 1

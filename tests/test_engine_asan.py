@@ -49,13 +49,29 @@ def sanitized(tmp_path_factory):
     return top, env
 
 
-def certify_in(sanitized, *args):
+def sanitizer_reports(top):
+    """What the sanitizer reported, but for its warnings that an allocation was refused (what
+    allocator_may_return_null asks for), whose files are taken away."""
+    reports = []
+    for path in top.glob("asan*"):
+        text = path.read_text()
+        if all("failed to allocate" in line for line in text.splitlines() if line.strip()):
+            path.unlink()
+        else:
+            reports.append(text)
+    return reports
+
+
+def certify_in(sanitized, *args, exit_code=0, asan_options=""):
     top, env = sanitized
+    if asan_options:
+        env = dict(env, ASAN_OPTIONS=f"{env['ASAN_OPTIONS']}:{asan_options}")
     done = subprocess.run([sys.executable, "-m", "certify", *map(str, args)], cwd=top, env=env,
                           capture_output=True, text=True, timeout=600)
-    reports = [p.read_text() for p in top.glob("asan*")]
+    reports = sanitizer_reports(top)
     assert not reports, reports[0][:3000]
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode == exit_code, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
     return done.stdout
 
 
@@ -75,3 +91,51 @@ def test_exhaustive_search_and_writer_under_asan(sanitized, tmp_path):
 def test_solver_under_asan(sanitized, tmp_path):
     out = certify_in(sanitized, "1-300", "-j", 1, "--out", tmp_path / "census")
     assert "300 won" in out
+
+
+def test_memory_budget_and_malloc_failing_under_asan(sanitized, tmp_path):
+    """The search's stops for memory: its budget (the tables' sizes worked out before they grow),
+    and malloc returning NULL (AddressSanitizer refuses any one allocation over 16 MiB, as a
+    system out of memory would), each an UNKNOWN with nothing written."""
+    out = tmp_path / "x.msgpack.zst"
+    said = certify_in(sanitized, 7484159, "-q", "--memory", "20M", "-o", out, exit_code=3)
+    assert "would outgrow --memory 20M" in said
+    said = certify_in(sanitized, 7484159, "-q", "--no-solver", "-o", out, exit_code=3,
+                      asan_options="allocator_may_return_null=1:max_allocation_size_mb=16")
+    assert "not enough memory after" in said and "the system would give no more" in said
+    assert not out.exists()
+
+
+LIMITS = """
+from certify import engine, certificate, search as reference
+from certify.engine import _search as native
+from certify.deals import deal
+from certify.rules import Rules, start
+position, rules = start(deal(11982)), Rules(4)
+# the format's room, then a run on after it (final)
+s = engine.NativeSearch(position, rules, capacity=5000)
+assert s.run().limit == reference.FORMAT and s.run().positions == 5000
+# a budget met as the keys widen to 3-byte ids (early: 8 columns), and as the tables grow
+for memory in (100 << 10, 1 << 20, 3 << 20):
+    o = engine.NativeSearch(position, rules, narrow=8, memory=memory).run()
+    assert o.limit == reference.MEMORY, o
+# the writer's refusal, before it makes anything, and a body just within
+o = engine.search(position, rules)
+try:
+    o.store.write_body(1000)
+    raise AssertionError("not refused")
+except native.TooLarge as e:
+    size = e.args[1]
+o = engine.search(position, rules)
+assert len(o.store.write_body(size)) == size
+print("ok")
+"""
+
+
+def test_the_searchs_limits_under_asan(sanitized):
+    top, env = sanitized
+    done = subprocess.run([sys.executable, "-c", LIMITS], cwd=top, env=env, capture_output=True,
+                          text=True, timeout=600)
+    reports = sanitizer_reports(top)
+    assert not reports, reports[0][:3000]
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr[-2000:]

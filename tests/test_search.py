@@ -198,3 +198,63 @@ def test_the_unwinnable_boards_cannot_be_won():
         for fixed, back in variants:
             reference = reachable(position, ncells, fixed, back, limit=LIMIT)
             assert len(reference) <= LIMIT and not any_won(reference), (found, cells, fixed, back)
+
+
+# ---- The search's own limits: the format's room, memory --------------------------------------
+
+def test_the_formats_room_is_what_records_of_the_narrowest_width_fill_of_a_bin():
+    from certify.search import MOST_RECORD_BYTES, format_capacity
+    assert MOST_RECORD_BYTES == 2 ** 32 - 1
+    assert format_capacity(4) == 178_956_970  # 24-byte records
+    for ncells in range(9):
+        width = 4 + ncells + 16
+        n = format_capacity(ncells)
+        assert n * width <= MOST_RECORD_BYTES < (n + 1) * width
+        assert n < 2 ** 32  # (so a count always fits the format's and the engines' 32 bits)
+
+
+def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_positions():
+    from certify.search import FORMAT, Search
+    position, rules = start(deal(11982)), Rules(4)
+    s = Search(position, rules, capacity=5000)
+    outcome = s.run()
+    assert (outcome.verdict, outcome.positions, outcome.limit) == (UNKNOWN, 5000, FORMAT)
+    assert outcome.final and outcome.reason == \
+        "more positions than certificate format version 2 can hold (5,000)"
+    again = s.run(max_positions=10_000)
+    assert (again.positions, again.reason) == (5000, outcome.reason)
+    # The run's own budget, where both are met, is named first (and is not final).
+    budget = Search(position, rules, capacity=5000).run(max_positions=5000)
+    assert budget.reason == "--max-positions 5000 reached" and not budget.final
+    # A search that fits ends as before.
+    assert Search(position, rules, capacity=83_239).run().verdict == NO_WIN
+
+
+def test_a_memory_error_in_the_reference_search_is_a_final_unknown():
+    from certify.search import SYSTEM_MEMORY, Search
+    position, rules = start(deal(11982)), Rules(4)
+    s = Search(position, rules)
+    expand, calls = s.expand, []
+
+    def failing(k):
+        calls.append(k)
+        if len(calls) > 300:
+            raise MemoryError
+        return expand(k)
+
+    s.expand = failing
+    outcome = s.run()
+    assert (outcome.verdict, outcome.limit) == (UNKNOWN, SYSTEM_MEMORY) and outcome.final
+    assert outcome.reason.startswith(f"not enough memory after {outcome.positions:,} positions")
+    assert "--memory" in outcome.reason and "--max-positions" in outcome.reason
+    assert s.run().reason == outcome.reason  # final: no half-updated set is run on
+
+
+def test_the_reference_holds_to_a_memory_budget():
+    from certify.search import MEMORY, REFERENCE_BYTES, Search, size_text
+    position, rules = start(deal(11982)), Rules(4)
+    outcome = Search(position, rules, memory=20_000 * REFERENCE_BYTES).run()
+    assert (outcome.verdict, outcome.positions, outcome.limit) == (UNKNOWN, 20_000, MEMORY)
+    assert f"--memory {size_text(20_000 * REFERENCE_BYTES)};" in outcome.reason
+    whole = Search(position, rules, memory=83_239 * REFERENCE_BYTES).run()
+    assert whole.verdict == NO_WIN and whole.positions == 83_239

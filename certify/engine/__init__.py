@@ -2,7 +2,7 @@
 
     NAME                 "native" (certify/engine/search.c, and solver.c when built) or "python"
     describe()           one line: which engine runs, and why
-    Search(position, rules).run(max_positions, time_limit, progress) -> search.Outcome
+    Search(position, rules, memory).run(max_positions, time_limit, progress) -> search.Outcome
     search(position, rules, max_positions, time_limit, progress)     -> search.Outcome
     solve_and_search(position, rules, budget, search, max_positions, meanwhile=None)
                          -> (line, Outcome): the two at once, on two threads
@@ -10,6 +10,7 @@
     solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None
     replays_to_win(position, line, rules) -> whether the line is legal and ends won
     no_win_body(outcome, rules)          -> the body of the no-win certificate of a search
+                                            (search.FormatFull if the format cannot hold it)
 
 The reference is certify/search.py, certify/solver.py and the writer in certify/certificate.py,
 written to be read; the compiled engine does exactly what they do, faster, and
@@ -22,7 +23,9 @@ import os
 import sys
 import time
 
-from ..search import NO_WIN, TOO_MANY_COLUMNS, UNKNOWN, WIN, Outcome, budget_reason
+from ..search import (COLUMNS, FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, TOO_MANY_COLUMNS, UNKNOWN,
+                      WIN, FormatFull, Outcome, budget_reason, format_capacity, format_full,
+                      out_of_memory, too_large)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SLICE = 0.25  # seconds the compiled search runs between looks at progress and Ctrl-C
@@ -90,14 +93,28 @@ class Keys:
 
 
 class NativeSearch:
-    """search.Search with the compiled engine: the same runs, the same outcomes."""
+    """search.Search with the compiled engine: the same runs, the same outcomes (but for where
+    --memory stops it: each engine counts its own bytes)."""
 
-    def __init__(self, position, rules, narrow=1 << 16):
+    def __init__(self, position, rules, narrow=1 << 16, memory=None, capacity=None):
         found, cells, cols = position
+        self.memory = memory
+        self.capacity = format_capacity(rules.ncells) if capacity is None else capacity
         self.native = _search.Search(bytes(found), bytes(sorted(cells)),
                                      tuple(bytes(c) for c in cols), rules.ncells,
-                                     rules.fixed_columns, rules.foundation_moves, narrow)
+                                     rules.fixed_columns, rules.foundation_moves, narrow,
+                                     memory or 0, self.capacity)
         self.seconds = 0.0
+
+    @property
+    def positions(self):
+        """Distinct positions found so far."""
+        return self.native.positions
+
+    @property
+    def most_home(self):
+        """Most cards on the foundations in any position found so far."""
+        return self.native.most_home
 
     def run(self, max_positions=None, time_limit=None, progress=None, stop=None):
         """As search.Search.run; `stop` (a threading.Event) set by another thread ends the run
@@ -128,24 +145,33 @@ class NativeSearch:
         if status == _search.DONE:
             return Outcome(NO_WIN, n, most_home=native.most_home, keys=Keys(native),
                            columns=native.columns(), store=native, **common)
-        reason = budget_reason(max_positions) if status == _search.MAX_POSITIONS else \
-            budget_reason(time_limit=time_limit) if status == _search.OUT_OF_TIME else \
-            TOO_MANY_COLUMNS
+        limit = ""
+        if status == _search.MAX_POSITIONS:
+            reason = budget_reason(max_positions)
+        elif status == _search.OUT_OF_TIME:
+            reason = budget_reason(time_limit=time_limit)
+        else:
+            limit, reason = {
+                _search.TOO_MANY_COLUMNS: (COLUMNS, TOO_MANY_COLUMNS),
+                _search.OUT_OF_MEMORY: (SYSTEM_MEMORY, out_of_memory(n)),
+                _search.MEMORY_BUDGET: (MEMORY, out_of_memory(n, self.memory)),
+                _search.FORMAT_FULL: (FORMAT, format_full(self.capacity))}[status]
         return Outcome(UNKNOWN, n, most_home=native.most_home, reason=reason,
-                       columns=native.columns(), **common)
+                       columns=native.columns(), limit=limit, **common)
 
 
-def Search(position, rules):
-    """A resumable exhaustive search from `position` with the engine in use."""
+def Search(position, rules, memory=None):
+    """A resumable exhaustive search from `position` with the engine in use, whose tables stop
+    it (UNKNOWN) rather than outgrow `memory` bytes (None: no budget)."""
     if _search is not None:
-        return NativeSearch(position, rules)
+        return NativeSearch(position, rules, memory=memory)
     from ..search import Search as Reference
-    return Reference(position, rules)
+    return Reference(position, rules, memory=memory)
 
 
-def search(position, rules, max_positions=None, time_limit=None, progress=None):
+def search(position, rules, max_positions=None, time_limit=None, progress=None, memory=None):
     """Explore everything reachable from `position` (search.search, with the engine in use)."""
-    return Search(position, rules).run(max_positions, time_limit, progress)
+    return Search(position, rules, memory).run(max_positions, time_limit, progress)
 
 
 def solve(position, rules, budget=None):
@@ -186,12 +212,7 @@ def solve_and_search(position, rules, budget, search, max_positions, meanwhile=N
     if budget <= 0:
         return None, search.run(max_positions)
     if _search is None or _solver is None:
-        line = solve_line(position, rules, budget)
-        if line is not None:
-            return line, None
-        if meanwhile is not None:
-            meanwhile()
-        return None, search.run(max_positions)
+        return in_turn(position, rules, budget, search, max_positions, meanwhile)
     import threading
     stop = threading.Event()
     ran = {}
@@ -203,7 +224,10 @@ def solve_and_search(position, rules, budget, search, max_positions, meanwhile=N
             ran["error"] = e
 
     worker = threading.Thread(target=searching, name="search", daemon=True)
-    worker.start()
+    try:
+        worker.start()
+    except RuntimeError:  # no thread to be had (short of memory): in turn, the same result
+        return in_turn(position, rules, budget, search, max_positions, meanwhile)
     try:
         line = solve_line(position, rules, budget)
         if line is None and meanwhile is not None:
@@ -218,6 +242,16 @@ def solve_and_search(position, rules, budget, search, max_positions, meanwhile=N
     if "error" in ran:
         raise ran["error"]
     return line, (ran["outcome"] if line is None else None)
+
+
+def in_turn(position, rules, budget, search, max_positions, meanwhile):
+    """solve_and_search's parts one after the other, on this thread."""
+    line = solve_line(position, rules, budget)
+    if line is not None:
+        return line, None
+    if meanwhile is not None:
+        meanwhile()
+    return None, search.run(max_positions)
 
 
 def replays_to_win(position, line, rules):
@@ -238,11 +272,15 @@ def no_win_body(outcome, rules):
     """The no-win certificate's body (version 2) for a finished search's outcome.
 
     The compiled writer turns the key set into records where it lies (the outcome's keys are
-    used up); the reference is certificate.no_win_body, and both give the same bytes.
+    used up); the reference is certificate.no_win_body, and both give the same bytes, or both
+    raise search.FormatFull.
     """
     assert outcome.verdict == NO_WIN
     if outcome.store is not None:
-        return outcome.store.write_body()
+        try:
+            return outcome.store.write_body()
+        except _search.TooLarge as e:
+            raise FormatFull(too_large(*e.args)) from None
     from ..certificate import no_win_body as reference
     return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
 

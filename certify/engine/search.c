@@ -34,10 +34,14 @@
 #define MAX_SUCCESSORS 256          /* more than any position has (at most 204) */
 #define MAX_KEY (4 + 8 + 8 * 3)
 #define TWO_THREADS 16384           /* records from which the writer sorts on two threads */
+#define MOST_RECORD_BYTES 0xFFFFFFFFu  /* a msgpack bin's most: version 2's records and body */
 
-/* What run() stops on; certify/engine/__init__.py gives them names. */
+/* What run() stops on; certify/engine/__init__.py gives them names. The last four are limits
+** of the search itself, final: run() again gives them again. */
 enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS = 4,
-       NO_MEMORY = -1 };
+       OUT_OF_MEMORY = 5,   /* malloc or realloc failed */
+       MEMORY_BUDGET = 6,   /* the tables would outgrow the `memory` budget */
+       FORMAT_FULL = 7 };   /* more positions than a certificate holds (`capacity`) */
 
 /* ---- Cards ------------------------------------------------------------------------------ */
 
@@ -249,10 +253,13 @@ typedef struct {
     int keylen;                  /* 4 + ncells + 8 * width */
     Columns columns;
     uint8_t *keys;               /* key i at keys + i * keylen */
-    uint32_t n, cap;             /* positions found; room in keys and parent */
+    uint32_t n;                  /* positions found: at most `capacity`, so an index fits */
+    size_t cap;                  /* room in keys, parent and stack */
     uint32_t *parent;            /* the position each was first reached from (the start: itself) */
     uint64_t *slot;              /* open addressing: hash << 32 | (index + 1); 0 for free */
-    uint32_t nslots;             /* a power of two */
+    size_t nslots;               /* a power of two */
+    uint32_t capacity;           /* the most positions a certificate can hold: no more are added */
+    size_t memory;               /* the budget in bytes for what bytes_needed() counts; 0: none */
     uint32_t *stack;             /* positions still to expand (room for n + 1) */
     uint32_t nstack;
     int most;                    /* most cards ever home */
@@ -276,14 +283,17 @@ static uint32_t get_id(const uint8_t *p, int width) {
                       : (uint32_t)p[0] << 8 | p[1];
 }
 
+/* Sizes are size_t throughout: a 32-bit count of slots would double to 0 past 2^31 of them. The
+** stored hash has 32 bits, so past 2^32 slots the upper ones would fill by probing alone (still
+** exact, only slower); the format's capacity keeps every search far below that. */
 static int grow_slots(Search *s) {
-    uint32_t n = s->nslots ? s->nslots * 2 : 1u << 12;
+    size_t n = s->nslots ? s->nslots * 2 : (size_t)1 << 12;
     uint64_t *slot = zeroed(n, sizeof *slot);
     if (!slot) return -1;
-    for (uint32_t i = 0; i < s->nslots; i++) {
+    for (size_t i = 0; i < s->nslots; i++) {
         uint64_t e = s->slot[i];
         if (!e) continue;
-        uint32_t h = (uint32_t)(e >> 32) & (n - 1);
+        size_t h = (uint32_t)(e >> 32) & (n - 1);
         while (slot[h]) h = (h + 1) & (n - 1);
         slot[h] = e;
     }
@@ -294,15 +304,14 @@ static int grow_slots(Search *s) {
 }
 
 static int grow_keys(Search *s) {
-    uint32_t cap = s->cap ? s->cap * 2 : 1u << 12;
-    if (cap < s->cap) return -1;
-    uint8_t *k = realloc(s->keys, (size_t)cap * (size_t)s->keylen);
+    size_t cap = s->cap ? s->cap * 2 : (size_t)1 << 12;
+    uint8_t *k = realloc(s->keys, cap * (size_t)s->keylen);
     if (!k) return -1;
     s->keys = k;
-    uint32_t *p = realloc(s->parent, (size_t)cap * sizeof *p);
+    uint32_t *p = realloc(s->parent, cap * sizeof *p);
     if (!p) return -1;
     s->parent = p;
-    uint32_t *st = realloc(s->stack, ((size_t)cap + 1) * sizeof *st);
+    uint32_t *st = realloc(s->stack, (cap + 1) * sizeof *st);
     if (!st) return -1;
     s->stack = st;
     s->cap = cap;
@@ -310,8 +319,8 @@ static int grow_keys(Search *s) {
 }
 
 /* The index of key k if the set holds it, else -1; *where is the free slot it would take. */
-static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, uint32_t *where) {
-    uint32_t mask = s->nslots - 1, i = h & mask;
+static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, size_t *where) {
+    size_t mask = s->nslots - 1, i = h & mask;
     for (uint64_t e; (e = s->slot[i]) != 0; i = (i + 1) & mask) {
         if ((uint32_t)(e >> 32) == h) {
             uint32_t idx = (uint32_t)e - 1;
@@ -323,17 +332,42 @@ static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, uint32_t *where) 
 }
 
 /* Add key k (known absent, its free slot `where`); its index. Room is made beforehand. */
-static uint32_t insert(Search *s, const uint8_t *k, uint32_t h, uint32_t where) {
+static uint32_t insert(Search *s, const uint8_t *k, uint32_t h, size_t where) {
     uint32_t idx = s->n++;
     memcpy(key_at(s, idx), k, (size_t)s->keylen);
     s->slot[where] = (uint64_t)h << 32 | ((uint64_t)idx + 1);
     return idx;
 }
 
-/* Room for one more position, with the table at most 70% full. */
+static size_t columns_bytes(const Columns *t) {
+    return (size_t)t->cap * sizeof *t->col + t->cards_cap + (size_t)t->nslots * sizeof *t->slot;
+}
+
+/* The most bytes the search holds with room for `cap` keys of `keylen` bytes and `nslots` slots,
+** `moving` more while an old array is copied to a new one: its tables, or later the writer's,
+** which holds the keys and room to sort the records in (write_body: a record is no longer than
+** a key, and there are no more than cap, nor than 70% of nslots), whichever is more; and the
+** columns. `memory` is held to this before the tables grow, so that a search that ends within
+** the budget is also written within it. */
+static size_t bytes_needed(const Search *s, size_t cap, size_t nslots, size_t keylen,
+                           size_t moving) {
+    size_t columns = columns_bytes(&s->columns);
+    size_t search = cap * (keylen + 2 * sizeof(uint32_t)) + nslots * sizeof(uint64_t) + moving;
+    size_t most = nslots / 10 * 7 < cap ? nslots / 10 * 7 : cap;
+    size_t writer = (cap + most) * keylen + columns;   /* (+ its renumbering, per column) */
+    return columns + (search > writer ? search : writer);
+}
+
+/* Room for one more position, with the table at most 70% full: 0, or why not (OUT_OF_MEMORY,
+** MEMORY_BUDGET). */
 static int make_room(Search *s) {
-    if (s->n == s->cap && grow_keys(s) < 0) return -1;
-    if ((uint64_t)(s->n + 1) * 10 > (uint64_t)s->nslots * 7 && grow_slots(s) < 0) return -1;
+    int keys = s->n == s->cap, slots = (uint64_t)(s->n + 1) * 10 > (uint64_t)s->nslots * 7;
+    if (s->memory && bytes_needed(s, keys ? 2 * s->cap : s->cap,
+                                  slots ? 2 * s->nslots : s->nslots, (size_t)s->keylen,
+                                  slots ? s->nslots * sizeof *s->slot : 0) > s->memory)
+        return MEMORY_BUDGET;
+    if (keys && grow_keys(s) < 0) return OUT_OF_MEMORY;
+    if (slots && grow_slots(s) < 0) return OUT_OF_MEMORY;
     return 0;
 }
 
@@ -393,7 +427,7 @@ static void land(Expansion *e, int card, int source, const uint8_t *found, const
 
 /* Put position k's successors in s->succ, in search.py's order; how many, or -1 when a new
 ** column did not fit at this width (nothing else changed but memos: expand again once wider),
-** or -2 when memory ran out. */
+** or -2 when memory ran out (the columns are whole: only this expansion is lost). */
 static int expand(Search *s, uint32_t k) {
     Columns *t = &s->columns;
     Expansion e;
@@ -471,18 +505,22 @@ static int expand(Search *s, uint32_t k) {
 /* ---- Widening --------------------------------------------------------------------------- */
 
 /* Re-key every position with 3-byte ids. The order of the keys, and so of everything the
-** search does next, is unchanged: only their spelling. */
+** search does next, is unchanged: only their spelling. 0, or OUT_OF_MEMORY, MEMORY_BUDGET. */
 static int widen(Search *s) {
     int old = s->keylen, wide = old + 8, at = 4 + s->ncells;
-    uint8_t *keys = malloc((size_t)s->cap * (size_t)wide);
+    size_t moving = s->cap * (size_t)old + s->nslots * sizeof *s->slot;   /* the old ones */
+    if (s->memory && bytes_needed(s, s->cap, s->nslots, (size_t)wide, moving) > s->memory)
+        return MEMORY_BUDGET;
+    uint8_t *keys = malloc(s->cap * (size_t)wide);
     uint64_t *slot = zeroed(s->nslots, sizeof *slot);
-    if (!keys || !slot) { free(keys); free(slot); return -1; }
+    if (!keys || !slot) { free(keys); free(slot); return OUT_OF_MEMORY; }
     for (uint32_t i = 0; i < s->n; i++) {
         const uint8_t *k = s->keys + (size_t)i * (size_t)old;
         uint8_t *w = keys + (size_t)i * (size_t)wide;
         memcpy(w, k, (size_t)at);
         for (int j = 0; j < 8; j++) put_id(w + at + 3 * j, get_id(k + at + 2 * j, 2), 3);
-        uint32_t h = (uint32_t)hash_bytes(w, (size_t)wide), m = s->nslots - 1, p = h & m;
+        uint32_t h = (uint32_t)hash_bytes(w, (size_t)wide);
+        size_t m = s->nslots - 1, p = h & m;
         while (slot[p]) p = (p + 1) & m;
         slot[p] = (uint64_t)h << 32 | ((uint64_t)i + 1);
     }
@@ -506,19 +544,23 @@ static double now(void) {
 
 /* Expand positions until none is left (DONE), one is won (WON), or a budget is reached:
 ** `limit` positions in all (-1: none; a position beyond it is never added), `seconds` of this
-** call (< 0: none). The loop is search.py's Search._explore, step for step. */
+** call (< 0: none); or a limit of the search itself (final). The loop is search.py's
+** Search._explore, step for step, and weighs the limits in its order. */
 static int explore(Search *s, int64_t limit, double seconds) {
     double deadline = now() + seconds;
     uint64_t expanded = 0;
     int keylen = s->keylen;
+    /* One comparison a new position for both: the run's budget, and the format's room. */
+    uint32_t most = limit >= 0 && (uint64_t)limit < s->capacity ? (uint32_t)limit : s->capacity;
     while (s->nstack && s->won < 0) {
         uint32_t k = s->stack[--s->nstack];
         int m = expand(s, k);
         if (m < 0) {
             s->stack[s->nstack++] = k;   /* expanded again from the start, once wider */
-            if (m == -2) return NO_MEMORY;
+            if (m == -2) return s->failed = OUT_OF_MEMORY;
             if (s->width == 3) return s->failed = TOO_MANY_COLUMNS;
-            if (widen(s) < 0) return NO_MEMORY;
+            int why = widen(s);
+            if (why) return s->failed = why;
             keylen = s->keylen;
             continue;
         }
@@ -531,16 +573,19 @@ static int explore(Search *s, int64_t limit, double seconds) {
         }
         for (int i = 0; i < m; i++) {
             const uint8_t *n = s->succ + (size_t)i * (size_t)keylen;
-            uint32_t h = hashes[i], where;
+            uint32_t h = hashes[i];
+            size_t where;
             if (lookup(s, n, h, &where) >= 0) continue;
-            if (limit >= 0 && (int64_t)s->n >= limit) {
+            if (s->n >= most) {
                 /* Not added: k goes back, and expanding it again after a larger budget adds
                 ** exactly the successors this expansion did not. */
                 s->stack[s->nstack++] = k;
-                return MAX_POSITIONS;
+                if (limit >= 0 && (int64_t)s->n >= limit) return MAX_POSITIONS;
+                return s->failed = FORMAT_FULL;
             }
             if ((uint64_t)(s->n + 1) * 10 > (uint64_t)s->nslots * 7 || s->n == s->cap) {
-                if (make_room(s) < 0) { s->stack[s->nstack++] = k; return NO_MEMORY; }
+                int why = make_room(s);
+                if (why) { s->stack[s->nstack++] = k; return s->failed = why; }
                 lookup(s, n, h, &where);   /* the table moved */
             }
             uint32_t idx = insert(s, n, h, where);
@@ -805,23 +850,37 @@ static int bytes_arg(PyObject *o, const char *what, const uint8_t **p, Py_ssize_
     return 0;
 }
 
-/* Search(found, cells, columns, ncells, fixed_columns, foundation_moves, narrow=65536): the
-** start position (4 foundation counts, the cards in cells, 8 columns bottom card first) under
-** the rules. `narrow`, the ids that 2-byte keys may hold, is smaller only in tests, which
-** widen the keys early that way. */
+/* Search(found, cells, columns, ncells, fixed_columns, foundation_moves, narrow=65536,
+** memory=0, capacity=...): the start position (4 foundation counts, the cards in cells, 8
+** columns bottom card first) under the rules. `narrow`, the ids that 2-byte keys may hold, is
+** smaller only in tests, which widen the keys early that way. `memory`: the budget in bytes of
+** the tables (0: none). `capacity`: the most positions the search may hold, by default as many
+** as a certificate can (search.format_capacity); smaller only in tests. */
 static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     static char *names[] = {"found", "cells", "columns", "ncells", "fixed_columns",
-                            "foundation_moves", "narrow", NULL};
+                            "foundation_moves", "narrow", "memory", "capacity", NULL};
     PyObject *found, *cells, *cols;
     int ncells, fixed, back;
     long narrow = NARROW_COLUMNS;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!ipp|l", names, &found, &cells,
-                                     &PyTuple_Type, &cols, &ncells, &fixed, &back, &narrow))
+    unsigned long long memory = 0, capacity = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!ipp|lKK", names, &found, &cells,
+                                     &PyTuple_Type, &cols, &ncells, &fixed, &back, &narrow,
+                                     &memory, &capacity))
         return -1;
     if (narrow < 8 || narrow > (long)NARROW_COLUMNS) {
         PyErr_SetString(PyExc_ValueError, "narrow must be 8..65536");
         return -1;
     }
+    if (capacity == 0)   /* search.py's format_capacity (a bad ncells is refused below) */
+        capacity = MOST_RECORD_BYTES / (4 + (unsigned)(ncells >= 0 && ncells <= 8 ? ncells : 0)
+                                        + 8 * 2);
+    if (capacity < 1 || capacity > UINT32_MAX - 1 || memory > SIZE_MAX) {
+        /* (indices, and index + 1 in a slot, must fit in 32 bits) */
+        PyErr_SetString(PyExc_ValueError, "capacity must be 1 .. 2^32 - 2, memory a size");
+        return -1;
+    }
+    s->capacity = (uint32_t)capacity;
+    s->memory = (size_t)memory;
     if (s->keys) { PyErr_SetString(PyExc_RuntimeError, "already started"); return -1; }
     const uint8_t *f, *c;
     Py_ssize_t nf, nc;
@@ -880,7 +939,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
         }
     if (!fixed) sort8(ids);
     for (int i = 0; i < 8; i++) put_id(key + 4 + ncells + 2 * i, ids[i], 2);
-    uint32_t h = (uint32_t)hash_bytes(key, (size_t)s->keylen), where;
+    uint32_t h = (uint32_t)hash_bytes(key, (size_t)s->keylen);
+    size_t where;
     lookup(s, key, h, &where);
     uint32_t first = insert(s, key, h, where);
     s->parent[first] = first;
@@ -890,7 +950,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     return 0;
 }
 
-/* run(limit, seconds) -> DONE, WON, MAX_POSITIONS, OUT_OF_TIME or TOO_MANY_COLUMNS. */
+/* run(limit, seconds) -> DONE, WON, MAX_POSITIONS, OUT_OF_TIME, or a limit of the search:
+** TOO_MANY_COLUMNS, OUT_OF_MEMORY, MEMORY_BUDGET, FORMAT_FULL. */
 static PyObject *Search_run(Search *s, PyObject *args) {
     long long limit;
     double seconds;
@@ -902,7 +963,6 @@ static PyObject *Search_run(Search *s, PyObject *args) {
     status = explore(s, limit, seconds);
     Py_END_ALLOW_THREADS
     s->busy = 0;
-    if (status == NO_MEMORY) return PyErr_NoMemory();
     return PyLong_FromLong(status);
 }
 
@@ -955,13 +1015,18 @@ static PyObject *Search_columns(Search *s, PyObject *noargs) {
     return list;
 }
 
-/* write_body() -> the no-win certificate's body, byte for byte certificate.no_win_body's:
-** msgpack [column table, records as byte planes] (docs/certificate-format.md, version 2).
-** The records are made in place of the keys, so memory stays near the key set's; the search
-** is used up (its keys are now records). */
-static PyObject *Search_write_body(Search *s, PyObject *noargs) {
-    (void)noargs;
-    if (!usable(s)) return NULL;
+static PyObject *TooLarge;   /* the body would not fit in a msgpack bin (ValueError) */
+
+/* write_body(most=2^32-1) -> the no-win certificate's body, byte for byte
+** certificate.no_win_body's: msgpack [column table, records as byte planes]
+** (docs/certificate-format.md, version 2). The records are made in place of the keys, so memory
+** stays near the key set's; the search is used up (its keys are now records). A body of more
+** than `most` bytes (smaller only in tests) is refused with TooLarge before any is made: the
+** file holds it as one bin, whose length has 32 bits. */
+static PyObject *Search_write_body(Search *s, PyObject *args) {
+    unsigned long long most = MOST_RECORD_BYTES;
+    if (!PyArg_ParseTuple(args, "|K:write_body", &most) || !usable(s)) return NULL;
+    if (most > MOST_RECORD_BYTES) most = MOST_RECORD_BYTES;
     if (s->won >= 0 || s->nstack) {
         PyErr_SetString(PyExc_RuntimeError, "only a finished search without a win has a body");
         return NULL;
@@ -989,6 +1054,17 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     for (uint32_t i = 0; i < ntable; i++) renumber[order[i]] = i;
     int fw = ntable <= NARROW_COLUMNS ? 2 : 3;
     size_t w = (size_t)at + 8 * (size_t)fw;   /* the record's width, W in the format */
+    /* The body: [table, records]; its size, known before anything is written over. */
+    size_t nbytes = n * w;
+    size_t size = 1 + array_head(ntable) + bin_head(nbytes) + nbytes;
+    for (uint32_t i = 0; i < ntable; i++)
+        size += bin_head(t->col[order[i]].len) + t->col[order[i]].len;
+    if (size > most) {   /* (positions, size, most): certify/engine/__init__.py words it */
+        PyObject *why = Py_BuildValue("(nnK)", (Py_ssize_t)n, (Py_ssize_t)size, most);
+        if (why) PyErr_SetObject(TooLarge, why);
+        Py_XDECREF(why);
+        goto fail;
+    }
     /* Renumber in place: record i is never longer than key i, so going forward each key is
     ** read (into a copy) before anything is written over it. */
     for (size_t i = 0; i < n; i++) {
@@ -1016,10 +1092,6 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
             PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering");
             goto fail;
         }
-    /* The body: [table, records]. */
-    size_t nbytes = n * w;
-    size_t size = 1 + array_head(ntable) + bin_head(nbytes) + nbytes;
-    for (uint32_t i = 0; i < ntable; i++) size += bin_head(t->col[order[i]].len) + t->col[order[i]].len;
     PyObject *body = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
     if (!body) goto fail;
     uint8_t *p = (uint8_t *)PyBytes_AS_STRING(body);
@@ -1131,8 +1203,9 @@ static PyMethodDef Search_methods[] = {
     {"keys", (PyCFunction)Search_keys, METH_VARARGS, "keys(start, count) -> list of keys"},
     {"path", (PyCFunction)Search_path, METH_NOARGS, "path() -> keys from the start to the win"},
     {"columns", (PyCFunction)Search_columns, METH_NOARGS, "columns() -> interned columns by id"},
-    {"write_body", (PyCFunction)Search_write_body, METH_NOARGS,
-     "write_body() -> the no-win certificate body (version 2); uses the search up"},
+    {"write_body", (PyCFunction)Search_write_body, METH_VARARGS,
+     "write_body(most=2**32-1) -> the no-win certificate body (version 2); uses the search up. "
+     "TooLarge, before any work, if it would take more than `most` bytes"},
     {"load", (PyCFunction)Search_load, METH_VARARGS,
      "load(columns, keys): tests only -- become a finished search of these keys (3-byte "
      "indexes into columns)"},
@@ -1169,11 +1242,21 @@ PyMODINIT_FUNC PyInit__search(void) {
         Py_DECREF(m);
         return NULL;
     }
+    TooLarge = PyErr_NewException("certify.engine._search.TooLarge", PyExc_ValueError, NULL);
+    if (!TooLarge || PyModule_AddObject(m, "TooLarge", Py_NewRef(TooLarge)) < 0) {
+        Py_XDECREF(TooLarge);
+        Py_DECREF(m);
+        return NULL;
+    }
     PyModule_AddIntConstant(m, "DONE", DONE);
     PyModule_AddIntConstant(m, "WON", WON);
     PyModule_AddIntConstant(m, "MAX_POSITIONS", MAX_POSITIONS);
     PyModule_AddIntConstant(m, "OUT_OF_TIME", OUT_OF_TIME);
     PyModule_AddIntConstant(m, "TOO_MANY_COLUMNS", TOO_MANY_COLUMNS);
+    PyModule_AddIntConstant(m, "OUT_OF_MEMORY", OUT_OF_MEMORY);
+    PyModule_AddIntConstant(m, "MEMORY_BUDGET", MEMORY_BUDGET);
+    PyModule_AddIntConstant(m, "FORMAT_FULL", FORMAT_FULL);
+    PyModule_AddIntConstant(m, "MOST_RECORD_BYTES", MOST_RECORD_BYTES);
     PyModule_AddIntConstant(m, "MOST_COLUMNS", MOST_COLUMNS);
     return m;
 }
