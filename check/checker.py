@@ -453,15 +453,16 @@ def well_formed(records, produced, column, rules):
                                                   f'{(W - 4 - rules["cells"]) // 8}s' * 8)
     used, n, previous = set(), 0, b''
     for n, rec in enumerate(produced, 1):
-        need(n == 1 or rec > previous,
-             f'records: record {n} does not sort strictly after record {n - 1}')
+        # (In this loop a reason is built only when it is raised: an `if`, not need().)
+        if n > 1 and rec <= previous: raise Rejected(
+                f'records: record {n} does not sort strictly after record {n - 1}')
         found, cellbytes, *ids = layout.unpack(rec)   # its foundations, cells, column ids
         cols = [column.get(i) for i in ids]
         why = ('a column id is beyond the table' if None in cols else 'its column ids are not '
                'ascending' if rules['symmetry'] == 'columns' and ids != sorted(ids)
                else problem(found, cellbytes, cols))
-        need(not why, f'record {n} ({rec.hex()}) is not a well-formed position: {why}')
-        need(found != WON, f'record {n} ({show(found, b"", cols)}) is won')
+        if why: raise Rejected(f'record {n} ({rec.hex()}) is not a well-formed position: {why}')
+        if found == WON: raise Rejected(f'record {n} ({show(found, b"", cols)}) is won')
         if n > count: break
         if rules['version'] == 1: rows[(n - 1) * W:n * W] = rec
         used.update(ids)
@@ -482,12 +483,12 @@ def unfront(data, W):
     while i < len(data):
         n, p = n + 1, data[i]
         rec = prev[:p] + data[i + 1:i + 1 + W - p]
-        need(p < W and not (n == 1 and p),
-             f'records: record {n} says it shares {p} bytes with the one before')
-        need(len(rec) == W, f'records: record {n} is cut short')
+        if p >= W or n == 1 and p: raise Rejected(
+                f'records: record {n} says it shares {p} bytes with the one before')
+        if len(rec) != W: raise Rejected(f'records: record {n} is cut short')
         # p is the whole shared prefix: the byte after it differs. (Order is checked by the reader.)
-        need(n == 1 or rec <= prev or rec[p] != prev[p],
-             f'records: record {n} shares more than its stated {p} bytes with the one before')
+        if n > 1 and rec > prev and rec[p] == prev[p]: raise Rejected(
+                f'records: record {n} shares more than its stated {p} bytes with the one before')
         yield rec
         prev, i = rec, i + 1 + W - p
 
