@@ -10,6 +10,8 @@
     python benchmarks/bench_engine.py --regenerate       certificates/regenerate.py --all, timed
     python benchmarks/bench_engine.py --census [N]       certify 1-N -j 2 beside
                                                          freecell-solver-range-parallel-solve
+    python benchmarks/bench_engine.py --memory           the least --memory each of a few deals
+                                                         is proved within, beside its peak
 
 Whole-process figures run the command as a user would (Python start-up and imports included),
 alternating certify and fc-solve run by run, and give medians and the median of the pairwise
@@ -282,6 +284,41 @@ def regenerate(args):
         print("  " + line)
 
 
+MEMORY_DEALS = (11982, 146692, 7484159)
+
+
+def memory(args):
+    """The least --memory (to 1 MiB) within which the compiled search proves each deal, found by
+    bisection in this process, and the bytes a position it counts; beside the peak resident
+    memory of the whole `certify DEAL` (Python and the solver's attempts included): what a
+    budget means, and what a disk-backed search would have to beat."""
+    position_rules = Rules(4)
+    mib = 1 << 20
+    with tempfile.TemporaryDirectory() as tmp:
+        # (first: a child forked from this process once it holds the searches below would
+        # count its pages in the child's peak until it execs)
+        peaks = {number: run(CERTIFY + [str(number), "-q", "-o", os.path.join(tmp, "x.zst")])[1]
+                 for number in MEMORY_DEALS}
+    for number in MEMORY_DEALS:
+        position = start(deal(number))
+        whole = engine.search(position, position_rules)
+        low, high = 1, 64 * 1024   # MiB: stopped at low, proved at high
+        while high - low > 1:
+            mid = (low + high) // 2
+            outcome = engine.search(position, position_rules, memory=mid * mib)
+            if outcome.verdict == whole.verdict:
+                high = mid
+            else:
+                low = mid
+        with tempfile.TemporaryDirectory() as tmp:
+            stopped = run(CERTIFY + [str(number), "-q", "--memory", f"{low}M", "-o",
+                                     os.path.join(tmp, "y.zst")])
+        print(f"{number}: {whole.positions:,} positions; proved within --memory {high}M "
+              f"({high * mib / whole.positions:.0f} bytes a position), UNKNOWN at {low}M "
+              f"(exit 3 in {stopped[0]:.1f} s); certify {number} peaks at "
+              f"{peaks[number]:.0f} MiB")
+
+
 def census(args):
     n = args.census
     with tempfile.TemporaryDirectory() as tmp:
@@ -305,6 +342,7 @@ def main():
     p.add_argument("--sample", type=int, default=40, help="deals for --order")
     p.add_argument("--regenerate", action="store_true")
     p.add_argument("--census", type=int, nargs="?", const=32000, metavar="N")
+    p.add_argument("--memory", action="store_true", help="the least --memory a few deals need")
     args = p.parse_args()
     if args.levels:
         levels(args)
@@ -318,6 +356,8 @@ def main():
         regenerate(args)
     elif args.census:
         census(args)
+    elif args.memory:
+        memory(args)
     else:
         main_figures(args)
 
