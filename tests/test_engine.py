@@ -538,7 +538,7 @@ def test_the_capacity_a_compiled_search_takes_is_checked():
     for bad in (2 ** 32 - 1, 2 ** 32):
         with pytest.raises((ValueError, OverflowError)):
             native.Search(found, cells, cols, 4, False, False, 1 << 16, 0, bad)
-    # by default, search.format_capacity's
+    # (its default is search.format_capacity's quotient, of the same constant)
     assert native.MOST_RECORD_BYTES == reference.MOST_RECORD_BYTES
 
 
