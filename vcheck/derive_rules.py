@@ -7,7 +7,13 @@ the Section closes, [start], [moves] and [Reachable] take the deal number, the n
 cells and the foundation-moves rule as arguments. tests/test_vcheck.py checks that the output
 differs from the template in exactly these lines.
 
-Usage: python3 derive_rules.py TEMPLATE OUTPUT
+For a custom layout the export puts the start position in place of the deal's section; here
+the same section becomes one Variable, the start position ([derive_board]), and the checker's
+own files are derived for it by replacing the deal number with that position
+([board_variant]).
+
+Usage: python3 derive_rules.py TEMPLATE OUTDIR CHECK.v EXTRACT.v ASSUMPTIONS.v
+  writes OUTDIR/Rules.v, RulesBoard.v, CheckBoard.v, ExtractBoard.v, AssumptionsBoard.v
 """
 
 import sys
@@ -18,6 +24,9 @@ PARAMETERS = {
     "Definition free_cells : nat := 4.": "Variable free_cells : nat.",
     "Definition foundation_moves : bool := false.": "Variable foundation_moves : bool.",
 }
+DEAL_FIRST = "(** * The deal, regenerated from its number"
+DEAL_LAST = "Definition start : position := Position (Home 0 0 0 0) [] (deal deal_number)."
+START_VARIABLE = "Variable start : position."
 OPEN_AFTER = "Import ListNotations."
 SECTION_OPEN = "Section Rules."
 SECTION_CLOSE = "End Rules."
@@ -41,16 +50,60 @@ def derive(text):
     return "\n".join(lines + [SECTION_CLOSE, ""])
 
 
+def derive_board(text):
+    """Rules for a start position given as data: the deal's section becomes [start]."""
+    first, last = text.find(DEAL_FIRST), text.find(DEAL_LAST)
+    if first < 0 or last < first or text.count(DEAL_LAST) != 1:
+        raise DeriveError("no deal section to replace with the start position")
+    text = text[:first] + START_VARIABLE + text[last + len(DEAL_LAST):]
+    lines = text.split("\n")
+    for old, new in PARAMETERS.items():
+        if old.startswith("Definition deal_number"):
+            continue
+        if lines.count(old) != 1:
+            raise DeriveError(f"expected the line {old!r} once, found it {lines.count(old)} times")
+        lines[lines.index(old)] = new
+    lines.insert(lines.index(OPEN_AFTER) + 1, SECTION_OPEN)
+    while lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(lines + [SECTION_CLOSE, ""])
+
+
+# How vcheck's own files become those of a start position given as data.
+BOARD_EDITS = [
+    ("From VCheck Require Import Rules Check.", "From VCheck Require Import RulesBoard CheckBoard."),
+    ("From VCheck Require Import Rules.", "From VCheck Require Import RulesBoard."),
+    ("From VCheck Require Import Check.", "From VCheck Require Import CheckBoard."),
+    ("start deal_number", "deal_number"),
+    ("Variable deal_number : N.", "Variable deal_number : position."),
+    ("(deal_number : N)", "(deal_number : position)"),
+    ('Extraction "vcheck_core.ml"', 'Extraction "vcheck_board.ml"'),
+]
+
+
+def board_variant(text):
+    for old, new in BOARD_EDITS:
+        text = text.replace(old, new)
+    return text
+
+
 def main(argv):
-    if len(argv) != 3:
-        sys.exit("usage: derive_rules.py TEMPLATE OUTPUT")
+    if len(argv) != 6:
+        sys.exit("usage: derive_rules.py TEMPLATE OUTDIR CHECK.v EXTRACT.v ASSUMPTIONS.v")
+    template, outdir, *own = argv[1:]
     try:
-        with open(argv[1], encoding="utf-8") as f:
-            out = derive(f.read())
+        with open(template, encoding="utf-8") as f:
+            rules = f.read()
+        outputs = {"Rules.v": derive(rules), "RulesBoard.v": derive_board(rules)}
+        for path in own:
+            with open(path, encoding="utf-8") as f:
+                name = path.rsplit("/", 1)[-1].replace(".v", "Board.v")
+                outputs[name] = board_variant(f.read())
     except (OSError, DeriveError) as e:
         sys.exit(f"derive_rules.py: {e}")
-    with open(argv[2], "w", encoding="utf-8") as f:
-        f.write(out)
+    for name, text in outputs.items():
+        with open(f"{outdir}/{name}", "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 if __name__ == "__main__":

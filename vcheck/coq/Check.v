@@ -741,4 +741,4 @@ Definition check_win (deal_number : N) (fc : nat) (fm : bool) (line : list (card
 Theorem win_sound deal_number fc fm line :
   check_win deal_number fc fm line = true ->
   exists s, Reachable deal_number fc fm s /\ Won s.
-Proof. intros H; exact (replays_won fc fm line _ deal_number (reach_start deal_number fc fm) H). Qed.
+Proof. intros H; exact (replays_won fc fm line _ deal_number (reach_start _ fc fm) H). Qed.

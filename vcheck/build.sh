@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Build vcheck: derive the rules from the export's template, check the proofs, extract them,
+# and compile the native driver.  Usage: vcheck/build.sh [OUTDIR]  (default vcheck/_build)
+# Fails unless every main theorem is closed under the global context.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-$here/_build}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+cd "$out"
+cp "$here"/coq/Check.v "$here"/coq/Extract.v "$here"/coq/Assumptions.v .
+python3 "$here/derive_rules.py" "$here/../certify/exports/templates/Rules.v" . \
+  Check.v Extract.v Assumptions.v
+coq() { nice coqc -q -Q . VCheck "$@"; }
+for f in Rules RulesBoard Check CheckBoard; do coq "$f.v"; done
+coq Assumptions.v > assumptions.txt
+coq AssumptionsBoard.v >> assumptions.txt
+cat assumptions.txt
+theorems=$(grep -c '^Print Assumptions' Assumptions.v AssumptionsBoard.v | awk -F: '{s += $2} END {print s}')
+closed=$(grep -c '^Closed under the global context$' assumptions.txt || true)
+if [ "$closed" != "$theorems" ]; then
+  echo "vcheck build: only $closed of $theorems theorems are closed under the global context" >&2
+  exit 1
+fi
+coq Extract.v
+coq ExtractBoard.v
+cp "$here"/ocaml/vcheck.ml "$here"/ocaml/zstd_stubs.c .
+nice ocamlfind ocamlopt -O2 -unsafe -inline 200 -w -a -package unix \
+  vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml zstd_stubs.c vcheck.ml \
+  -cclib -lzstd -cclib -l:libxxhash.so.0 -o vcheck 2>/dev/null \
+|| nice ocamlfind ocamlopt -unsafe -inline 200 -w +a-4-9-26-27-32..42-44-45-70 \
+  vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml zstd_stubs.c vcheck.ml \
+  -cclib -lzstd -cclib -l:libxxhash.so.0 -o vcheck
+echo "vcheck built: $out/vcheck"

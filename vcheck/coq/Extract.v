@@ -1,0 +1,22 @@
+(** Extraction of the checker to OCaml.  The realisers (what OCaml code stands for a Coq
+    definition) are the fewest that make it fast; vcheck/README.md says why each is exact.
+
+    - ExtrOcamlBasic: bool, list, option, prod, sumbool as OCaml's own types.
+    - [positive] and [N] as OCaml's native int: the constructors and the pattern match are
+      exact on every value below 2 ^ 61, and the checker's numbers are below 2 ^ 34.
+    - [N.eqb], [N.ltb], [N.leb] as OCaml's comparisons on int, exact on non-negative ints.
+    Everything else, [nat] included, runs as the extracted Coq code itself. *)
+
+From VCheck Require Import Rules Check.
+From Coq Require Import NArith Extraction ExtrOcamlBasic.
+
+Extract Inductive positive => int
+  [ "(fun p -> 2 * p + 1)" "(fun p -> 2 * p)" "1" ]
+  "(fun f2p1 f2p f1 p -> if p <= 1 then f1 () else if p land 1 = 0 then f2p (p lsr 1) else f2p1 (p lsr 1))".
+Extract Inductive N => int [ "0" "(fun p -> p)" ]
+  "(fun f0 fp n -> if n = 0 then f0 () else fp n)".
+Extract Inlined Constant N.eqb => "(fun (x : int) (y : int) -> x = y)".
+Extract Inlined Constant N.ltb => "(fun (x : int) (y : int) -> x < y)".
+Extract Inlined Constant N.leb => "(fun (x : int) (y : int) -> x <= y)".
+
+Extraction "vcheck_core.ml" check_nowin check_nowin_slices check_win.

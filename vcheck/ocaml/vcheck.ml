@@ -1,0 +1,699 @@
+(* vcheck: reads FreeCell certificates and hands their data to the checker proved in Coq.
+
+   Trusted here: only the lines marked TRUSTED, which say which deal (or start position) and
+   which rules the proved function was applied to, and print its theorem from those same
+   values.  Everything else (decompression, msgpack, the column tree, the hash table that
+   finds a record) is data and hints for the proved checker: whatever it computes, a wrong
+   answer can only make the check fail (see vcheck/coq/Check.v). *)
+
+let version = "vcheck 1.0"
+
+(* The proved checker, in its two forms: a numbered deal, or a start position given as data. *)
+module type CORE = sig
+  type nat = O | S of nat
+  type suit = Clubs | Diamonds | Hearts | Spades
+  type card = { rank : nat; suit_of : suit }
+  type foundations = { clubs : nat; diamonds : nat; hearts : nat; spades : nat }
+  type position = { home : foundations; cells : card list; columns : card list list }
+  type table = { depth : int -> nat; top : int -> card; parent : int -> int;
+                 push : int -> card -> int; column_of : card list -> int }
+  type records = { count : int; rhome : int -> foundations; rcells : int -> card list;
+                   rids : int -> int list; find : foundations -> card list -> int list -> int }
+  type start
+  val check_nowin : start -> nat -> bool -> bool -> table -> records -> bool
+  val check_win : start -> nat -> bool -> (card * nat) list -> bool
+end
+
+module Numbered = struct
+  include Vcheck_core
+  type start = int
+end
+
+module Custom = struct
+  include Vcheck_board
+  type start = position
+end
+
+(* ---- Errors: one line each ---- *)
+
+exception Unreadable of string
+exception Rejected of string
+
+let unreadable fmt = Printf.ksprintf (fun s -> raise (Unreadable s)) fmt
+let rejected fmt = Printf.ksprintf (fun s -> raise (Rejected s)) fmt
+
+(* ---- The file's data ---- *)
+
+type buf = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
+
+external read_zstd : string -> buf = "vc_read"
+external xxh3 : buf -> int -> int -> string = "vc_xxh3"
+
+let get (d : buf) i = Char.code (Bigarray.Array1.unsafe_get d i)
+
+(* ---- msgpack, decoded by hand: only what the format uses ---- *)
+
+type value =
+  | Nil | Bool of bool | Int of int | Str of string
+  | Bin of int * int                      (* offset and length in the data *)
+  | Arr of value array | Map of (value * value) list
+
+type cursor = { data : buf; mutable pos : int; limit : int }
+
+let byte c =
+  if c.pos >= c.limit then unreadable "the data is cut short inside a msgpack value";
+  let b = get c.data c.pos in
+  c.pos <- c.pos + 1;
+  b
+
+let uint c n =
+  let r = ref 0 in
+  for i = 1 to n do
+    let b = byte c in
+    if i = 1 && n = 8 && b >= 0x40 then unreadable "a msgpack number is too large";
+    r := (!r lsl 8) lor b
+  done;
+  !r
+
+let sint c n =
+  let u = if n = 8 then uint c 8 else uint c n in
+  if n < 8 && u >= 1 lsl (8 * n - 1) then u - (1 lsl (8 * n)) else u
+
+let room c n what =
+  if n < 0 || n > c.limit - c.pos then unreadable "the data is cut short inside %s" what
+
+let rec value c depth =
+  if depth > 4 then unreadable "msgpack values nest too deeply";
+  let b = byte c in
+  if b <= 0x7f then Int b
+  else if b >= 0xe0 then Int (b - 256)
+  else if b land 0xf0 = 0x80 then map c (b land 0x0f) depth
+  else if b land 0xf0 = 0x90 then arr c (b land 0x0f) depth
+  else if b land 0xe0 = 0xa0 then str c (b land 0x1f)
+  else
+    match b with
+    | 0xc0 -> Nil
+    | 0xc2 -> Bool false
+    | 0xc3 -> Bool true
+    | 0xc4 -> bin c (uint c 1)
+    | 0xc5 -> bin c (uint c 2)
+    | 0xc6 -> bin c (uint c 4)
+    | 0xcc -> Int (uint c 1)
+    | 0xcd -> Int (uint c 2)
+    | 0xce -> Int (uint c 4)
+    | 0xcf -> Int (uint c 8)
+    | 0xd0 -> Int (sint c 1)
+    | 0xd1 -> Int (sint c 2)
+    | 0xd2 -> Int (sint c 4)
+    | 0xd3 -> Int (sint c 8)
+    | 0xd9 -> str c (uint c 1)
+    | 0xda -> str c (uint c 2)
+    | 0xdb -> str c (uint c 4)
+    | 0xdc -> arr c (uint c 2) depth
+    | 0xdd -> arr c (uint c 4) depth
+    | 0xde -> map c (uint c 2) depth
+    | 0xdf -> map c (uint c 4) depth
+    | _ -> unreadable "msgpack type 0x%02x is not used by the format" b
+
+and bin c n = room c n "a bin"; let p = c.pos in c.pos <- p + n; Bin (p, n)
+
+and str c n =
+  room c n "a str";
+  let s = String.init n (fun i -> Char.chr (get c.data (c.pos + i))) in
+  c.pos <- c.pos + n;
+  Str s
+
+and arr c n depth =
+  room c n "an array";
+  let a = Array.make n Nil in
+  for i = 0 to n - 1 do a.(i) <- value c (depth + 1) done;
+  Arr a
+
+and map c n depth =
+  room c (2 * n) "a map";
+  let l = ref [] in
+  for _ = 1 to n do
+    let k = value c (depth + 1) in
+    let v = value c (depth + 1) in
+    l := (k, v) :: !l
+  done;
+  Map (List.rev !l)
+
+let rec show = function
+  | Nil -> "None" | Bool b -> if b then "True" else "False" | Int n -> string_of_int n
+  | Str s -> Printf.sprintf "%S" s | Bin (_, n) -> Printf.sprintf "<%d bytes>" n
+  | Arr a -> "[" ^ String.concat ", " (Array.to_list (Array.map show a)) ^ "]"
+  | Map _ -> "{...}"
+
+(* ---- Headers ---- *)
+
+type header = {
+  claim : string; hversion : int; deal : int option; board : (int * int) option;
+  cells : int; fm : bool; symmetry : string; count : int; hash : string;
+  first : int; last : int;
+}
+
+let single_keys = ["board"; "cells"; "claim"; "count"; "deal"; "format"; "foundation_moves";
+                   "symmetry"; "version"; "xxh3_64"]
+let range_keys = ["cells"; "claim"; "count"; "first"; "format"; "foundation_moves"; "last";
+                  "symmetry"; "version"; "xxh3_64"]
+
+let is_hex s = String.length s = 16 &&
+               String.for_all (fun ch -> (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')) s
+
+let max_deal = (1 lsl 33) - 1
+
+let read_header c =
+  let h = match value c 0 with Map l -> l | _ -> unreadable "the header is not a msgpack map" in
+  let keys = List.map (function (Str k, _) -> k | _ -> "?") h in
+  let field k = try List.assoc (Str k) h with Not_found -> Nil in
+  let bad k = unreadable "header %s = %s" k (show (field k)) in
+  if field "format" <> Str "freecell-certificate" then bad "format";
+  let hversion = match field "version" with Int (1 | 2 as v) -> v | _ -> bad "version" in
+  let claim = match field "claim" with
+    | Str ("no-win" | "win" as s) -> s | Str "range" when hversion = 2 -> "range"
+    | _ -> bad "claim" in
+  let expected = if claim = "range" then range_keys else single_keys in
+  if List.sort compare keys <> expected || List.length keys <> List.length h then
+    unreadable "the header keys are not exactly: %s" (String.concat ", " expected);
+  let int_in k lo hi = match field k with Int n when n >= lo && n <= hi -> n | _ -> bad k in
+  let cells = int_in "cells" 0 8 in
+  let fm = match field "foundation_moves" with Bool b -> b | _ -> bad "foundation_moves" in
+  let symmetry = match field "symmetry" with
+    | Str ("columns" | "none" as s) -> s | _ -> bad "symmetry" in
+  let hash = match field "xxh3_64" with Str s when is_hex s -> s | _ -> bad "xxh3_64" in
+  if claim = "range" then begin
+    let first = int_in "first" 1 max_deal in
+    let last = int_in "last" first max_deal in
+    let count = int_in "count" 0 (1 lsl 33) in
+    if count <> last - first + 1 then bad "count";
+    { claim; hversion; deal = None; board = None; cells; fm; symmetry; count; hash; first; last }
+  end else begin
+    let deal, board = match field "deal", field "board" with
+      | Int n, Nil when n >= 1 && n <= max_deal -> Some n, None
+      | Nil, Bin (o, n) -> None, Some (o, n)
+      | Int _, _ | Nil, Nil -> bad "deal"
+      | _, _ -> bad "board" in
+    let count = int_in "count" 0 (1 lsl 32) in
+    { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = 0; last = 0 }
+  end
+
+(* ---- Limits ---- *)
+
+let max_positions = ref 4_000_000
+let max_columns = ref 1_000_000
+let max_moves = ref 100_000
+
+(* ---- The proved checker's data, built from the certificate (untrusted) ---- *)
+
+module Data (C : CORE) = struct
+  open C
+
+  let rec nat_of n = if n = 0 then O else S (nat_of (n - 1))
+  let nats = Array.init 64 nat_of
+  let suits = [| Clubs; Diamonds; Hearts; Spades |]
+  let cards = Array.init 52 (fun i -> { rank = nats.(i lsr 2); suit_of = suits.(i land 3) })
+
+  let rec int_of_nat acc = function O -> acc | S n -> int_of_nat (acc + 1) n
+  let suit_number = function Clubs -> 0 | Diamonds -> 1 | Hearts -> 2 | Spades -> 3
+  let card_number c = 4 * int_of_nat 0 c.rank + suit_number c.suit_of
+  let nat n = if n >= 0 && n < 64 then nats.(n) else O
+
+  (* The column tree: the table's entries keep their ids; every prefix of an entry that is
+     not itself an entry is added after them, so that each column's parent exists. *)
+  let table (entries : string array) =
+    let ids = Hashtbl.create (2 * Array.length entries + 16) in
+    let all = ref [||] and nodes = ref 0 in
+    let add s =
+      if !nodes = Array.length !all then begin
+        let a = Array.make (2 * !nodes + 16) "" in
+        Array.blit !all 0 a 0 !nodes; all := a
+      end;
+      !all.(!nodes) <- s; Hashtbl.replace ids s !nodes; incr nodes; !nodes - 1 in
+    Array.iter (fun s -> ignore (add s)) entries;
+    let parents = ref [] and i = ref 0 in
+    while !i < !nodes do
+      let s = !all.(!i) in
+      let n = String.length s in
+      let p = if n = 0 then 0 else
+          let below = String.sub s 0 (n - 1) in
+          match Hashtbl.find_opt ids below with Some p -> p | None -> add below in
+      parents := p :: !parents;
+      incr i
+    done;
+    let nodes = !nodes in
+    let all = Array.sub !all 0 nodes in
+    let parent = Array.of_list (List.rev !parents) in
+    let push_ids = Hashtbl.create (2 * nodes + 16) in
+    Array.iteri (fun e s -> let n = String.length s in
+                  if n > 0 then Hashtbl.replace push_ids (parent.(e) * 64 + Char.code s.[n - 1]) e)
+      all;
+    let valid e = e >= 0 && e < nodes in
+    { depth = (fun e -> if valid e then nat (String.length all.(e)) else O);
+      top = (fun e -> if valid e && all.(e) <> "" then
+                cards.(Char.code all.(e).[String.length all.(e) - 1]) else cards.(0));
+      parent = (fun e -> if valid e then parent.(e) else 0);
+      push = (fun b c -> match Hashtbl.find_opt push_ids (b * 64 + card_number c) with
+          | Some e -> e | None -> nodes);
+      column_of = (fun col ->
+          let s = String.concat "" (List.rev_map (fun c ->
+              String.make 1 (Char.chr (card_number c land 255))) col) in
+          match Hashtbl.find_opt ids s with Some e -> e | None -> nodes) }
+
+  (* The records, row by row ([w]-byte ids), and a hash table of them for [find]. *)
+  let records ~cells ~w ~count (rows : Bytes.t) =
+    let width = 4 + cells + 8 * w in
+    let hash b off =
+      let h = ref 0 in
+      for j = 0 to width - 1 do
+        h := (!h * 0x100000001b3) lxor Char.code (Bytes.unsafe_get b (off + j))
+      done;
+      (!h lxor (!h lsr 29)) land max_int in
+    let size = ref 16 in
+    while !size < 2 * count do size := 2 * !size done;
+    let slots = Bigarray.(Array1.create int32 c_layout !size) in
+    Bigarray.Array1.fill slots 0l;
+    let mask = !size - 1 in
+    for k = 0 to count - 1 do
+      let i = ref (hash rows (k * width) land mask) in
+      while Bigarray.Array1.unsafe_get slots !i <> 0l do i := (!i + 1) land mask done;
+      Bigarray.Array1.unsafe_set slots !i (Int32.of_int (k + 1))
+    done;
+    let scratch = Bytes.create width in
+    let same k =
+      let rec go j = j = width ||
+                     (Bytes.unsafe_get rows (k * width + j) = Bytes.unsafe_get scratch j && go (j + 1)) in
+      go 0 in
+    let lookup () =
+      let i = ref (hash scratch 0 land mask) and found = ref count in
+      while !found = count && Bigarray.Array1.unsafe_get slots !i <> 0l do
+        let k = Int32.to_int (Bigarray.Array1.unsafe_get slots !i) - 1 in
+        if same k then found := k else i := (!i + 1) land mask
+      done;
+      !found in
+    let encode f cs ids =
+      let put j v = Bytes.unsafe_set scratch j (Char.unsafe_chr v) in
+      let counts = [| f.clubs; f.diamonds; f.hearts; f.spades |] in
+      let ok = ref true in
+      Array.iteri (fun j n -> let v = int_of_nat 0 n in if v > 255 then ok := false else put j v)
+        counts;
+      let rec fill_cells j = function
+        | [] -> for i = j to cells - 1 do put (4 + i) 0xff done
+        | c :: rest -> if j >= cells then ok := false else (put (4 + j) (card_number c);
+                                                           fill_cells (j + 1) rest) in
+      fill_cells 0 cs;
+      let rec fill_ids j = function
+        | [] -> if j <> 8 then ok := false
+        | e :: rest ->
+            if j >= 8 || e lsr (8 * w) <> 0 then ok := false
+            else begin
+              let off = 4 + cells + w * j in
+              for b = 0 to w - 1 do put (off + b) ((e lsr (8 * (w - 1 - b))) land 255) done;
+              fill_ids (j + 1) rest
+            end in
+      fill_ids 0 ids;
+      !ok in
+    let row k j = Char.code (Bytes.unsafe_get rows (k * width + j)) in
+    let valid k = k >= 0 && k < count in
+    { count;
+      rhome = (fun k -> if valid k then { clubs = nats.(row k 0); diamonds = nats.(row k 1);
+                                           hearts = nats.(row k 2); spades = nats.(row k 3) }
+                else { clubs = O; diamonds = O; hearts = O; spades = O });
+      rcells = (fun k ->
+          if not (valid k) then [] else
+            let l = ref [] in
+            for j = cells - 1 downto 0 do
+              let b = row k (4 + j) in if b < 52 then l := cards.(b) :: !l
+            done;
+            !l);
+      rids = (fun k ->
+          if not (valid k) then [] else
+            let l = ref [] in
+            for j = 7 downto 0 do
+              let off = 4 + cells + w * j in
+              let e = ref 0 in
+              for b = 0 to w - 1 do e := (!e lsl 8) lor row k (off + b) done;
+              l := !e :: !l
+            done;
+            !l);
+      find = (fun f cs ids -> if encode f cs ids then lookup () else count) }
+
+  (* A custom start position from the header's board (TRUSTED: it is the position the
+     theorem is about; its meaning is docs/certificate-format.md, "Custom boards"). *)
+  let board_position (d : buf) (off, len) ~cells =
+    let fail () = rejected "the board is not a position: the 52 cards are not each in one place" in
+    if len < 4 + cells then fail ();
+    let at i = get d (off + i) in
+    let seen = Array.make 52 false in
+    let take c = if c >= 52 || seen.(c) then fail () else seen.(c) <- true in
+    for s = 0 to 3 do
+      if at s > 13 then fail ();
+      for r = 0 to at s - 1 do take (4 * r + s) done
+    done;
+    let cs = ref [] and last = ref (-1) and ended = ref false in
+    for j = 0 to cells - 1 do
+      let b = at (4 + j) in
+      if b = 0xff then ended := true
+      else if !ended || b <= !last then fail ()
+      else (take b; last := b; cs := cards.(b) :: !cs)
+    done;
+    let pos = ref (4 + cells) and cols = ref [] in
+    for _ = 1 to 8 do
+      let col = ref [] in
+      while !pos < len && at !pos <> 0xff do take (at !pos); col := cards.(at !pos) :: !col; incr pos done;
+      if !pos >= len then fail ();
+      incr pos;
+      cols := !col :: !cols
+    done;
+    if !pos <> len || Array.exists not seen then fail ();
+    { home = { clubs = nats.(at 0); diamonds = nats.(at 1); hearts = nats.(at 2);
+               spades = nats.(at 3) };
+      cells = List.rev !cs; columns = List.rev !cols }
+end
+
+module DN = Data (Numbered)
+module DC = Data (Custom)
+
+(* ---- A no-win body: the column table and the records, checked for form ---- *)
+
+let card_masks = Array.init 52 (fun c -> 1 lsl c)
+let all_cards = (1 lsl 52) - 1
+
+type nowin = { entries : string array; w : int; rows : Bytes.t }
+
+let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
+  if count > !max_positions then
+    unreadable "%d positions is more than --max-positions %d" count !max_positions;
+  let c = { data = d; pos = off; limit = off + len } in
+  if byte c <> 0x92 then rejected "the body is not an array of two values";
+  let b = byte c in
+  let ncols = if b land 0xf0 = 0x90 then b land 0x0f
+    else if b = 0xdc then uint c 2 else if b = 0xdd then uint c 4
+    else rejected "the column table is not an array" in
+  if ncols > !max_columns then
+    unreadable "%d columns is more than --max-columns %d" ncols !max_columns;
+  if ncols > 8 * count then rejected "the column table has more entries than 8 x count";
+  let entries = Array.make ncols "" and masks = Array.make ncols 0 in
+  for i = 0 to ncols - 1 do
+    let n = match byte c with 0xc4 -> uint c 1 | 0xc5 -> uint c 2 | 0xc6 -> uint c 4
+                            | _ -> rejected "column %d is not a bin" i in
+    room c n "the column table";
+    if n > 52 then rejected "column %d has %d cards" i n;
+    let s = String.init n (fun j -> Char.chr (get d (c.pos + j))) in
+    c.pos <- c.pos + n;
+    String.iter (fun ch -> let x = Char.code ch in
+                  if x >= 52 then rejected "column %d holds %d, not a card" i x;
+                  if masks.(i) land card_masks.(x) <> 0 then rejected "column %d repeats a card" i;
+                  masks.(i) <- masks.(i) lor card_masks.(x)) s;
+    if i > 0 && compare entries.(i - 1) s >= 0 then
+      rejected "the column table is not in strictly ascending order at entry %d" i;
+    entries.(i) <- s
+  done;
+  let w = if ncols <= 65536 then 2 else 3 in
+  let width = 4 + cells + 8 * w in
+  let rlen = match byte c with 0xc4 -> uint c 1 | 0xc5 -> uint c 2 | 0xc6 -> uint c 4
+                             | _ -> rejected "the records are not a bin" in
+  room c rlen "the records";
+  let roff = c.pos in
+  c.pos <- c.pos + rlen;
+  if c.pos <> c.limit then rejected "the body has bytes after the records";
+  let rows = Bytes.create (count * width) in
+  if version = 2 then begin
+    if rlen <> count * width then
+      rejected "records: there are %d bytes, not count x %d = %d" rlen width (count * width);
+    for j = 0 to width - 1 do
+      let base = roff + j * count in
+      for k = 0 to count - 1 do
+        Bytes.unsafe_set rows (k * width + j) (Bigarray.Array1.unsafe_get d (base + k))
+      done
+    done
+  end else begin
+    let p = ref roff and stop = roff + rlen in
+    for k = 0 to count - 1 do
+      if !p >= stop then rejected "records: there are fewer than %d" count;
+      let shared = get d !p in
+      incr p;
+      if shared >= width || (k = 0 && shared <> 0) then rejected "records: record %d shares %d bytes" (k + 1) shared;
+      if stop - !p < width - shared then rejected "records: record %d is cut short" (k + 1);
+      if k > 0 then Bytes.blit rows ((k - 1) * width) rows (k * width) shared;
+      for j = shared to width - 1 do
+        Bytes.unsafe_set rows (k * width + j) (Bigarray.Array1.unsafe_get d !p); incr p
+      done;
+      if k > 0 && Bytes.get rows ((k - 1) * width + shared) = Bytes.get rows (k * width + shared) then
+        rejected "records: record %d does not give its whole shared prefix" (k + 1)
+    done;
+    if !p <> stop then rejected "records: there are more than %d" count
+  end;
+  (* Each record a well-formed position, the records strictly ascending, every column used:
+     not needed for soundness, but the format requires it. *)
+  let used = Array.make ncols false in
+  let home_mask = Array.init 4 (fun s -> Array.init 14 (fun n ->
+      let m = ref 0 in for r = 0 to n - 1 do m := !m lor card_masks.(4 * r + s) done; !m)) in
+  for k = 0 to count - 1 do
+    let base = k * width in
+    let at j = Char.code (Bytes.unsafe_get rows (base + j)) in
+    if k > 0 then begin
+      let j = ref 0 in
+      while !j < width && Bytes.unsafe_get rows (base - width + !j) = Bytes.unsafe_get rows (base + !j)
+      do incr j done;
+      if !j = width || Bytes.unsafe_get rows (base - width + !j) > Bytes.unsafe_get rows (base + !j) then
+        rejected "records: record %d does not sort strictly after record %d" (k + 1) k
+    end;
+    let acc = ref 0 in
+    let add m = if !acc land m <> 0 then rejected "record %d: a card is in two places" (k + 1);
+      acc := !acc lor m in
+    for s = 0 to 3 do
+      if at s > 13 then rejected "record %d: a foundation holds %d cards" (k + 1) (at s);
+      add home_mask.(s).(at s)
+    done;
+    let last = ref (-1) and ended = ref false in
+    for j = 0 to cells - 1 do
+      let b = at (4 + j) in
+      if b = 0xff then ended := true
+      else if !ended || b >= 52 || b <= !last then
+        rejected "record %d: the free cells are not ascending cards then empty cells" (k + 1)
+      else (add card_masks.(b); last := b)
+    done;
+    let prev = ref (-1) in
+    for j = 0 to 7 do
+      let e = ref 0 in
+      for b = 0 to w - 1 do e := (!e lsl 8) lor at (4 + cells + w * j + b) done;
+      if !e >= ncols then rejected "record %d: column id %d is not in the table" (k + 1) !e;
+      if symmetry = "columns" && !e < !prev then
+        rejected "record %d: the column ids are not ascending" (k + 1);
+      prev := !e;
+      used.(!e) <- true;
+      add masks.(!e)
+    done;
+    if !acc <> all_cards then rejected "record %d: the 52 cards are not each in one place" (k + 1)
+  done;
+  Array.iteri (fun i u -> if not u then rejected "column %d of the table is used by no record" i) used;
+  { entries; w; rows }
+
+(* ---- The theorem's words (TRUSTED: they are printed from the values the proved function was
+   given) ---- *)
+
+let rules cells fm =
+  Printf.sprintf "%d free cell%s, single-card moves, %s" cells (if cells = 1 then "" else "s")
+    (if fm then "a foundation's top card may go back onto a column" else "no moves off foundations")
+
+let who path = function
+  | None -> Printf.sprintf "the layout in %s" path
+  | Some n when n >= 1 lsl 31 -> Printf.sprintf "FreeCell Pro's extended deal %d" n
+  | Some n -> Printf.sprintf "Microsoft FreeCell deal %d" n
+
+let commas n =
+  let s = string_of_int n in
+  let b = Buffer.create 16 in
+  String.iteri (fun i ch -> if i > 0 && (String.length s - i) mod 3 = 0 then Buffer.add_char b ',';
+                 Buffer.add_char b ch) s;
+  Buffer.contents b
+
+(* ---- One certificate ---- *)
+
+(* Check one claim about one start under one set of rules; the theorem's sentence, or Rejected.
+   TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the proved function
+   and, the same values, to the sentence. *)
+let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry ~count (off, len) =
+  let sentence_nowin () = Printf.sprintf "%s (%s) cannot be won: %s positions closed under every legal move, none won"
+      (who path deal) (rules cells fm) (commas count) in
+  let sentence_win () = Printf.sprintf "%s (%s) can be won: %d single-card moves replay to a won position"
+      (who path deal) (rules cells fm) count in
+  if claim = "win" then begin
+    if symmetry <> "none" then rejected "a win certificate must have symmetry \"none\"";
+    if count > !max_moves then unreadable "%d moves is more than --max-moves %d" count !max_moves;
+    if len <> 2 * count then rejected "the body has %d bytes, not 2 x count = %d" len (2 * count);
+    let line (type c) (cards : c array) (nats : _ array) =
+      List.init count (fun i ->
+          let c = get d (off + 2 * i) and dest = get d (off + 2 * i + 1) in
+          if c >= 52 || dest > 9 then rejected "move %d is not a card and a destination" (i + 1);
+          (cards.(c), nats.(dest))) in
+    let ok = match deal, board with
+      | Some n, _ -> Numbered.check_win n DN.nats.(cells) fm (line DN.cards DN.nats)
+      | None, Some b ->
+          Custom.check_win (DC.board_position d b ~cells) DC.nats.(cells) fm (line DC.cards DC.nats)
+      | None, None -> rejected "no deal and no board" in
+    if ok then sentence_win ()
+    else rejected "the moves do not replay to a won position: one is illegal or the last position is not won"
+  end else begin
+    let start = match deal, board with
+      | None, Some b -> `Board (DC.board_position d b ~cells)
+      | Some n, _ -> `Deal n
+      | None, None -> rejected "no deal and no board" in
+    let nw = read_nowin d (off, len) ~version ~cells ~symmetry ~count in
+    (* The decompressed data is no longer needed (the records are copied out row by row):
+       give its memory back before the hash table is built. *)
+    Gc.full_major ();
+    let sorted = symmetry = "columns" in
+    let ok = match start with
+      | `Deal n ->
+          let t = DN.table nw.entries in
+          let r = DN.records ~cells ~w:nw.w ~count nw.rows in
+          Numbered.check_nowin n DN.nats.(cells) fm sorted t r
+      | `Board s ->
+          let t = DC.table nw.entries in
+          let r = DC.records ~cells ~w:nw.w ~count nw.rows in
+          Custom.check_nowin s DC.nats.(cells) fm sorted t r in
+    if ok then sentence_nowin ()
+    else rejected "the records are not closed under every legal move from the starting position, or one is won"
+  end
+
+type outcome = { verdict : string; text : string; h : header option; lost : int list }
+
+let verify path =
+  let d = try read_zstd path with Failure m -> unreadable "%s" m in
+  let n = Bigarray.Array1.dim d in
+  let c = { data = d; pos = 0; limit = min n 65536 } in
+  let h = read_header c in
+  let rest = c.pos in
+  if h.claim = "range" then begin
+    if xxh3 d rest (n - rest) <> h.hash then rejected "the entries do not match its xxh3_64";
+    let c = { data = d; pos = rest; limit = n } in
+    let lost = ref [] in
+    for i = 0 to h.count - 1 do
+      let deal = h.first + i in
+      let e = match value c 0 with Arr e when Array.length e = 4 -> e
+                                 | _ -> rejected "entry %d is not an array of four values" i in
+      if e.(0) <> Int deal then rejected "entry %d is not about deal %d" i deal;
+      let claim = match e.(1) with Str ("win" | "no-win" as s) -> s
+                                  | _ -> rejected "entry %d: claim %s" i (show e.(1)) in
+      let count = match e.(2) with Int k when k >= 0 -> k | _ -> rejected "entry %d: count" i in
+      let body = match e.(3) with Bin (o, l) -> (o, l) | _ -> rejected "entry %d: body" i in
+      let symmetry = if claim = "win" then "none" else h.symmetry in
+      (try ignore (check_one d ~path ~claim ~version:2 ~deal:(Some deal) ~board:None
+                     ~cells:h.cells ~fm:h.fm ~symmetry ~count body)
+       with Rejected m -> rejected "deal %d: %s" deal m);
+      if claim = "no-win" then lost := deal :: !lost
+    done;
+    if c.pos <> n then rejected "there are bytes after the last entry";
+    let lost = List.rev !lost in
+    let whose = if h.last < 1 lsl 31 then "Microsoft FreeCell deals"
+      else if h.first >= 1 lsl 31 then "FreeCell Pro's extended deals" else "FreeCell Pro's deals" in
+    let text = Printf.sprintf "of %s %s..%s (%s) exactly %s cannot be won%s%s; each of the other %s is won by a line that replays"
+        whose (commas h.first) (commas h.last) (rules h.cells h.fm) (commas (List.length lost))
+        (if lost = [] then "" else ": ") (String.concat ", " (List.map string_of_int lost))
+        (commas (h.count - List.length lost)) in
+    { verdict = "verified"; text; h = Some h; lost }
+  end else begin
+    let off, len = match value { data = d; pos = rest; limit = n } 0 with
+      | Bin (o, l) -> (o, l) | _ -> unreadable "the body is not a msgpack bin" in
+    if off + len <> n then
+      unreadable "the data decompresses to more than its header and body (%d bytes, not %d)" n (off + len);
+    if xxh3 d off len <> h.hash then rejected "the body does not match its xxh3_64";
+    let text = check_one d ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board:h.board
+        ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~count:h.count (off, len) in
+    { verdict = "verified"; text; h = Some h; lost = [] }
+  end
+
+let verify_safely path =
+  try verify path with
+  | Unreadable m -> { verdict = "unreadable"; text = m; h = None; lost = [] }
+  | Rejected m -> { verdict = "rejected"; text = m; h = None; lost = [] }
+  | Failure m -> { verdict = "unreadable"; text = m; h = None; lost = [] }
+  | Out_of_memory -> { verdict = "unreadable"; text = "out of memory"; h = None; lost = [] }
+  | Stack_overflow -> { verdict = "unreadable"; text = "out of stack"; h = None; lost = [] }
+  | e -> { verdict = "unreadable"; text = "internal error: " ^ Printexc.to_string e; h = None; lost = [] }
+
+(* ---- Command line ---- *)
+
+let printable s =
+  String.concat "" (List.map (fun ch -> if ch >= ' ' && ch <> '\127' then String.make 1 ch
+                               else Printf.sprintf "\\x%02x" (Char.code ch))
+                      (List.init (String.length s) (String.get s)))
+
+let json_string s =
+  let b = Buffer.create (String.length s + 2) in
+  Buffer.add_char b '"';
+  String.iter (fun ch -> match ch with
+      | '"' -> Buffer.add_string b "\\\"" | '\\' -> Buffer.add_string b "\\\\"
+      | ch when ch < ' ' || ch = '\127' -> Buffer.add_string b (Printf.sprintf "\\u%04x" (Char.code ch))
+      | ch -> Buffer.add_char b ch) s;
+  Buffer.add_char b '"';
+  Buffer.contents b
+
+let usage = "usage: vcheck [-q] [--json] [--max-positions N] [--max-columns N] [--max-moves N] CERTIFICATE|FOLDER ..."
+
+let help = usage ^ "\n\n\
+Check FreeCell certificates with a checker proved correct in Coq (vcheck/README.md).\n\
+Exit 0: every certificate verified; 1: one is rejected; 2: one is unreadable (or bad usage).\n\n\
+  -q, --quiet          print only what is not verified\n\
+  --json               one JSON object per certificate\n\
+  --max-positions N    refuse a no-win of more than N positions (default 4000000)\n\
+  --max-columns N      refuse a column table of more than N entries (default 1000000)\n\
+  --max-moves N        refuse a win of more than N moves (default 100000)\n\
+  --version            print the version\n"
+
+let () =
+  (* The checker allocates many short-lived lists: a larger minor heap makes that cheaper. *)
+  Gc.set { (Gc.get ()) with Gc.minor_heap_size = 1 lsl 20 };
+  let quiet = ref false and json = ref false and paths = ref [] in
+  let args = Array.to_list Sys.argv |> List.tl in
+  let usage_error m = prerr_endline ("vcheck: " ^ m); prerr_endline usage; exit 2 in
+  let rec parse = function
+    | [] -> ()
+    | ("-q" | "--quiet") :: rest -> quiet := true; parse rest
+    | "--json" :: rest -> json := true; parse rest
+    | ("-h" | "--help") :: _ -> print_string help; exit 0
+    | "--version" :: _ -> print_endline version; exit 0
+    | ("--max-positions" | "--max-columns" | "--max-moves" as o) :: v :: rest ->
+        let n = match int_of_string_opt v with Some n when n >= 0 -> n
+                                             | _ -> usage_error (o ^ ": not a count: " ^ v) in
+        (match o with "--max-positions" -> max_positions := n
+                    | "--max-columns" -> max_columns := n | _ -> max_moves := n);
+        parse rest
+    | o :: _ when String.length o > 1 && o.[0] = '-' -> usage_error ("unknown option " ^ o)
+    | p :: rest -> paths := p :: !paths; parse rest in
+  parse args;
+  let paths = List.rev !paths in
+  if paths = [] then usage_error "no certificate given";
+  let files = List.concat_map (fun p ->
+      if Sys.file_exists p && Sys.is_directory p then
+        Sys.readdir p |> Array.to_list |> List.filter (fun f -> Filename.check_suffix f ".zst")
+        |> List.sort compare |> List.map (Filename.concat p)
+      else [p]) paths in
+  let several = List.length files > 1 || List.exists (fun p -> Sys.file_exists p && Sys.is_directory p) paths in
+  let verdicts = List.map (fun path ->
+      let o = verify_safely path in
+      if !json then begin
+        let h = o.h in
+        let field f = match h with None -> "null" | Some h -> f h in
+        Printf.printf "{\"path\": %s, \"verdict\": %s, \"claim\": %s, \"deal\": %s, \"cells\": %s, \"foundation_moves\": %s, \"symmetry\": %s, \"count\": %s, \"unwinnable\": %s, \"%s\": %s}\n%!"
+          (json_string path) (json_string o.verdict)
+          (field (fun h -> json_string h.claim))
+          (field (fun h -> match h.deal with Some n -> string_of_int n | None -> "null"))
+          (field (fun h -> string_of_int h.cells)) (field (fun h -> string_of_bool h.fm))
+          (field (fun h -> json_string h.symmetry)) (field (fun h -> string_of_int h.count))
+          (field (fun h -> if h.claim = "range" then
+                     "[" ^ String.concat ", " (List.map string_of_int o.lost) ^ "]" else "null"))
+          (if o.verdict = "verified" then "theorem" else "reason") (json_string o.text)
+      end else if o.verdict <> "verified" || not !quiet then
+        print_endline (printable ((if several then path ^ ": " else "") ^
+                                  String.uppercase_ascii o.verdict ^ ": " ^ o.text));
+      o.verdict) files in
+  let n = List.length verdicts in
+  let ok = List.length (List.filter (( = ) "verified") verdicts) in
+  let bad = List.length (List.filter (( = ) "unreadable") verdicts) in
+  if several && not !json && not !quiet then
+    Printf.printf "%s certificate%s: %s verified, %s rejected%s\n" (commas n) (if n = 1 then "" else "s")
+      (commas ok) (commas (n - ok)) (if bad > 0 then Printf.sprintf " (%s unreadable)" (commas bad) else "");
+  exit (if List.mem "rejected" verdicts then 1 else if bad > 0 then 2 else 0)
