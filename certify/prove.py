@@ -2,11 +2,11 @@
 
 This is the one place that decides what a run claims. WIN and NO_WIN come only with their
 evidence; anything else is UNKNOWN and writes nothing: a budget that ran out, and so memory
-that ran out (of --memory's budget, or a MemoryError anywhere in the run: the solver, the search,
-the writer), or a no-win too large for the certificate format. The work itself is done by the engine
-(certify/engine/: compiled, or the Python reference); the order of the work, and the budgets
-that bound all of it, are decided here, the same for every engine, so that every engine writes
-the same certificate.
+that ran out (of --memory's budget, or a MemoryError anywhere in the run: the solver, the
+search, the writer), or a no-win too large for the certificate format. The work itself is done
+by the engine (certify/engine/: compiled, or the Python reference); the order of the work, and
+the budgets that bound all of it, are decided here, the same for every engine, so that every
+engine writes the same certificate.
 """
 
 import os
