@@ -177,11 +177,12 @@ def within(n, key, limits):
 def integer(x, low, high): return type(x) is int and low <= x <= high   # (type(True) is bool)
 
 
-# The default limits on one certificate, or one entry of a range, and on a range in all (§5). The
-# largest published no-win has 2,449,032 positions and a column table of 844 entries; the longest
-# win line of deals 1..1,000,000 has 235 moves.
+# The default limits on one certificate, or one entry of a range, and on a range in all (§5): N a
+# deal, and one certificate's worth more. The largest published no-win has 2,449,032 positions and
+# a column table of 844 entries; the longest win line of deals 1..1,000,000 has 235 moves, and the
+# wins of 1..32,000 have 121 on average.
 LIMITS = {'positions': 4_000_000, 'columns': 1_000_000, 'moves': 100_000,
-          'range-moves': 1_000, 'range-positions': 100_000, 'memory': None}
+          'range-moves': 250, 'range-positions': 10_000, 'memory': None}
 KEYS = {'format', 'version', 'claim', 'deal', 'board', 'cells', 'foundation_moves', 'symmetry',
         'count', 'xxh3_64'}
 SPLIT = 65536   # records from which one file's closure check is split across processes (-j)
@@ -531,9 +532,10 @@ def check_range(h, s, limits):
             rules = {**h, 'deal': number, 'board': None, 'claim': claim,
                      'count': expect(s, 'int', 'its count')}
             spent[kind := 'moves' if claim == 'win' else 'positions'] += rules['count']
-            need(spent[kind] <= limits[f'range-{kind}'] * h['count'], f'the range holds more than '
-                 f'{limits[f"range-{kind}"] * h["count"]:,} {kind} in all: more than '
-                 f'--range-{kind} {limits[f"range-{kind}"]:,} a deal', Unreadable)
+            most = limits[f'range-{kind}'] * h['count'] + limits[kind]
+            need(spent[kind] <= most, f'the range holds more than {most:,} {kind} in all: '
+                 f'--range-{kind} {limits[f"range-{kind}"]:,} a deal, and --max-{kind} more',
+                 Unreadable)
             (check_win if claim == 'win' else check_nowin)(s, rules, expect(s, 'bin', 'its body'),
                                                            limits, lambda: None)
         except (Rejected, Unreadable) as e:
@@ -697,8 +699,6 @@ def main(argv=None):
     limits = {key: getattr(args, 'max_' * (key in ('positions', 'columns', 'moves')) +
                            key.replace('-', '_')) for key in LIMITS}
     if min(v for v in limits.values() if v is not None) < 0: p.error('a limit cannot be negative')
-    want = {k: getattr(args, k) for k in ('deal', 'range', 'claim', 'cells', 'foundation_moves',
-                                          'symmetry')}
     todo = targets(args.paths)
     several = len(todo) > 1 or any(path != '-' and os.path.isdir(path) for path in args.paths)
     certificates = [(shown_name, path) for shown_name, path, why in todo if why is None]
@@ -707,13 +707,15 @@ def main(argv=None):
     jobs = min(args.jobs, len(certificates)) if len(certificates) > 1 else 1
     with (concurrent.futures.ProcessPoolExecutor(jobs) if jobs > 1
           else contextlib.nullcontext()) as pool:
-        if pool: answers = iter([pool.submit(timed_verify, *c, limits, want) for c in certificates])
-        else: answers = (timed_verify(*c, limits, want) for c in certificates)   # (as each comes)
+        # (vars(args) holds what the file must prove: --deal, --claim, ...; see differs())
+        if pool: answers = iter([pool.submit(timed_verify, *c, limits, vars(args))
+                                 for c in certificates])
+        else: answers = (timed_verify(*c, limits, vars(args)) for c in certificates)   # (as done)
         verdicts = [report(shown_name, path, why, None if why else next(answers), args, several,
                            pool) for shown_name, path, why in todo]
     n, ok, bad = len(certificates), verdicts.count('verified'), verdicts.count('unreadable')
+    empty = len(todo) - n   # (folders without certificates, or not read)
     if several and not args.json and not args.quiet:
-        empty = len(todo) - n
         print(f'{n:,} certificate{"s" * (n != 1)}: {ok:,} verified, {n - ok:,} rejected' +
               f' ({bad - empty:,} unreadable)' * bool(bad - empty) +
               f'; {empty:,} folder{"s" * (empty != 1)} not read or holding no certificate' *

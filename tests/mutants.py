@@ -40,7 +40,8 @@ SUBSETS = {
     # (check's, but not tests/test_check_source.py: a mutant that adds a line would fail its size, not
     # its meaning)
     'check': ['tests/test_check.py', 'tests/test_check_ranges.py', 'tests/test_check_closure.py',
-              'tests/test_check_hostile.py', 'tests/test_check_cli.py', 'tests/test_oracle.py',
+              'tests/test_check_hostile.py', 'tests/test_check_cli.py', 'tests/test_check_membership.py',
+              'tests/test_oracle.py',
               'tests/test_deals.py', 'tests/test_certify_checked.py'],
     'rules': ['tests/test_oracle.py', 'tests/test_deals.py', 'tests/test_certify_checked.py',
               'tests/test_search.py::test_successors_match_the_readable_rules',

@@ -210,23 +210,28 @@ CELL = checker.CELL
 
 
 def test_a_range_of_padded_wins_is_refused_from_its_totals(workdir):
-    # True wins, each padded within the per-win limit: the range's moves in all are past 1,000 a deal.
-    lines = [padded(2, 1, 1200)]
-    blob = g.range_file(2, lines, cells=1)
-    rejected(workdir, blob, 'entry 1 (deal 2): the range holds more than 1,000 moves in all: more than '
-                            '--range-moves 1,000 a deal', 'unreadable')
+    # True wins, each padded within the per-win limit: the range's moves in all are past 250 a deal
+    # and one win's worth (here 2,500) more.
+    es = r.entries(1, 6)
+    es[1], es[4] = padded(2, 1, 2300), padded(5, 1, 2300)
+    blob = g.range_file(1, es, cells=1)
     p = workdir / 'padded.msgpack.zst'
     p.write_bytes(blob)
-    assert checker.verify(p, {**checker.LIMITS, 'range-moves': 2000})[0] == 'verified'
-    code, out, _ = run(p, '--range-moves', 2000)
+    limits = {**checker.LIMITS, 'moves': 2500}
+    verdict, _, text, _ = checker.verify(p, limits)
+    assert (verdict, text) == ('unreadable', 'entry 5 (deal 5): the range holds more than 4,000 moves in all: '
+                                             '--range-moves 250 a deal, and --max-moves more'), text
+    assert checker.verify(p, {**limits, 'range-moves': 500})[0] == 'verified'
+    code, out, _ = run(p, '--max-moves', 2500, '--range-moves', 500)
     assert code == 0 and out.startswith('VERIFIED: ')
+    assert run(p, '--max-moves', 2500)[:2] == (2, 'UNREADABLE: ' + text + '\n')
 
 
 def test_a_range_of_no_wins_is_bounded_in_all(workdir):
     p = workdir / 'nowins.msgpack.zst'
     p.write_bytes(g.range_file(1, r.entries(1, 6), cells=1))
-    verdict, _, text, _ = checker.verify(p, {**checker.LIMITS, 'range-positions': 10})
-    assert verdict == 'unreadable' and text.startswith('entry 1 (deal 1): the range holds more than 60 positions'), text
+    verdict, _, text, _ = checker.verify(p, {**checker.LIMITS, 'range-positions': 10, 'positions': 200})
+    assert verdict == 'unreadable' and 'the range holds more than 260 positions in all' in text, text
     assert checker.verify(p)[0] == 'verified'
 
 
