@@ -1,15 +1,25 @@
 """Benchmark check/ on hostile files, on version 2 copies of the published certificates, and on ranges.
 
-    python3 benchmarks/bench_check.py hostile             # each hostile file of issue 10: verdict, seconds, peak MiB
+    python3 benchmarks/bench_check.py hostile             # each hostile file of the hardening review: verdict, seconds, peak MiB
     python3 benchmarks/bench_check.py published [FILE...] # certificates/ (or FILEs) as they are, then rebuilt as
                                                           # version 2; each with -j 1 and with check's default
     python3 benchmarks/bench_check.py range FOLDER A B    # a range certificate of deals A..B built from FOLDER's
                                                           # single certificates (a census), then checked
+    python3 benchmarks/bench_check.py compare [--runs N] [--before COMMIT] FILE...
+                                                          # check/ of today beside check/ of COMMIT (c311067,
+                                                          # before the records were held flat), each run N
+                                                          # times (5) alternately on each FILE: medians of
+                                                          # wall and CPU seconds and of peak MiB, -j 1 and
+                                                          # -j 2 for today's (one file split in two)
+    python3 benchmarks/bench_check.py padded-range [N]    # the first N (2,000) deals of 1-32000.msgpack.zst,
+                                                          # each true win padded with moves in a circle to
+                                                          # the range's default total (verified), and one
+                                                          # move a deal past it (refused): size and time
 
 Every check runs as its own process (`python -m check`); its seconds are wall time and its peak is the
 process's own maximum resident set (os.wait4), so the figures need nothing else installed. The files are
 written by tests/certgen.py (the test-side writer) into a scratch folder and removed afterwards. The
-targets (issue 10): every hostile file refused within 10 s and 500 MB, without a traceback.
+targets (the hardening review): every hostile file refused within 10 s and 500 MB, without a traceback.
 """
 import json
 import os
@@ -27,16 +37,107 @@ import msgpack  # noqa: E402
 import zstandard  # noqa: E402
 
 
-def run_child(*args):
-    """(exit code, wall seconds, peak MiB, first output line) of `python -m check ARGS` in its own process;
-    os.wait4 gives that process's own peak resident memory."""
-    began = time.monotonic()
-    child = subprocess.Popen([sys.executable, '-m', 'check', *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT)
+def run_child(*args, command=None):
+    """(exit code, wall seconds, peak MiB, first output line) of `python -m check ARGS` (or of `command ARGS`)
+    in its own process; os.wait4 gives that process's own peak resident memory."""
+    return run_measured(*args, command=command)[:4]
+
+
+def run_measured(*args, command=None):
+    """run_child's figures, and the CPU seconds (user + system) of the process and the children it waited for
+    (os.wait4 reports the process's own; the children it forks are added from RUSAGE_CHILDREN's growth)."""
+    began, before = time.monotonic(), __import__('resource').getrusage(__import__('resource').RUSAGE_CHILDREN)
+    child = subprocess.Popen([*(command or [sys.executable, '-m', 'check']), *map(str, args)], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     output = child.stdout.read().decode(errors='replace')
     _, status, usage = os.wait4(child.pid, 0)
     code = os.waitstatus_to_exitcode(status)
-    return code, time.monotonic() - began, usage.ru_maxrss / 1024, output.splitlines()[0][:150] if output else ''
+    after = __import__('resource').getrusage(__import__('resource').RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return (code, time.monotonic() - began, usage.ru_maxrss / 1024, output.splitlines()[0][:150] if output else '',
+            cpu)
+
+
+def compare(argv):
+    """check/ of today beside check/ of an earlier commit, run alternately on each file: medians."""
+    import statistics
+    runs, before, files = 5, 'c311067', []
+    while argv:
+        arg = argv.pop(0)
+        if arg == '--runs':
+            runs = int(argv.pop(0))
+        elif arg == '--before':
+            before = argv.pop(0)
+        else:
+            files.append(Path(arg))
+    old = Path(tempfile.mkdtemp(prefix='bench-check-before-'))
+    try:
+        (old / 'old_checker.py').write_text(subprocess.run(['git', 'show', f'{before}:check/checker.py'], cwd=ROOT,
+                                                           capture_output=True, text=True, check=True).stdout)
+        old_command = [sys.executable, '-c', f'import sys; sys.path.insert(0, {str(old)!r}); import old_checker; '
+                                             'sys.exit(old_checker.main(sys.argv[1:]))']
+        kinds = [(f'check of {before}, -j 1', old_command, ['-j', 1]), ('check of today, -j 1', None, ['-j', 1]),
+                 ('check of today, -j 2', None, ['-j', 2])]
+        print(f'{runs} runs of each, alternately; load average {os.getloadavg()[0]:.1f} at the start')
+        for f in files or [ROOT / 'certificates' / '11982.msgpack.zst', ROOT / 'certificates' / '7484159.msgpack.zst']:
+            figures = {label: [] for label, _, _ in kinds}
+            for _ in range(runs):
+                for label, command, options in kinds:
+                    code, seconds, peak, line, cpu = run_measured('-q', *options, f, command=command)
+                    assert code == 0, (label, f, line)
+                    figures[label].append((seconds, cpu, peak))
+            for label, got in figures.items():
+                wall, cpu, peak = (statistics.median(x[i] for x in got) for i in range(3))
+                print(f'{f.name}: {label}: median {wall:.2f} s wall, {cpu:.2f} s CPU, peak {peak:.0f} MiB '
+                      f'(wall {min(x[0] for x in got):.2f}..{max(x[0] for x in got):.2f})', flush=True)
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def padded_range(argv):
+    """The first N (2,000) entries of certificates/1-32000.msgpack.zst, each true win line padded before
+    its last move with its card going to an empty column and back, to as many moves as the range's
+    total allows by default (and, for a second file, one move a deal more): their size, verdict, time."""
+    sys.path.insert(0, str(ROOT))
+    from check import checker
+    n = int(argv[0]) if argv else 2000
+    _, entries = g.unpack_range((ROOT / 'certificates' / '1-32000.msgpack.zst').read_bytes())
+    most = checker.LIMITS['range-moves'] * n + checker.LIMITS['moves']
+    folder = Path(tempfile.mkdtemp(prefix='bench-check-padded-'))
+    try:
+        for extra in (0, 1):
+            built, spare = [], most + extra * n - sum(e[2] for e in entries[:n] if e[1] == 'win')
+            wins = sum(e[1] == 'win' for e in entries[:n])
+            for deal, claim, count, body in entries[:n]:
+                if claim == 'win':
+                    add = min(spare, (most + extra * n) // wins - count) // 2 * 2
+                    body, spare = padded(deal, body, add), spare - add
+                built.append(g.entry(deal, claim, len(body) // 2, body))
+            path = folder / f'padded-{n}-{extra}.msgpack.zst'
+            path.write_bytes(g.range_file(1, built, level=19, cells=4))
+            code, seconds, peak, line = run_child(path)
+            moves = sum(msgpack.unpackb(e)[2] for e in built if msgpack.unpackb(e)[1] == 'win')
+            print(f'{n:,} deals, {moves:,} moves in all ({moves / n:.0f} a deal): {path.stat().st_size:,} bytes, '
+                  f'exit {code}, {seconds:.2f} s, peak {peak:.0f} MiB\n  {line[:150]}', flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def padded(deal, body, extra):
+    """Deal's win line with `extra` (even) more legal moves: before its last move, its card goes to an
+    empty column and back, again and again."""
+    sys.path.insert(0, str(ROOT))
+    from check import checker
+    moves = list(zip(body[::2], body[1::2]))
+    found, free, cols = bytes(4), b'', checker.deal(deal)
+    for card, dest in moves[:-1]:
+        source = [s for c, s, d in checker.moves(found, free, cols, 4, False) if (c, d) == (card, dest)][0]
+        found, free, cols = checker.after(found, free, cols, card, source, dest)
+    card = moves[-1][0]
+    home = checker.CELL if card in free else [c for c, col in enumerate(cols) if col and col[-1] == card][0]
+    away = [c for c, col in enumerate(cols) if not col and c != home][0]
+    line = moves[:-1] + [(card, away), (card, home)] * (extra // 2) + moves[-1:]
+    return bytes(b for mv in line for b in mv)
 
 
 def frame(data, level=3):
@@ -73,7 +174,7 @@ def closed_junk():
 
 
 def hostile(folder):
-    """name -> (path, what it is): the hostile files of issue 10, and the worst a file within the limits asks."""
+    """name -> (path, what it is): the hostile files of the hardening review, and the worst a file within the limits asks."""
     files = {}
 
     def put(name, blob, what):
@@ -155,6 +256,10 @@ def build(what, folder, args):
 
 def main(argv):
     what, args = (argv[0] if argv else 'hostile'), argv[1:]
+    if what == 'compare':
+        return compare(args)
+    if what == 'padded-range':
+        return padded_range(args)
     if what == 'build':   # (run in a process of its own, so that each check forks from a small process)
         print(json.dumps(build(args[0], Path(args[1]), args[2:])))
         return
