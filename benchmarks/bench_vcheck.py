@@ -1,0 +1,66 @@
+"""Benchmark vcheck (the checker proved in Coq, run natively) beside check/.
+
+    python3 benchmarks/bench_vcheck.py [--runs N] [--build DIR] [FILE...]
+        builds vcheck into DIR (default vcheck/_build; vcheck/build.sh), then checks each FILE
+        (default certificates/7484159.msgpack.zst and certificates/11982.msgpack.zst) N times
+        (1) with each checker, one process each (check with -j 1): the median CPU seconds
+        (user + system), wall seconds and peak resident MiB of each, and vcheck's positions a
+        CPU second for a no-win.
+
+Every run is its own process; its figures are its own (os.wait4), so nothing else need be
+installed. The targets (the design of vcheck): 7484159 within 20 s of CPU and 150 MB.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FILES = [ROOT / "certificates" / "7484159.msgpack.zst",
+                 ROOT / "certificates" / "11982.msgpack.zst"]
+
+
+def measure(command):
+    """(verdict line, exit code, CPU seconds, wall seconds, peak MiB) of one process."""
+    start = time.monotonic()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.monotonic() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return (out.strip().splitlines()[0] if out.strip() else "", child.returncode,
+            usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=int, default=1)
+    p.add_argument("--build", type=Path, default=ROOT / "vcheck" / "_build")
+    p.add_argument("files", nargs="*", type=Path)
+    args = p.parse_args(argv)
+    subprocess.run(["bash", str(ROOT / "vcheck" / "build.sh"), str(args.build)], check=True,
+                   stdout=subprocess.DEVNULL)
+    checkers = {"vcheck": [str(args.build / "vcheck"), "--json"],
+                "check": [sys.executable, "-m", "check", "-j", "1", "--json"]}
+    print(f"{'file':<28} {'checker':<7} {'verdict':<9} {'CPU s':>8} {'wall s':>8} "
+          f"{'peak MiB':>9} {'positions/CPU s':>16}")
+    for path in args.files or DEFAULT_FILES:
+        for name, command in checkers.items():
+            runs = [measure([*command, str(path)]) for _ in range(args.runs)]
+            line, code = runs[0][0], runs[0][1]
+            item = json.loads(line) if line.startswith("{") else {}
+            cpu = statistics.median(r[2] for r in runs)
+            wall = statistics.median(r[3] for r in runs)
+            peak = statistics.median(r[4] for r in runs)
+            rate = (f"{item['count'] / cpu:>16,.0f}" if item.get("claim") == "no-win" and cpu
+                    else f"{'':>16}")
+            print(f"{path.name:<28} {name:<7} {item.get('verdict', f'exit {code}'):<9} "
+                  f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {rate}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
