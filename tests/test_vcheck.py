@@ -150,6 +150,7 @@ def test_published_certificates_agree_with_check(build):
     mine = verdicts([str(build / "vcheck")], paths)
     assert mine == {name: "verified" for name in PUBLISHED}
     assert verdicts(CHECK, paths) == mine
+    assert verdicts([str(build / "vcheck"), "-j", "2"], paths) == mine
 
 
 def test_theorem_sentence(build):
@@ -169,6 +170,7 @@ def test_bad_corpus_agrees_with_check(build, tmp_path):
     mine = verdicts([str(build / "vcheck")], paths)
     assert mine == expected
     assert verdicts(CHECK, paths) == mine
+    assert verdicts([str(build / "vcheck"), "-j", "2"], paths) == mine   # records in slices
     for path in paths:   # one line each, never a trace
         run = vcheck(build, path)
         assert run.returncode == {"rejected": 1, "unreadable": 2}[expected[path.name]]

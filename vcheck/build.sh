@@ -25,10 +25,9 @@ fi
 coq Extract.v
 coq ExtractBoard.v
 cp "$here"/ocaml/vcheck.ml "$here"/ocaml/zstd_stubs.c .
-nice ocamlfind ocamlopt -O2 -unsafe -inline 200 -w -a -package unix \
-  vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml zstd_stubs.c vcheck.ml \
-  -cclib -lzstd -cclib -l:libxxhash.so.0 -o vcheck 2>/dev/null \
-|| nice ocamlfind ocamlopt -unsafe -inline 200 -w +a-4-9-26-27-32..42-44-45-70 \
-  vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml zstd_stubs.c vcheck.ml \
+ml() { nice ocamlfind ocamlopt -unsafe -inline 200 -package unix "$@"; }
+ml -w -a -c vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml   # extracted
+ml -c zstd_stubs.c vcheck.ml
+ml -linkpkg vcheck_core.cmx vcheck_board.cmx zstd_stubs.o vcheck.cmx \
   -cclib -lzstd -cclib -l:libxxhash.so.0 -o vcheck
 echo "vcheck built: $out/vcheck"

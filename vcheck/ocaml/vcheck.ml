@@ -22,6 +22,8 @@ module type CORE = sig
   type start
   val check_nowin : start -> nat -> bool -> bool -> table -> records -> bool
   val check_win : start -> nat -> bool -> (card * nat) list -> bool
+  val start_held : table -> records -> bool -> start -> bool
+  val slice_closed : table -> records -> bool -> nat -> bool -> nat -> int -> int -> bool
 end
 
 module Numbered = struct
@@ -203,6 +205,33 @@ let read_header c =
 let max_positions = ref 4_000_000
 let max_columns = ref 1_000_000
 let max_moves = ref 100_000
+let jobs = ref 1
+
+(* The no-win check in [jobs] processes: [check_nowin_slices] with the bounds that cut the
+   records into [jobs] slices.  TRUSTED: by its definition [check_nowin_slices ... bounds] is
+   [start_held ... && slice_closed ... 64 0 b1 && slice_closed ... 64 b1 b2 && ... &&
+   slice_closed ... 64 bn count]; each conjunct is evaluated here, the slices each in a
+   process of its own (forked, so each sees the same data), and the answer is their
+   conjunction. *)
+let nowin_in_parallel ~start_held ~slice_closed ~count =
+  let parts = max 1 (min !jobs (count / 100)) in
+  if not (start_held ()) then false
+  else if parts = 1 then slice_closed 0 count
+  else begin
+    let bounds = List.init (parts + 1) (fun i -> count * i / parts) in
+    let rec pairs = function a :: (b :: _ as rest) -> (a, b) :: pairs rest | _ -> [] in
+    flush_all ();
+    let children = List.map (fun (lo, hi) ->
+        match Unix.fork () with
+        | 0 -> Unix._exit (try if slice_closed lo hi then 0 else 1 with _ -> 3)
+        | pid -> pid) (pairs bounds) in
+    List.fold_left (fun ok pid ->
+        let _, status = Unix.waitpid [] pid in
+        match status with
+        | Unix.WEXITED 0 -> ok
+        | Unix.WEXITED 1 -> false
+        | _ -> unreadable "a checking process failed (out of memory?)") true children
+  end
 
 (* ---- The proved checker's data, built from the certificate (untrusted) ---- *)
 
@@ -211,6 +240,7 @@ module Data (C : CORE) = struct
 
   let rec nat_of n = if n = 0 then O else S (nat_of (n - 1))
   let nats = Array.init 64 nat_of
+  let fuel = nat_of 64          (* TRUSTED: the 64 of [check_nowin_slices] *)
   let suits = [| Clubs; Diamonds; Hearts; Spades |]
   let cards = Array.init 52 (fun i -> { rank = nats.(i lsr 2); suit_of = suits.(i land 3) })
 
@@ -291,28 +321,27 @@ module Data (C : CORE) = struct
         if same k then found := k else i := (!i + 1) land mask
       done;
       !found in
+    (* The record bytes of a position, into [scratch]; false if it has no record form. *)
+    let put j v = Bytes.unsafe_set scratch j (Char.unsafe_chr v) in
+    let home_byte j n = let v = int_of_nat 0 n in v <= 13 && (put j v; true) in
+    let rec fill_cells j = function
+      | [] -> for i = j to cells - 1 do put (4 + i) 0xff done; true
+      | c :: rest -> j < cells && (put (4 + j) (card_number c); fill_cells (j + 1) rest) in
+    let rec fill_ids j = function
+      | [] -> j = 8
+      | e :: rest ->
+          j < 8 && e lsr (8 * w) = 0 &&
+          (let off = 4 + cells + w * j in
+           if w = 2 then Bytes.set_uint16_be scratch off e
+           else (put off (e lsr 16); Bytes.set_uint16_be scratch (off + 1) (e land 0xffff));
+           fill_ids (j + 1) rest) in
     let encode f cs ids =
-      let put j v = Bytes.unsafe_set scratch j (Char.unsafe_chr v) in
-      let counts = [| f.clubs; f.diamonds; f.hearts; f.spades |] in
-      let ok = ref true in
-      Array.iteri (fun j n -> let v = int_of_nat 0 n in if v > 255 then ok := false else put j v)
-        counts;
-      let rec fill_cells j = function
-        | [] -> for i = j to cells - 1 do put (4 + i) 0xff done
-        | c :: rest -> if j >= cells then ok := false else (put (4 + j) (card_number c);
-                                                           fill_cells (j + 1) rest) in
-      fill_cells 0 cs;
-      let rec fill_ids j = function
-        | [] -> if j <> 8 then ok := false
-        | e :: rest ->
-            if j >= 8 || e lsr (8 * w) <> 0 then ok := false
-            else begin
-              let off = 4 + cells + w * j in
-              for b = 0 to w - 1 do put (off + b) ((e lsr (8 * (w - 1 - b))) land 255) done;
-              fill_ids (j + 1) rest
-            end in
-      fill_ids 0 ids;
-      !ok in
+      home_byte 0 f.clubs && home_byte 1 f.diamonds && home_byte 2 f.hearts &&
+      home_byte 3 f.spades && fill_cells 0 cs && fill_ids 0 ids in
+    let id k j =
+      let off = k * width + 4 + cells + w * j in
+      if w = 2 then Bytes.get_uint16_be rows off
+      else (Char.code (Bytes.unsafe_get rows off) lsl 16) lor Bytes.get_uint16_be rows (off + 1) in
     let row k j = Char.code (Bytes.unsafe_get rows (k * width + j)) in
     let valid k = k >= 0 && k < count in
     { count;
@@ -327,15 +356,8 @@ module Data (C : CORE) = struct
             done;
             !l);
       rids = (fun k ->
-          if not (valid k) then [] else
-            let l = ref [] in
-            for j = 7 downto 0 do
-              let off = 4 + cells + w * j in
-              let e = ref 0 in
-              for b = 0 to w - 1 do e := (!e lsl 8) lor row k (off + b) done;
-              l := !e :: !l
-            done;
-            !l);
+          if not (valid k) then []
+          else [id k 0; id k 1; id k 2; id k 3; id k 4; id k 5; id k 6; id k 7]);
       find = (fun f cs ids -> if encode f cs ids then lookup () else count) }
 
   (* A custom start position from the header's board (TRUSTED: it is the position the
@@ -549,11 +571,19 @@ let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry 
       | `Deal n ->
           let t = DN.table nw.entries in
           let r = DN.records ~cells ~w:nw.w ~count nw.rows in
-          Numbered.check_nowin n DN.nats.(cells) fm sorted t r
+          if !jobs = 1 then Numbered.check_nowin n DN.nats.(cells) fm sorted t r
+          else nowin_in_parallel ~count
+              ~start_held:(fun () -> Numbered.start_held t r sorted n)
+              ~slice_closed:(fun lo hi ->
+                  Numbered.slice_closed t r sorted DN.nats.(cells) fm DN.fuel lo hi)
       | `Board s ->
           let t = DC.table nw.entries in
           let r = DC.records ~cells ~w:nw.w ~count nw.rows in
-          Custom.check_nowin s DC.nats.(cells) fm sorted t r in
+          if !jobs = 1 then Custom.check_nowin s DC.nats.(cells) fm sorted t r
+          else nowin_in_parallel ~count
+              ~start_held:(fun () -> Custom.start_held t r sorted s)
+              ~slice_closed:(fun lo hi ->
+                  Custom.slice_closed t r sorted DC.nats.(cells) fm DC.fuel lo hi) in
     if ok then sentence_nowin ()
     else rejected "the records are not closed under every legal move from the starting position, or one is won"
   end
@@ -631,13 +661,14 @@ let json_string s =
   Buffer.add_char b '"';
   Buffer.contents b
 
-let usage = "usage: vcheck [-q] [--json] [--max-positions N] [--max-columns N] [--max-moves N] CERTIFICATE|FOLDER ..."
+let usage = "usage: vcheck [-q] [--json] [-j N] [--max-positions N] [--max-columns N] [--max-moves N] CERTIFICATE|FOLDER ..."
 
 let help = usage ^ "\n\n\
 Check FreeCell certificates with a checker proved correct in Coq (vcheck/README.md).\n\
 Exit 0: every certificate verified; 1: one is rejected; 2: one is unreadable (or bad usage).\n\n\
   -q, --quiet          print only what is not verified\n\
   --json               one JSON object per certificate\n\
+  -j N                 check a no-win's records in N processes, in slices (default 1)\n\
   --max-positions N    refuse a no-win of more than N positions (default 4000000)\n\
   --max-columns N      refuse a column table of more than N entries (default 1000000)\n\
   --max-moves N        refuse a win of more than N moves (default 100000)\n\
@@ -653,6 +684,10 @@ let () =
     | [] -> ()
     | ("-q" | "--quiet") :: rest -> quiet := true; parse rest
     | "--json" :: rest -> json := true; parse rest
+    | "-j" :: v :: rest ->
+        (match int_of_string_opt v with Some n when n >= 1 -> jobs := n
+                                      | _ -> usage_error ("-j: not a number of processes: " ^ v));
+        parse rest
     | ("-h" | "--help") :: _ -> print_string help; exit 0
     | "--version" :: _ -> print_endline version; exit 0
     | ("--max-positions" | "--max-columns" | "--max-moves" as o) :: v :: rest ->
