@@ -32,8 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from certify import deals, notation, solver  # noqa: E402
-from certify.prove import replays_to_win  # noqa: E402
-from certify.rules import Rules, start  # noqa: E402
+from certify.rules import Rules, replays_to_win, start  # noqa: E402
 
 try:
     from certify.engine import _solver

@@ -13,8 +13,8 @@ from certify.cards import name
 from certify.output import write_atomic
 from certify.explain import from_certificate, stuck
 
+import published
 import ranges
-import regenerate
 from prove_coq import read_results as read_coq_results  # certificates/coq-results.tsv
 
 
@@ -22,14 +22,14 @@ def facts(folder, file):
     """One row of the index, as a dict."""
     path = os.path.join(folder, file)
     src = from_certificate(path)
-    deal, cells, fm = regenerate.parse_name(file)
+    deal, cells, fm = published.parse_name(file)
     if (src.deal, src.rules.ncells, src.rules.foundation_moves) != (deal, cells, fm):
         raise ValueError(f"{file}: its header says deal {src.deal}, {src.rules.ncells} cells, "
                          f"foundation moves {src.rules.foundation_moves}: not its name")
     row = {"file": file, "deal": deal, "cells": cells, "fm": fm, "claim": src.verdict,
            "symmetry": "none" if src.rules.fixed_columns else "columns",
-           "bytes": os.path.getsize(path), "sha256": regenerate.sha256_of(path),
-           "command": regenerate.command_line(deal, cells, fm)}
+           "bytes": os.path.getsize(path), "sha256": published.sha256_of(path),
+           "command": published.command_line(deal, cells, fm)}
     if src.verdict == "win":
         row["moves"] = src.move_count
         return row

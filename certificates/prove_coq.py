@@ -33,7 +33,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import regenerate  # noqa: E402  (certificates/regenerate.py: the deal list and file names)
+import published  # noqa: E402  (certificates/published.py: the deal list and file names)
 
 RESULTS = os.path.join(HERE, "coq-results.tsv")
 COLUMNS = ["deal", "positions", "method", "result", "cpu_seconds", "peak_mb", "wall_seconds",
@@ -50,7 +50,7 @@ HEAD = ("# The Coq proofs of the published no-win certificates: certificates/pro
 def read_results(path=RESULTS):
     """{deal: row dict} from the results table (missing file: empty)."""
     rows = [dict.fromkeys(COLUMNS, "") | dict(zip(COLUMNS, fields))
-            for fields in regenerate.read_table(path) if fields[0] != "deal"]
+            for fields in published.read_table(path) if fields[0] != "deal"]
     return {int(row["deal"]): row for row in rows}
 
 
@@ -105,7 +105,7 @@ def compile_coq(path, time_limit, niceness):
 
 
 def prove(deal, work, method, time_limit, niceness, log):
-    name = regenerate.file_name(deal)
+    name = published.file_name(deal)
     cert = os.path.join(HERE, name)
     row = {"deal": deal, "positions": "", "method": method, "result": "", "cpu_seconds": "",
            "peak_mb": "", "wall_seconds": "", "v_bytes": "", "v_sha256": "",
@@ -113,7 +113,7 @@ def prove(deal, work, method, time_limit, niceness, log):
     if not os.path.exists(cert):
         row["result"] = "no certificate"
         return row
-    row["certificate_sha256"] = regenerate.sha256_of(cert)
+    row["certificate_sha256"] = published.sha256_of(cert)
     out = os.path.join(work, f"FreeCell{deal}.v")
     ok, message, count = export(cert, out, method)
     if not ok:
@@ -121,7 +121,7 @@ def prove(deal, work, method, time_limit, niceness, log):
         return row
     row["positions"] = count
     row["v_bytes"] = os.path.getsize(out)
-    row["v_sha256"] = regenerate.sha256_of(out)
+    row["v_sha256"] = published.sha256_of(out)
     log(f"{deal}: {count:,} positions, coqc {os.path.basename(out)} ...")
     code, output, cpu, peak, wall, timed_out = compile_coq(out, time_limit, niceness)
     row.update(cpu_seconds=f"{cpu:.1f}", peak_mb=f"{peak:.0f}", wall_seconds=f"{wall:.1f}")
@@ -154,13 +154,13 @@ def over_target(deal, cpu, peak_mb):
 
 def stale(deal, row, method):
     """Whether a recorded row is not a result for today's certificate of `deal` by `method`."""
-    path = os.path.join(HERE, regenerate.file_name(deal))
-    current = regenerate.sha256_of(path) if os.path.exists(path) else ""
+    path = os.path.join(HERE, published.file_name(deal))
+    current = published.sha256_of(path) if os.path.exists(path) else ""
     return row["method"] != method or row["certificate_sha256"] != current
 
 
 def certificate_size(deal):
-    path = os.path.join(HERE, regenerate.file_name(deal))
+    path = os.path.join(HERE, published.file_name(deal))
     return os.path.getsize(path) if os.path.exists(path) else 0
 
 
@@ -186,7 +186,7 @@ def main(argv=None):
         p.error(f"no such folder: {args.work}")
     rows = read_results(args.results)
     if args.all:
-        deals = [d for d in regenerate.read_deals() if args.redo or d not in rows
+        deals = [d for d in published.read_deals() if args.redo or d not in rows
                  or stale(d, rows[d], args.method)]
         deals.sort(key=lambda d: (certificate_size(d), d))
     else:

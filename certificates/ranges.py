@@ -11,19 +11,18 @@ generation-times.tsv like those of the single certificates.
 import os
 import re
 
-SUFFIX = ".msgpack.zst"
-DEFAULT_CELLS = 4
+from certify import range_certificate
+from certify.names import range_name
+from certify.rules import Rules
+from published import DEFAULT_CELLS, SUFFIX, TIMES, read_table, read_times, sha256_of, write_times
+
 NAME = re.compile(r"^([0-9]+)-([0-9]+)(?:-cells([0-8]))?(-fm)?" + re.escape(SUFFIX) + "$")
 JOBS = 2
 
 
 def file_name(first, last, cells=DEFAULT_CELLS, foundation_moves=False):
-    parts = [f"{first}-{last}"]
-    if cells != DEFAULT_CELLS:
-        parts.append(f"cells{cells}")
-    if foundation_moves:
-        parts.append("fm")
-    return "-".join(parts) + SUFFIX
+    """'1-32000.msgpack.zst', '1-32000-cells3-fm.msgpack.zst': as the census names it."""
+    return range_name(first, last, Rules(cells, False, foundation_moves))
 
 
 def parse_name(name):
@@ -66,8 +65,6 @@ def published(folder):
 
 def facts(folder, file):
     """One row of the section, read from the range certificate itself."""
-    import regenerate
-    from certify import range_certificate
     path = os.path.join(folder, file)
     head, entries = range_certificate.read(path)
     no_win, positions, moves = [], 0, 0
@@ -83,7 +80,7 @@ def facts(folder, file):
         raise ValueError(f"{file}: its header does not say what its name does")
     return {"file": file, "first": first, "last": last, "cells": cells, "fm": fm,
             "no_win": no_win, "positions": positions, "moves": moves,
-            "bytes": os.path.getsize(path), "sha256": regenerate.sha256_of(path),
+            "bytes": os.path.getsize(path), "sha256": sha256_of(path),
             "command": command_line(first, last, cells, fm)}
 
 
@@ -131,8 +128,7 @@ LARGE_COLUMNS = ("file", "deals", "cannot_be_won", "bytes", "sha256", "census_wa
 
 def large_runs(folder):
     """The rows of large-ranges.tsv (lines starting with # are comments), as dicts."""
-    import regenerate as singles   # (not at the top: regenerate.py imports this module)
-    if not (lines := singles.read_table(os.path.join(folder, LARGE))):
+    if not (lines := read_table(os.path.join(folder, LARGE))):
         return []
     if tuple(lines[0]) != LARGE_COLUMNS or any(len(row) != len(LARGE_COLUMNS) for row in lines):
         raise ValueError(f"{LARGE}: not the columns {', '.join(LARGE_COLUMNS)}")
@@ -185,7 +181,6 @@ def regenerate(target, folder, write, log=print):
     """Remake one range certificate (first, last, cells, fm): into `folder` if `write`, else in
     a scratch folder to compare digests with the published file. 1 if it went wrong, else 0."""
     import tempfile
-    import regenerate as singles
     name = file_name(*target)
     published_path = os.path.join(folder, name)
     if not write and not os.path.exists(published_path):
@@ -198,13 +193,13 @@ def regenerate(target, folder, write, log=print):
             log(f"{name}\tFAILED\t{s['error']}")
             return 1
         if write:
-            times_path = os.path.join(folder, os.path.basename(singles.TIMES))
-            times = singles.read_times(times_path)
+            times_path = os.path.join(folder, os.path.basename(TIMES))
+            times = read_times(times_path)
             times[name] = ("range", s["deals"], s["wall"], s["bytes"])
-            singles.write_times(times, times_path)
+            write_times(times, times_path)
             log(f"{name}\twritten\t{s['deals']:,} deals, {s['no_win']} no win "
                 f"{s['no_win_deals']}\t{s['wall']:.1f} s\t{s['bytes']:,} bytes")
             return 0
-        same = singles.sha256_of(out) == singles.sha256_of(published_path)
+        same = sha256_of(out) == sha256_of(published_path)
         log(f"{name}\t{'same' if same else 'DIFFERENT'}\t{s['wall']:.1f} s")
         return 0 if same else 1

@@ -14,7 +14,7 @@
 Every file is made by the one command the index shows for it, `certify DEAL -o FILE` with the
 file's rules (default: 4 free cells, columns up to permutation, no foundation moves), run as a
 subprocess exactly as a reader would run it. The rules of a deal other than the defaults are
-spelled out in its file name (see `file_name`), so a file says how to remake it.
+spelled out in its file name (published.py's `file_name`), so a file says how to remake it.
 
 Exit status: 0 when every digest matched (or everything was written); 1 when one did not, a
 file was missing, a run failed, or a deal under the default rules (the list is of deals that
@@ -23,68 +23,19 @@ cannot be won) came out other than no-win; 2 for bad arguments.
 
 import argparse
 import concurrent.futures
-import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
 
 import ranges  # certificates/ranges.py, next to this script
+from index import write_index  # certificates/index.py
+from published import (DEFAULT_CELLS, HERE, TIMES, certify_args, file_name, parse_name,
+                       published_files, read_deals, read_times, sha256_of, write_times)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEALS = os.path.join(HERE, "deals.txt")
-TIMES = os.path.join(HERE, "generation-times.tsv")
-SUMS = os.path.join(HERE, "SHA256SUMS")
-INDEX = os.path.join(HERE, "README.md")
-SUFFIX = ".msgpack.zst"
-DEFAULT_CELLS = 4
 JOBS = 2  # certify runs at once (each is one process on one core)
-
-
-def read_deals(path=DEALS):
-    """The deal numbers in a list file: one a line, '#' starts a comment."""
-    with open(path, encoding="utf-8") as f:
-        return [int(line.split("#")[0]) for line in f if line.split("#")[0].strip()]
-
-
-def file_name(deal, cells=DEFAULT_CELLS, foundation_moves=False):
-    """'11982.msgpack.zst' under the default rules; '11982-cells5-fm.msgpack.zst' otherwise."""
-    parts = [str(deal)]
-    if cells != DEFAULT_CELLS:
-        parts.append(f"cells{cells}")
-    if foundation_moves:
-        parts.append("fm")
-    return "-".join(parts) + SUFFIX
-
-
-NAME = re.compile(r"^([0-9]+)(?:-cells([0-8]))?(-fm)?" + re.escape(SUFFIX) + "$")
-
-
-def parse_name(name):
-    """(deal, cells, foundation_moves) from a file name made by file_name, or None."""
-    m = NAME.match(name)
-    if not m or file_name(int(m[1]), int(m[2] or DEFAULT_CELLS), bool(m[3])) != name:
-        return None
-    return int(m[1]), int(m[2] or DEFAULT_CELLS), bool(m[3])
-
-
-def certify_args(deal, cells, foundation_moves):
-    """The arguments of `certify` (after the program name) that make this deal's file."""
-    args = [str(deal)]
-    if cells != DEFAULT_CELLS:
-        args += ["--cells", str(cells)]
-    if foundation_moves:
-        args.append("--foundation-moves")
-    return args
-
-
-def command_line(deal, cells=DEFAULT_CELLS, foundation_moves=False):
-    """The command, run from the repository root, that regenerates the file byte for byte."""
-    out = "certificates/" + file_name(deal, cells, foundation_moves)
-    return " ".join(["certify"] + certify_args(deal, cells, foundation_moves) + ["-o", out])
 
 
 def run_certify(deal, cells, foundation_moves, out):
@@ -101,44 +52,6 @@ def run_certify(deal, cells, foundation_moves, out):
     summary = json.loads(done.stdout)
     summary["wall"] = wall
     return summary
-
-
-def sha256_of(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def read_table(path):
-    """The rows of a tab-separated table in certificates/ as lists of fields: lines starting
-    with '#' are comments, blank lines are skipped; a missing file has no rows."""
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        return [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
-
-
-def read_times(path=TIMES):
-    """{file name: (verdict, positions, seconds, bytes)} from the generation log."""
-    return {name: (verdict, int(positions), float(seconds), int(size))
-            for name, verdict, positions, seconds, size in read_table(path)}
-
-
-def write_times(rows, path=TIMES):
-    from certify.output import write_atomic
-    lines = ["# file\tverdict\tpositions\tseconds\tbytes  (one run of certify on the machine "
-             "that wrote the files; seconds are wall time of the whole command)\n"]
-    for name in sorted(rows, key=sort_key):
-        verdict, positions, seconds, size = rows[name]
-        lines.append(f"{name}\t{verdict}\t{positions}\t{seconds:.1f}\t{size}\n")
-    write_atomic(path, "".join(lines).encode())
-
-
-def sort_key(name):
-    parsed = parse_name(name)
-    return parsed if parsed else (float("inf"), 0, False)
 
 
 def in_parallel(work, items, jobs):
@@ -200,10 +113,6 @@ def compare_all(targets, folder=HERE, log=print, jobs=JOBS):
     return bad
 
 
-def published_files(folder=HERE):
-    return sorted((n for n in os.listdir(folder) if parse_name(n)), key=sort_key)
-
-
 def all_targets(folder=HERE):
     """Every deal in deals.txt under the default rules, and every other file in the folder."""
     listed = {(d, DEFAULT_CELLS, False) for d in read_deals()}
@@ -252,7 +161,6 @@ def main(argv=None):
     for span in spans:  # certificates/ranges.py: one census per range certificate
         bad += ranges.regenerate(span, args.folder, args.write)
     if args.index:
-        from index import write_index  # certificates/index.py, next to this script
         write_index(args.folder, published_files(args.folder),
                     read_times(os.path.join(args.folder, os.path.basename(TIMES))), read_deals())
     return 1 if bad else 0

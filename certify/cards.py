@@ -5,14 +5,6 @@ SUITS = "CDHS"
 RED = (False, True, True, False)  # diamonds and hearts are red
 
 
-def rank(card):
-    return card >> 2
-
-
-def suit(card):
-    return card & 3
-
-
 def name(card):
     """The two-character name of a card, e.g. 'TS' for the ten of spades."""
     return RANKS[card >> 2] + SUITS[card & 3]
@@ -26,8 +18,3 @@ def parse(text):
     if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
         raise ValueError(f"not a card: {text!r}")
     return RANKS.index(t[0]) * 4 + SUITS.index(t[1])
-
-
-def can_stack(card, onto):
-    """True if `card` may be placed on `onto` in a column: one rank lower, other colour."""
-    return rank(onto) == rank(card) + 1 and RED[suit(card)] != RED[suit(onto)]

@@ -16,7 +16,7 @@ import msgpack
 import xxhash
 import zstandard
 
-from .search import MOST_RECORD_BYTES, FormatFull, too_large
+from .outcome import MOST_RECORD_BYTES, FormatFull, too_large
 
 FORMAT = "freecell-certificate"
 VERSION = 2  # what certify writes; read() reads VERSIONS
@@ -39,7 +39,6 @@ ZSTD_SETTINGS = dict(strategy=zstandard.STRATEGY_BTLAZY2, window_log=18, chain_l
 # each byte plane of its records (frame_pieces(); measured on 11982's 2,000,014 bytes, two processors:
 # 22 ms against 40 for one frame, and 1.091 bytes a position against 1.095).
 FRAMED = 1 << 20
-HOME, CELL = 9, 8
 # What check/ reads of a file's decompressed data at most (docs §5): certify writes no more.
 MOST_CONTENT = 1 << 32
 

@@ -20,11 +20,11 @@ from .board import write_board
 from .inputs import input_name, keep_other_claims, starting_point
 from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                       Parser, RawDescriptionHelpFormatter, Usage, add_budget_options,
-                      add_rule_options, certificate_name, deal_number, deal_range,
+                      add_memory_option, add_rule_options, deal_number, deal_range,
                       looks_like_range, result_json)
-from .options import add_memory_option
+from .names import certificate_name
+from .outcome import UNKNOWN
 from .rules import Rules, start
-from .search import UNKNOWN
 
 STARTED = time.monotonic()  # about when the command started: its wall time is counted from here
 
@@ -231,15 +231,15 @@ def run_show(argv):
 def later(module, function):
     """A subcommand imported only when it runs."""
     def run(argv):
-        return getattr(importlib.import_module(f"certify.{module}"), function)(argv)
+        return getattr(importlib.import_module(module), function)(argv)
     return run
 
 
 COMMANDS = {"show": run_show,
-            "explain": later("explain", "run"),
-            "import": later("importer", "run_import"),
-            "export": later("exports", "run_export"),
-            "extract": later("extract", "run_extract")}
+            "explain": later("certify.explain", "run"),
+            "import": later("certify.importer", "run_import"),
+            "export": later("certify.exports", "run_export"),
+            "extract": later("certify.extract", "run_extract")}
 
 WORD = re.compile(r"[A-Za-z]")
 

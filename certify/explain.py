@@ -50,12 +50,13 @@ from . import certificate, deals, output
 from .board import write_board
 from .cards import name, parse
 from .inputs import board_label, input_name, regular_file, starting_point
-from .options import (BOARD_MARK, CERTIFICATE_SUFFIX, EXIT_OK, EXIT_UNKNOWN, Parser, Usage,
-                      cells_count, count_or_zero, is_number, positive_count, seconds)
-from .progress import phases
-from .rules import Rules, stacks_on, start
+from .names import BOARD_MARK, CERTIFICATE_SUFFIX
+from .options import (EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count, count_or_zero,
+                      is_number, positive_count, seconds)
 from .engine import search  # the engine in use (certify/engine/)
-from .search import NO_WIN, UNKNOWN, WIN
+from .outcome import NO_WIN, UNKNOWN, WIN
+from .progress import phase, phases
+from .rules import Rules, replays_to_win, stacks_on, start
 from .svg import deal_svg, label
 
 DEFAULT_CELL_BUDGET = 2_000_000  # positions per extra search for the fewest free cells
@@ -261,7 +262,6 @@ class Source:
 
 def solved(position, rules):
     """A winning line from certify's fast solver, checked by the readable rules, or None."""
-    from .prove import replays_to_win
     from .engine import solve
     line = solve(position, rules)
     return line if line is not None and replays_to_win(position, line, rules) else None
@@ -271,11 +271,11 @@ def searched(deal, board, position, rules, max_positions=None, time_limit=None, 
              use_solver=True):
     """Like `certify`: the fast solver first (so a win's line is the one certify would write),
     then the exhaustive search, which alone can say no-win."""
-    _phase(progress, "solving")
+    phase(progress, "solving")
     line = solved(position, rules) if use_solver else None
     if line is not None:
         return Source(deal, board, position, rules, WIN, moves=line, move_count=len(line))
-    _phase(progress, "searching")
+    phase(progress, "searching")
     outcome = search(position, rules, max_positions, time_limit, progress)
     src = Source(deal, board, position, rules, outcome.verdict, outcome.positions,
                  reason=outcome.reason)
@@ -350,11 +350,6 @@ def board_position(board, ncells, path):
 
 # ---- The fewest free cells ---------------------------------------------------------------
 
-def _phase(progress, name):
-    if progress is not None:
-        progress.phase(name)
-
-
 def fewest_cells(src, budget, time_limit, use_solver=True, progress=None):
     """(fewest, exact, attempts): the fewest free cells with which the deal is winnable.
 
@@ -369,11 +364,11 @@ def fewest_cells(src, budget, time_limit, use_solver=True, progress=None):
         # Winnability does not depend on whether columns are taken up to order, so the searches
         # take them so (fewer positions); the solver, if it finds a line, settles a win at once.
         rules = Rules(cells, False, r.foundation_moves)
-        _phase(progress, f"solving with {cells} free cells")
+        phase(progress, f"solving with {cells} free cells")
         if use_solver and solved(src.start, rules) is not None:
             attempts.append((cells, WIN, None))
             return WIN
-        _phase(progress, f"searching with {cells} free cells")
+        phase(progress, f"searching with {cells} free cells")
         o = search(src.start, rules, budget, time_limit, progress)
         attempts.append((cells, o.verdict, o.positions))
         return o.verdict

@@ -10,7 +10,8 @@ import json
 
 from . import output, range_certificate
 from .inputs import keep_other_claims, regular_file
-from .options import EXIT_OK, Parser, Usage, certificate_name, deal_number
+from .names import certificate_name
+from .options import EXIT_OK, Parser, Usage, deal_number
 
 
 def extract_parser():

@@ -15,9 +15,10 @@ import sys
 from . import certificate, notation, output
 from .inputs import (NOTATION_LIMIT, input_name, keep_other_claims, read_text,
                      starting_point)
-from .options import EXIT_OK, Parser, Usage, cells_count, certificate_name
-from .prove import replays_to_win, win_certificate
-from .rules import Rules
+from .names import certificate_name
+from .options import EXIT_OK, Parser, Usage, cells_count
+from .prove import win_certificate
+from .rules import Rules, replays_to_win
 
 
 def parser():

@@ -85,7 +85,7 @@ STANDARD_INPUT = "standard input"  # how '-' is named in what certify says
 
 def board_label(path):
     """A board file's base name without its extension, for default file names: 'endgame' for
-    x/endgame.txt, 'stdin' for '-'. The names made from it carry options.BOARD_MARK too, so
+    x/endgame.txt, 'stdin' for '-'. The names made from it carry names.BOARD_MARK too, so
     that `--board 1.board` never takes deal 1's name."""
     if path == "-":
         return "stdin"

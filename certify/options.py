@@ -1,5 +1,5 @@
 """What every certify command shares: exit codes, usage errors, the rule and budget options,
-deal numbers, and the default certificate file name.
+deal numbers (the default certificate file names are certify/names.py's).
 
 `certify DEAL`, the census (`certify A-B`), explain and import all import this module and none
 of them imports another for these, so the options mean the same everywhere.
@@ -14,12 +14,9 @@ import os
 import re
 
 from . import deals
+from .rules import DEFAULT_CELLS
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-
-CERTIFICATE_SUFFIX = ".msgpack.zst"
-BOARD_MARK = ".board"  # in every default name made for a board, which a deal's never holds
-DEFAULT_CELLS = 4
 
 DIGITS = re.compile(r"[0-9]+")
 DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
@@ -186,7 +183,7 @@ def default_memory():
 
 def add_memory_option(p):
     """--memory SIZE: what the exhaustive search's tables may take (default_memory())."""
-    from .search import size_text
+    from .outcome import size_text
     default = default_memory()
     shown = f"three quarters of this machine's memory, {size_text(default)} here" \
         if default is not None else "none, as this machine's memory cannot be read"
@@ -220,23 +217,3 @@ def result_json(result, deal):
     prove.Result's fields, with its outcome under "claim" ("win", "no-win", or "unknown" when a
     budget ran out), the word check's JSON also uses for what a certificate claims."""
     return {("claim" if k == "verdict" else k): v for k, v in result.as_json(deal).items()}
-
-
-def rules_suffix(rules):
-    """'' under the default rules; otherwise what differs, as certificates/ spells it in its
-    file names: '-cells5', '-fm' (foundation moves), '-fixed' (columns in fixed places)."""
-    parts = []
-    if rules.ncells != DEFAULT_CELLS:
-        parts.append(f"-cells{rules.ncells}")
-    if rules.foundation_moves:
-        parts.append("-fm")
-    if rules.fixed_columns:
-        parts.append("-fixed")
-    return "".join(parts)
-
-
-def certificate_name(label, rules, board=False):
-    """The default certificate file name: '11982.msgpack.zst', '11982-cells5.msgpack.zst', ...
-    `label` is the deal number, or for a board file (`board`) its base name, and then the name
-    says so ('endgame-cells1.board.msgpack.zst'), so that no board takes a deal's name."""
-    return f"{label}{rules_suffix(rules)}{BOARD_MARK if board else ''}{CERTIFICATE_SUFFIX}"

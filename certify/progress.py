@@ -13,7 +13,8 @@ Two displays, one behaviour:
     counter(..., read=f)                   or: f() -> (done, note) is read at every redraw (a
                                            census's workers count in shared memory)
 
-`phases` and `counter` give None when quiet; callers skip a None display. Nothing is printed
+`phases` and `counter` give None when quiet; callers skip a None display (phase(display,
+name) does that for a new phase). Nothing is printed
 for a run shorter than half a second (on a terminal) or five seconds (in a log).
 
 On a terminal (stderr is a tty) the display is one line drawn by tqdm: fitted to the terminal's
@@ -196,6 +197,12 @@ class Counter(Live):
         note = f" | {self.note}" if self.note else ""
         return (f"{self.done:,}/{self.total:,} {self.unit} {100 * self.fraction():.0f}%, "
                 f"{rate:,.1f}/s, {left} left{note}")
+
+
+def phase(display, name):
+    """display.phase(name), where the display may be None (quiet)."""
+    if display is not None:
+        display.phase(name)
 
 
 def phases(quiet=False, stream=None):

@@ -13,57 +13,17 @@ import os
 import time
 
 from . import output
-from .rules import Rules, encode, is_won, moves
-from .search import (MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, FormatFull, budget_reason,
-                     decode_key, out_of_memory)
+from .outcome import (MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, FormatFull, Result,
+                      budget_reason, out_of_memory)
+from .progress import phase
+from .engine import decode_key
+from .rules import encode, is_won, moves
 
 # The writer's modules (certificate.py with msgpack, zstandard and xxhash; hashlib) are imported
 # where they are used, not above: ~10 ms of imports, which `certify DEAL` does on its main thread
 # while the search finishes on the other (load_writer) rather than before the search starts. A
 # search that is not overlapped so loads them before it starts: after it, memory may have run
 # short, and a module that cannot be mapped then fails as an ImportError, not as out of memory.
-
-
-class Result:
-    """What a run claims, and the certificate it wrote. (A plain class: see search.Outcome.)"""
-
-    FIELDS = ("verdict", "positions", "seconds", "most_home", "path", "sha256", "size", "moves",
-              "reason", "body")
-
-    def __init__(self, verdict, positions, seconds, most_home, path=None, sha256=None,
-                 size=None, moves=None, reason="", body=None):
-        self.verdict = verdict
-        self.positions = positions
-        self.seconds = seconds
-        self.most_home = most_home
-        self.path = path  # the certificate written, if any
-        self.sha256 = sha256
-        self.size = size
-        self.moves = moves  # WIN: the single-card moves
-        self.reason = reason  # UNKNOWN: why
-        self.body = body  # the certificate's body (what a range certificate's entry carries)
-
-    def __eq__(self, other):
-        return isinstance(other, Result) and all(
-            getattr(self, f) == getattr(other, f) for f in self.FIELDS)
-
-    def __repr__(self):
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.FIELDS if f != "body")
-        return f"Result({shown})"
-
-    def as_json(self, deal):
-        return {
-            "deal": deal,
-            "verdict": self.verdict,
-            "positions": self.positions,
-            "path": self.path,
-            "sha256": self.sha256,
-            "bytes": self.size,
-            "seconds": round(self.seconds, 3),
-            "most_home": self.most_home,
-            "moves": len(self.moves) if self.moves is not None else None,
-            "reason": self.reason or None,
-        }
 
 
 def moves_along(start, keys, ncells, columns, rules):
@@ -166,7 +126,7 @@ def _prove(start, rules, deal, out, budget, progress, solver, together, memory):
         size = budget.solver(planned, tried)
         while size > tried:
             step = size if time_limit is None else min(size, max(4 * tried, SOLVER_STEP))
-            _phase(progress, "solving")
+            phase(progress, "solving")
             found = won_by(engine.solve_line(start, rules, step))
             if found is not None or budget.out_of_time():
                 return found
@@ -174,7 +134,7 @@ def _prove(start, rules, deal, out, budget, progress, solver, together, memory):
         return None
 
     if callable(solver):
-        _phase(progress, "solving")
+        phase(progress, "solving")
         found = won_by(solver(start))
         if found is not None:
             return found
@@ -182,7 +142,7 @@ def _prove(start, rules, deal, out, budget, progress, solver, together, memory):
         raise ValueError(f"solver must be ENGINE, None or a function, not {solver!r}")
     search = outcome = None
     if solver == ENGINE and together and time_limit is None:
-        _phase(progress, "solving and searching")
+        phase(progress, "solving and searching")
         search = budget.searching = engine.Search(start, rules, memory)
         size = budget.solver(SOLVER_FIRST, 0)
         line, outcome = engine.solve_and_search(start, rules, size, search,
@@ -198,7 +158,7 @@ def _prove(start, rules, deal, out, budget, progress, solver, together, memory):
         search = budget.searching = engine.Search(start, rules, memory)
     if outcome is None:  # not run yet, or stopped when the solver's line came (run on)
         load_writer()
-        _phase(progress, "searching")
+        phase(progress, "searching")
         outcome = search.run(*budget.search(SEARCH_FIRST if solver == ENGINE else None),
                              progress)
     if solver == ENGINE and outcome.verdict != NO_WIN and not budget.spent(outcome):
@@ -210,7 +170,7 @@ def _prove(start, rules, deal, out, budget, progress, solver, together, memory):
             return found
         if outcome.verdict == UNKNOWN:
             load_writer()
-            _phase(progress, "searching")
+            phase(progress, "searching")
             outcome = search.run(*budget.search(None), progress)
     # seconds: the whole run, the solver's attempts included
     result = Result(outcome.verdict, budget.positions(outcome), time.monotonic() - t0,
@@ -218,7 +178,7 @@ def _prove(start, rules, deal, out, budget, progress, solver, together, memory):
     if outcome.verdict == UNKNOWN:
         result.reason = budget.reason(outcome)
         return result
-    _phase(progress, "writing")
+    phase(progress, "writing")
     budget.searching, budget.found = None, (result.positions, result.most_home)
     if outcome.verdict == WIN:
         result.moves = moves_along(start, outcome.path, rules.ncells, outcome.columns, rules)
@@ -312,23 +272,6 @@ class Budget:
         return outcome.positions + (self.charged if outcome.verdict == UNKNOWN else 0)
 
 
-def _phase(progress, name):
-    if progress is not None:
-        progress.phase(name)
-
-
-def replays_to_win(start, line, rules):
-    position = start
-    for card, dest in line:
-        for c, d, after in moves(position, rules.ncells, rules.foundation_moves):
-            if (c, d) == (card, dest):
-                position = after
-                break
-        else:
-            return False
-    return is_won(position)
-
-
 def load_writer():
     """Import the modules that writing a certificate needs (see the imports above)."""
     import hashlib  # noqa: F401
@@ -345,4 +288,4 @@ def _written(result, data, out):
     return result
 
 
-__all__ = ["Result", "Rules", "prove", "WIN", "NO_WIN", "UNKNOWN"]
+__all__ = ["prove", "win_certificate", "moves_along"]

@@ -19,7 +19,6 @@ import xxhash
 import zstandard
 
 from . import certificate, output
-from .options import CERTIFICATE_SUFFIX, rules_suffix
 from .rules import Rules
 
 FORMAT = certificate.FORMAT
@@ -40,11 +39,6 @@ KEYS = {"format", "version", "claim", "first", "last", "cells", "foundation_move
 
 class RangeError(ValueError):
     """A file that is not a readable range certificate (or entries that cannot make one)."""
-
-
-def file_name(first, last, rules):
-    """'1-32000.msgpack.zst', '1-32000-cells3.msgpack.zst', ..."""
-    return f"{first}-{last}{rules_suffix(rules)}{CERTIFICATE_SUFFIX}"
 
 
 def pack_entry(deal, claim, count, body):

@@ -15,6 +15,7 @@ from .cards import RED
 CELL, HOME = 8, 9
 EMPTY = 0xFF  # an empty free cell, and the end of a column, in the encoding
 WON = bytes([13, 13, 13, 13])
+DEFAULT_CELLS = 4
 
 
 class Rules:
@@ -22,7 +23,7 @@ class Rules:
     permutation, which the rules never distinguish), and whether a foundation's top card may
     come back onto a column (a variant)."""
 
-    def __init__(self, ncells=4, fixed_columns=False, foundation_moves=False):
+    def __init__(self, ncells=DEFAULT_CELLS, fixed_columns=False, foundation_moves=False):
         self.ncells = ncells
         self.fixed_columns = fixed_columns
         self.foundation_moves = foundation_moves
@@ -86,6 +87,19 @@ def moves(position, ncells, foundation_moves=False):
                 lowered = found[:suit] + bytes([found[suit] - 1]) + found[suit + 1:]
                 for j in landings(card, None):
                     yield card, j, (lowered, cells, placed(cols, j, card))
+
+
+def replays_to_win(position, line, rules):
+    """Whether a line of (card, destination) moves is legal move by move, by moves() above,
+    and ends with every card home."""
+    for card, dest in line:
+        for c, d, after in moves(position, rules.ncells, rules.foundation_moves):
+            if (c, d) == (card, dest):
+                position = after
+                break
+        else:
+            return False
+    return is_won(position)
 
 
 def with_home(found, card):

@@ -11,8 +11,8 @@ Ids are 2 bytes (big-endian) while the search has met at most 65,536 distinct co
 search that meets one more widens every key to 3-byte ids (the format's other width) and goes
 on where it was, so the order of exploration never depends on the width.
 
-Three outcomes, never blurred: WIN (with the path), NO_WIN (with every reachable position),
-UNKNOWN (a budget ran out, or memory, or the certificate format's room; nothing is claimed).
+Three outcomes, never blurred (certify/outcome.py): WIN (with the path), NO_WIN (with every
+reachable position), UNKNOWN (a budget ran out, or memory, or the certificate format's room).
 
 The compiled engine (certify/engine/search.c) explores in exactly this order -- the same
 depth-first search, the same successor order, the same budget checks at the same points -- so
@@ -25,9 +25,10 @@ import struct
 import time
 
 from .cards import RED
+from .outcome import (COLUMNS, FORMAT, MEMORY, MOST_COLUMNS, NO_WIN, SYSTEM_MEMORY,
+                      TOO_MANY_COLUMNS, UNKNOWN, WIN, Outcome, budget_reason, format_capacity,
+                      format_full, out_of_memory)
 from .rules import WON
-
-WIN, NO_WIN, UNKNOWN = "win", "no-win", "unknown"
 
 # The cards a given card may be stacked on: one rank higher, other colour.
 PARENTS = [
@@ -36,90 +37,10 @@ PARENTS = [
 ]
 IDS = struct.Struct(">8H")  # eight 2-byte column ids
 NARROW_COLUMNS = 1 << 16  # ids that fit in 2 bytes
-MOST_COLUMNS = 1 << 24  # 3-byte ids, the format's widest
-TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
 CHECK_EVERY = 1024  # expansions between looks at the clock (and the progress display)
-# The limits of a search itself (Outcome.limit): its ids, its --memory budget, the memory the
-# system would give, and the certificate format's room.
-COLUMNS, MEMORY, SYSTEM_MEMORY, FORMAT = LIMITS = ("columns", "memory", "system memory", "format")
-# A version 2 no-win certificate holds its records in one msgpack bin, whose length has 32 bits
-# (docs/certificate-format.md), so a search that finds more positions than that many of the
-# narrowest records fill can never be written as one: it stops (UNKNOWN) rather than find them.
-MOST_RECORD_BYTES = 0xFFFFFFFF
 # What the reference holds a position in at most, its writer's lists included (deal 7484159:
 # a peak of 1.27 GiB for 2,449,032 positions, 551 bytes each), so that --memory bounds it too.
 REFERENCE_BYTES = 600
-
-
-def format_capacity(ncells):
-    """The most positions a version 2 no-win certificate can hold with `ncells` free cells: as
-    many as records of the narrowest width (2-byte column ids) fit in MOST_RECORD_BYTES."""
-    return MOST_RECORD_BYTES // (4 + ncells + 8 * 2)
-
-
-class FormatFull(ValueError):
-    """A no-win that certificate format version 2 cannot hold; its words are the UNKNOWN's."""
-
-
-def format_full(capacity):
-    """The words of an UNKNOWN for a search that found more positions than a certificate holds."""
-    return f"more positions than certificate format version 2 can hold ({capacity:,})"
-
-
-def too_large(positions, size, most=MOST_RECORD_BYTES):
-    """The words of an UNKNOWN for a no-win whose body would outgrow a msgpack bin."""
-    return (f"more positions than certificate format version 2 can hold ({positions:,}: a body "
-            f"of {size:,} bytes, over {most:,})")
-
-
-def size_text(n):
-    """A number of bytes as --memory reads it back: 500M, 8G, 1.5G (powers of 1024)."""
-    for unit, power in (("T", 4), ("G", 3), ("M", 2), ("K", 1)):
-        if n >= 1024 ** power:
-            value = n / 1024 ** power
-            return f"{value:.1f}".rstrip("0").rstrip(".") + unit
-    return f"{n}B"
-
-
-def out_of_memory(positions, memory=None):
-    """The words of an UNKNOWN for a search that ran out of memory: of its --memory budget
-    (bytes), or (None) of what the system would give."""
-    positions = f"{positions:,} position{'' if positions == 1 else 's'}"
-    if memory is not None:
-        return (f"not enough memory after {positions}: the search's tables would "
-                f"outgrow --memory {size_text(memory)}; give a larger --memory SIZE if this "
-                f"machine has it, or stop sooner with --max-positions N")
-    return (f"not enough memory after {positions}: the system would give no more; "
-            f"free some, set --memory SIZE below what is free, or stop sooner with "
-            f"--max-positions N")
-
-
-class Outcome:
-    """What a search found. (A plain class, not a dataclass: `certify N` imports this module,
-    and dataclasses costs its start-up ~10 ms.)"""
-
-    def __init__(self, verdict, positions, seconds=0.0, most_home=0, path=None, keys=None,
-                 columns=None, reason="", width=2, store=None, limit=""):
-        self.verdict = verdict
-        self.positions = positions  # distinct positions found
-        self.seconds = seconds
-        self.most_home = most_home  # most cards ever on the foundations
-        self.path = path if path is not None else []  # WIN: the keys from the start to a won one
-        self.keys = keys  # NO_WIN: every reachable position's key (iterable, with len)
-        self.columns = columns if columns is not None else []  # the interned columns, by id
-        self.reason = reason  # UNKNOWN: which budget ran out
-        self.width = width  # bytes per column id in the keys
-        self.store = store  # the compiled engine's key set (for its certificate writer), or None
-        # UNKNOWN at a limit of the search itself, not of a budget (running it again would
-        # stop there again): one of LIMITS, or ""
-        self.limit = limit
-
-    @property
-    def final(self):
-        return bool(self.limit)
-
-    def __repr__(self):
-        return f"Outcome({self.verdict!r}, {self.positions}, reason={self.reason!r})"
 
 
 class ColumnsFull(Exception):
@@ -259,13 +180,6 @@ def start_key(position, rules, columns, width=2):
 
 def home_count(k):
     return k[0] + k[1] + k[2] + k[3]
-
-
-def budget_reason(max_positions=None, time_limit=None):
-    """The words an UNKNOWN gives for the budget that ran out (the same for every engine)."""
-    if max_positions is not None:
-        return f"--max-positions {max_positions} reached"
-    return f"--time-limit {time_limit:g} s reached"
 
 
 class Search:

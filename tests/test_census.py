@@ -20,7 +20,8 @@ from certify.census import chunks, command, work
 from certify.census.folder import current as current_row
 from certify.deals import deal
 from certify.options import result_json
-from certify.prove import Result, prove
+from certify.outcome import Result
+from certify.prove import prove
 from certify.rules import Rules, start
 from census_runs import run, table, timeless
 

@@ -22,6 +22,7 @@ FOLDER = Path(__file__).resolve().parent.parent / "certificates"
 sys.path.insert(0, str(FOLDER))
 import index  # noqa: E402  (certificates/index.py)
 import prove_coq  # noqa: E402  (certificates/prove_coq.py)
+import published  # noqa: E402  (certificates/published.py)
 import ranges  # noqa: E402  (certificates/ranges.py)
 import regenerate  # noqa: E402  (certificates/regenerate.py)
 
@@ -58,17 +59,17 @@ def check(*paths):
 # ---- Every file, cheaply -----------------------------------------------------------------
 
 def test_the_list_is_the_public_one():
-    deals = regenerate.read_deals()
+    deals = published.read_deals()
     assert len(deals) == len(set(deals)) == 130 and deals == sorted(deals)
     assert [d for d in deals if d < 1_000_000] == BELOW_ONE_MILLION
     assert all(d < 10_000_000 for d in deals)
     if SHARED_LIST.exists():  # the copy is the shared list, number for number
-        assert regenerate.read_deals(SHARED_LIST) == deals
+        assert published.read_deals(SHARED_LIST) == deals
 
 
 def test_every_listed_deal_has_a_no_win_certificate():
-    for deal in regenerate.read_deals():
-        path = FOLDER / regenerate.file_name(deal)
+    for deal in published.read_deals():
+        path = FOLDER / published.file_name(deal)
         assert path.exists(), f"no certificate for deal {deal}"
         h = header(path)
         assert (h["claim"], h["deal"], h["board"], h["cells"], h["foundation_moves"],
@@ -76,10 +77,10 @@ def test_every_listed_deal_has_a_no_win_certificate():
 
 
 def test_every_file_records_the_rules_its_name_gives():
-    names = regenerate.published_files()
+    names = published.published_files()
     assert len(names) >= 130
     for name in names:
-        deal, cells, fm = regenerate.parse_name(name)
+        deal, cells, fm = published.parse_name(name)
         h = header(FOLDER / name)
         assert (h["deal"], h["cells"], h["foundation_moves"]) == (deal, cells, fm), name
         assert h["symmetry"] == ("none" if h["claim"] == "win" else "columns"), name
@@ -87,7 +88,7 @@ def test_every_file_records_the_rules_its_name_gives():
 
 def test_index_and_sums_match_the_files():
     rows, coq = index_rows(), prove_coq.read_results()
-    names = regenerate.published_files()
+    names = published.published_files()
     assert sorted(rows) == sorted(names)  # every file has a row, every row a file
     sums = dict(line.split()[::-1] for line in
                 (FOLDER / "SHA256SUMS").read_text().splitlines())
@@ -98,8 +99,8 @@ def test_index_and_sums_match_the_files():
         row = rows[name]
         assert sums[name] == digest and row[11] == f"`{digest}`", name
         assert row[8] == f"{len(data):,}", name
-        deal, cells, fm = regenerate.parse_name(name)
-        assert row[-1] == f"`{regenerate.command_line(deal, cells, fm)}`"
+        deal, cells, fm = published.parse_name(name)
+        assert row[-1] == f"`{published.command_line(deal, cells, fm)}`"
         assert (row[0], row[1], row[2]) == (str(deal), str(cells), "yes" if fm else "no")
         h = header(FOLDER / name)
         assert row[3] == h["claim"]
@@ -111,7 +112,7 @@ def test_index_and_sums_match_the_files():
 
 @pytest.mark.parametrize("deal", FEW)
 def test_index_row_says_what_explain_finds(deal):
-    name = regenerate.file_name(deal)
+    name = published.file_name(deal)
     src = from_certificate(str(FOLDER / name))
     facts = stuck(src.start[2], src.table, src.records, 4, src.width, False)
     import index  # certificates/index.py
@@ -122,21 +123,21 @@ def test_index_row_says_what_explain_finds(deal):
 
 
 def test_names_and_commands():
-    assert regenerate.file_name(11982) == "11982.msgpack.zst"
-    assert regenerate.file_name(11982, 5, True) == "11982-cells5-fm.msgpack.zst"
-    assert regenerate.command_line(11982, 0, True) == \
+    assert published.file_name(11982) == "11982.msgpack.zst"
+    assert published.file_name(11982, 5, True) == "11982-cells5-fm.msgpack.zst"
+    assert published.command_line(11982, 0, True) == \
         "certify 11982 --cells 0 --foundation-moves -o certificates/11982-cells0-fm.msgpack.zst"
     for name in ["11982-cells4.msgpack.zst", "011982.msgpack.zst", "11982-fm-cells5.msgpack.zst",
                  "11982.msgpack", "x.msgpack.zst", "11982-cells9.msgpack.zst"]:
-        assert regenerate.parse_name(name) is None, name
+        assert published.parse_name(name) is None, name
     for deal, cells, fm in [(1, 0, False), (11982, 8, True), (9917279, 4, True)]:
-        assert regenerate.parse_name(regenerate.file_name(deal, cells, fm)) == (deal, cells, fm)
+        assert published.parse_name(published.file_name(deal, cells, fm)) == (deal, cells, fm)
 
 
 # ---- A few, fully ------------------------------------------------------------------------
 
 def test_a_few_are_verified_by_check():
-    done = check(*(FOLDER / regenerate.file_name(d) for d in FEW))
+    done = check(*(FOLDER / published.file_name(d) for d in FEW))
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("VERIFIED") == len(FEW)
 
@@ -150,7 +151,7 @@ def test_regenerating_a_few_reproduces_their_digests():
 
 def test_a_different_file_is_caught(tmp_path):
     # A published file that is not what the command makes: the script says so and exits 1.
-    name = regenerate.file_name(2607073)
+    name = published.file_name(2607073)
     data = bytearray((FOLDER / name).read_bytes())
     data[-1] ^= 1
     (tmp_path / name).write_bytes(bytes(data))
@@ -168,7 +169,7 @@ def test_check_verifies_every_published_certificate():
     done = check(FOLDER)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert done.stdout.count("VERIFIED") == \
-        len(regenerate.published_files()) + len(ranges.published(FOLDER))
+        len(published.published_files()) + len(ranges.published(FOLDER))
 
 
 @pytest.mark.slow

@@ -12,7 +12,8 @@ import msgpack
 import pytest
 
 from certify import certificate
-from certify.prove import NO_WIN, WIN, prove
+from certify.outcome import NO_WIN, WIN
+from certify.prove import prove
 from certify.rules import Rules
 from certify.solver import solve
 from check import checker

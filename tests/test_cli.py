@@ -19,7 +19,7 @@ from certify import certificate, cli, deals
 from certify import prove as certify_prove
 from certify.board import write_board
 from certify.cli import certify_parser, main
-from certify.options import certificate_name
+from certify.names import certificate_name
 from certify.rules import Rules, start
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -226,21 +226,19 @@ def test_a_variants_certificate_does_not_overwrite_the_four_cell_proof(tmp_path)
     assert checked.returncode == 0 and "cannot be won" in checked.stdout
 
 
-def load_regenerate():
-    if str(REPO / "certificates") not in sys.path:  # it imports its neighbours
-        sys.path.insert(0, str(REPO / "certificates"))
-    spec = importlib.util.spec_from_file_location("regenerate", REPO / "certificates" /
-                                                  "regenerate.py")
+def load_published():
+    spec = importlib.util.spec_from_file_location("published", REPO / "certificates" /
+                                                  "published.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def test_default_names_agree_with_the_published_certificates():
-    regenerate = load_regenerate()
+    scripts = load_published()
     for cells in range(9):
         for fm in (False, True):
-            assert regenerate.file_name(11982, cells, fm) == \
+            assert scripts.file_name(11982, cells, fm) == \
                 certificate_name("11982", Rules(cells, False, fm))
     published = sorted((REPO / "certificates").glob("*.msgpack.zst"))
     singles = [path for path in published if not re.match(r"[0-9]+-[0-9]+", path.name)]

@@ -17,9 +17,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from certify import certificate, engine, prove as prove_module, search as reference
 from certify.deals import deal
-from certify.prove import prove, replays_to_win
-from certify.rules import Rules, encode, moves, start
-from certify.search import NO_WIN, UNKNOWN, WIN, decode_key
+from certify.engine import decode_key
+from certify.outcome import (FORMAT, MEMORY, MOST_RECORD_BYTES, NO_WIN, UNKNOWN, WIN, FormatFull,
+                             out_of_memory, size_text, too_large)
+from certify.prove import prove
+from certify.rules import Rules, encode, moves, replays_to_win, start
 from tests.boards import reachable, small_boards
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -521,7 +523,7 @@ def test_both_engines_stop_for_good_where_a_certificate_could_not_hold_the_posit
     x, y = a.run(), b.run()
     same_outcome(x, y)
     if capacity < 83_239:
-        assert (x.verdict, x.positions, x.limit) == (UNKNOWN, capacity, reference.FORMAT)
+        assert (x.verdict, x.positions, x.limit) == (UNKNOWN, capacity, FORMAT)
         assert x.reason == f"more positions than certificate format version 2 can hold " \
                            f"({capacity:,})"
         same_outcome(a.run(), x)  # final
@@ -539,14 +541,14 @@ def test_the_capacity_a_compiled_search_takes_is_checked():
         with pytest.raises((ValueError, OverflowError)):
             native.Search(found, cells, cols, 4, False, False, 1 << 16, 0, bad)
     # (its default is search.format_capacity's quotient, of the same constant)
-    assert native.MOST_RECORD_BYTES == reference.MOST_RECORD_BYTES
+    assert native.MOST_RECORD_BYTES == MOST_RECORD_BYTES
 
 
 def test_a_memory_budget_stops_the_compiled_search_for_good():
     position, rules = start(deal(7484159)), Rules(4)
     search = engine.NativeSearch(position, rules, memory=20 << 20)
     outcome = search.run()
-    assert (outcome.verdict, outcome.limit) == (UNKNOWN, reference.MEMORY) and outcome.final
+    assert (outcome.verdict, outcome.limit) == (UNKNOWN, MEMORY) and outcome.final
     # It stopped before its tables' next doubling would pass 20 MiB: they take 40 bytes and
     # more a position (keys, parents, the stack and slots at 70 % load; the writer's 48), and a
     # doubling at most about doubles that.
@@ -586,14 +588,14 @@ def test_the_writers_refuse_a_body_the_format_cannot_hold_before_making_it():
     assert certificate.body_size([len(c) for c in msgpack_unpacked(body)[0]], ref.positions,
                                  24) == len(body)
     for most in (len(body) - 1, 1000):
-        words = reference.too_large(ref.positions, len(body), most)
-        with pytest.raises(reference.FormatFull, match=r"^more positions than certificate "
+        words = too_large(ref.positions, len(body), most)
+        with pytest.raises(FormatFull, match=r"^more positions than certificate "
                                                         r"format version 2 can hold \(83,239: "):
             certificate.no_win_body(ref.keys, ref.columns, 4, False, most=most)
         outcome = engine.search(position, rules)
         with pytest.raises(native.TooLarge) as refused:
             outcome.store.write_body(most)
-        assert reference.too_large(*refused.value.args) == words
+        assert too_large(*refused.value.args) == words
     assert engine.search(position, rules).store.write_body(len(body)) == body
     assert certificate.no_win_body(ref.keys, ref.columns, 4, False, most=len(body)) == body
 
@@ -606,7 +608,7 @@ def msgpack_unpacked(body):
 def test_bin_headers_have_32_bits_and_no_more():
     assert certificate.bin_header(2 ** 32 - 1) == b"\xc6\xff\xff\xff\xff"
     for n in (2 ** 32, 2 ** 40):
-        with pytest.raises(reference.FormatFull, match="certificate format version 2"):
+        with pytest.raises(FormatFull, match="certificate format version 2"):
             certificate.bin_header(n)
 
 
@@ -614,7 +616,7 @@ def test_no_file_is_made_larger_than_check_reads(monkeypatch):
     body = certificate.win_body([(0, 9)] * 100)
     head = certificate.header("win", 1, None, Rules(4), 100, body)
     monkeypatch.setattr(certificate, "MOST_CONTENT", len(body) + 50)
-    with pytest.raises(reference.FormatFull):
+    with pytest.raises(FormatFull):
         certificate.encode_file(head, body)
 
 
@@ -630,7 +632,7 @@ def test_prove_says_unknown_for_a_body_the_format_cannot_hold(monkeypatch, tmp_p
             try:
                 return outcome.store.write_body(50_000)
             except native.TooLarge as e:
-                raise reference.FormatFull(reference.too_large(*e.args)) from None
+                raise FormatFull(too_large(*e.args)) from None
         return certificate.no_win_body(outcome.keys, outcome.columns, rules.ncells,
                                        rules.fixed_columns, most=50_000)
 
@@ -673,18 +675,18 @@ def test_running_out_of_memory_anywhere_is_an_honest_unknown(monkeypatch, tmp_pa
     for together in (False, True):
         result = prove(position, Rules(4), out=out, together=together)
         assert result.verdict == UNKNOWN and result.sha256 is None
-        assert result.reason == reference.out_of_memory(result.positions)
+        assert result.reason == out_of_memory(result.positions)
         if where in ("writer", "zstd", "file"):
             assert result.positions == 83_239
         assert list(tmp_path.iterdir()) == []
 
 
 def test_the_words_of_running_out_of_memory():
-    assert reference.out_of_memory(1_234_567) == (
+    assert out_of_memory(1_234_567) == (
         "not enough memory after 1,234,567 positions: the system would give no more; free some, "
         "set --memory SIZE below what is free, or stop sooner with --max-positions N")
-    assert "--memory 1.5G;" in reference.out_of_memory(10, 3 << 29)
-    assert [reference.size_text(n) for n in (1, 1024, 500 << 20, 8 << 30, 3 << 39)] == \
+    assert "--memory 1.5G;" in out_of_memory(10, 3 << 29)
+    assert [size_text(n) for n in (1, 1024, 500 << 20, 8 << 30, 3 << 39)] == \
         ["1B", "1K", "500M", "8G", "1.5T"]
 
 
@@ -772,7 +774,7 @@ def test_the_help_says_the_memory_default_and_that_nothing_spills(tmp_path):
     done = run_certify(["--help"], "native", tmp_path)
     text = " ".join(done.stdout.split())
     default = options.default_memory()
-    assert f"three quarters of this machine's memory, {reference.size_text(default)} here" in text
+    assert f"three quarters of this machine's memory, {size_text(default)} here" in text
     assert "Nothing spills to disk: the search stops at this budget" in text
     bad = run_certify(["1", "--memory", "8"], "native", tmp_path)
     assert bad.returncode == 2 and "--memory" in bad.stderr and bad.stderr.count("\n") == 1

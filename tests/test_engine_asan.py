@@ -108,18 +108,18 @@ def test_memory_budget_and_malloc_failing_under_asan(sanitized, tmp_path):
 
 
 LIMITS = """
-from certify import engine, certificate, search as reference
+from certify import engine, certificate, outcome
 from certify.engine import _search as native
 from certify.deals import deal
 from certify.rules import Rules, start
 position, rules = start(deal(11982)), Rules(4)
 # the format's room, then a run on after it (final)
 s = engine.NativeSearch(position, rules, capacity=5000)
-assert s.run().limit == reference.FORMAT and s.run().positions == 5000
+assert s.run().limit == outcome.FORMAT and s.run().positions == 5000
 # a budget met as the keys widen to 3-byte ids (early: 8 columns), and as the tables grow
 for memory in (100 << 10, 1 << 20, 3 << 20):
     o = engine.NativeSearch(position, rules, narrow=8, memory=memory).run()
-    assert o.limit == reference.MEMORY, o
+    assert o.limit == outcome.MEMORY, o
 # the writer's refusal, before it makes anything, and a body just within
 o = engine.search(position, rules)
 try:

@@ -12,9 +12,9 @@ from certify import certificate, deals
 from certify.board import read_board
 from certify.cli import main
 from certify.explain import explain, from_certificate, searched, stuck
-from certify.prove import prove, replays_to_win
-from certify.rules import Rules, encode, start
-from certify.search import decode_key
+from certify.engine import decode_key
+from certify.prove import prove
+from certify.rules import Rules, encode, replays_to_win, start
 
 # Winnable with one free cell, not with none (found by search; the test checks both claims).
 ONE_CELL_BOARD = """\

@@ -22,9 +22,10 @@ from certify.board import read_board
 from certify.cli import main
 from certify.deals import deal
 from certify.exports.coq import METHODS, TEMPLATES, coq_file
+from certify.engine import decode_key, search
+from certify.outcome import NO_WIN
 from certify.prove import prove
 from certify.rules import Rules, moves, start
-from certify.search import NO_WIN, decode_key, search
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "certificates"
 BELOW_A_MILLION = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
@@ -381,7 +382,7 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     try:
         import index
         import prove_coq
-        import regenerate
+        import published
     finally:
         sys.path.remove(str(PUBLISHED))
     results = tmp_path / "coq-results.tsv"
@@ -389,8 +390,8 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     def recorded(d, digest):
         return dict(zip(prove_coq.COLUMNS, [d, 1, "search", "proved", "1.0", "1", "1.0", 1,
                                             "0" * 64, "8.16.1", digest]))
-    earlier = {d: recorded(d, regenerate.sha256_of(PUBLISHED / regenerate.file_name(d)))
-               for d in regenerate.read_deals() if d not in (2607073, 6768658)}
+    earlier = {d: recorded(d, published.sha256_of(PUBLISHED / published.file_name(d)))
+               for d in published.read_deals() if d not in (2607073, 6768658)}
     prove_coq.write_results(earlier | {6768658: recorded(6768658, "0" * 64)}, results)
     done = subprocess.run([sys.executable, str(PUBLISHED / "prove_coq.py"), "--all",
                            "--results", str(results), "--nice", "0", "--work", str(tmp_path)],
@@ -398,7 +399,7 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 deal(s)" in done.stdout
     rows = prove_coq.read_results(results)
-    assert sorted(rows) == regenerate.read_deals()
+    assert sorted(rows) == published.read_deals()
     assert all(rows[d] == {k: str(v) for k, v in earlier[d].items()} for d in earlier)
     for number, count in ((2607073, "3604"), (6768658, "7226")):
         row = rows[number]
@@ -406,7 +407,7 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
         assert float(row["cpu_seconds"]) > 0 and float(row["peak_mb"]) > 0
         assert len(row["v_sha256"]) == 64 and int(row["v_bytes"]) > 0
         assert row["certificate_sha256"] == \
-            regenerate.sha256_of(PUBLISHED / regenerate.file_name(number))
+            published.sha256_of(PUBLISHED / published.file_name(number))
     cpu, digest = float(rows[2607073]["cpu_seconds"]), rows[2607073]["certificate_sha256"]
     fact = {"deal": 2607073, "cells": 4, "fm": False, "sha256": digest}
     assert index.coq_text(fact, rows) == f"proved, {cpu:.0f} s"

@@ -15,9 +15,9 @@ from certify import certificate
 from certify.board import read_board
 from certify.cli import main
 from certify.deals import deal
+from certify.outcome import NO_WIN
 from certify.prove import prove
 from certify.rules import Rules, encode, start
-from certify.search import NO_WIN
 
 LAYOUT = """Foundations: H-6 C-4 D-6 S-4
 Freecells: KD

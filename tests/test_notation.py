@@ -11,8 +11,7 @@ from certify import cli, deals, notation
 from certify.board import write_board
 from certify.cards import parse as card
 from certify.notation import NotationError, capacity, move_readings, read, supermove, to_notation
-from certify.prove import replays_to_win
-from certify.rules import CELL, HOME, Rules, is_won, moves, start
+from certify.rules import CELL, HOME, Rules, is_won, moves, replays_to_win, start
 from certify.solver import solve
 
 # Freecell Solver 5.0 (`fc-solve -m -snx`) on deal 1 and deal 4, the moves only.

@@ -23,8 +23,8 @@ import zstandard
 from certify import certificate, cli, range_certificate
 from certify.census import chunks
 from certify.deals import deal
-from certify.prove import replays_to_win
-from certify.rules import Rules, encode, start
+from certify.names import range_name
+from certify.rules import Rules, encode, replays_to_win, start
 from census_runs import run, table, timeless
 
 RANGE = "11975-11990"  # sixteen deals around 11982, the one below 32,000 that cannot be won
@@ -302,7 +302,7 @@ def test_the_writer_streams(tmp_path):
 
 
 def test_names_carry_the_rules():
-    name = range_certificate.file_name
+    name = range_name
     assert name(1, 32000, Rules(4)) == "1-32000.msgpack.zst"
     assert name(1, 32000, Rules(3, True, True)) == "1-32000-cells3-fm-fixed.msgpack.zst"
 
@@ -336,7 +336,7 @@ def test_range_names_and_commands():
                                                   "-o certificates/1-9-cells3-fm.msgpack.zst "
                                                   "--cells 3 --foundation-moves")
     # The census names its file as certificates/ does.
-    assert range_certificate.file_name(1, 9, Rules(3, False, True)) == ranges.file_name(1, 9, 3, True)
+    assert range_name(1, 9, Rules(3, False, True)) == ranges.file_name(1, 9, 3, True)
 
 
 @pytest.mark.skipif(not os.path.exists(PUBLISHED), reason="certificates/1-32000.msgpack.zst not made")

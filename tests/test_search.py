@@ -9,10 +9,10 @@ import sys
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from certify.deals import deal
-from certify.prove import prove, replays_to_win
-from certify.rules import CELL, HOME, Rules, decode, encode, is_won, moves, start
-from certify.search import NO_WIN, UNKNOWN, WIN, Columns, decode_key, make_expander, \
-    search, start_key
+from certify.outcome import NO_WIN, UNKNOWN, WIN
+from certify.prove import prove
+from certify.rules import CELL, HOME, Rules, decode, encode, is_won, moves, replays_to_win, start
+from certify.search import Columns, decode_key, make_expander, search, start_key
 from certify.solver import solve
 from check import checker
 from tests import boards
@@ -203,7 +203,7 @@ def test_the_unwinnable_boards_cannot_be_won():
 # ---- The search's own limits: the format's room, memory --------------------------------------
 
 def test_the_formats_room_is_what_records_of_the_narrowest_width_fill_of_a_bin():
-    from certify.search import MOST_RECORD_BYTES, format_capacity
+    from certify.outcome import MOST_RECORD_BYTES, format_capacity
     assert MOST_RECORD_BYTES == 2 ** 32 - 1
     assert format_capacity(4) == 178_956_970  # 24-byte records
     for ncells in range(9):
@@ -214,7 +214,8 @@ def test_the_formats_room_is_what_records_of_the_narrowest_width_fill_of_a_bin()
 
 
 def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_positions():
-    from certify.search import FORMAT, Search
+    from certify.outcome import FORMAT
+    from certify.search import Search
     position, rules = start(deal(11982)), Rules(4)
     s = Search(position, rules, capacity=5000)
     outcome = s.run()
@@ -231,7 +232,8 @@ def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_pos
 
 
 def test_a_memory_error_in_the_reference_search_is_a_final_unknown():
-    from certify.search import SYSTEM_MEMORY, Search
+    from certify.outcome import SYSTEM_MEMORY
+    from certify.search import Search
     position, rules = start(deal(11982)), Rules(4)
     s = Search(position, rules)
     expand, calls = s.expand, []
@@ -251,7 +253,8 @@ def test_a_memory_error_in_the_reference_search_is_a_final_unknown():
 
 
 def test_the_reference_holds_to_a_memory_budget():
-    from certify.search import MEMORY, REFERENCE_BYTES, Search, size_text
+    from certify.outcome import MEMORY, size_text
+    from certify.search import REFERENCE_BYTES, Search
     position, rules = start(deal(11982)), Rules(4)
     outcome = Search(position, rules, memory=20_000 * REFERENCE_BYTES).run()
     assert (outcome.verdict, outcome.positions, outcome.limit) == (UNKNOWN, 20_000, MEMORY)

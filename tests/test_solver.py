@@ -11,9 +11,9 @@ from hypothesis import given
 
 from certify import cli, deals, notation
 from certify.board import write_board
-from certify.prove import replays_to_win
-from certify.rules import HOME, Rules, start
-from certify.search import WIN, search
+from certify.outcome import WIN
+from certify.rules import HOME, Rules, replays_to_win, start
+from certify.search import search
 from certify.solver import autoplay, search_in_turns, solve
 from tests.boards import small_boards
 

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from certify import deals, solver
 from certify.engine import _solver
-from certify.prove import replays_to_win
-from certify.rules import HOME, Rules, moves, start
+from certify.rules import HOME, Rules, moves, replays_to_win, start
 from tests.boards import small_boards
 
 

@@ -30,13 +30,12 @@ import msgpack
 import zstandard
 
 from .. import deals, output
-from ..search import NO_WIN, UNKNOWN, WIN
+from ..outcome import UNKNOWN, VERDICTS
 
 FORMAT, VERSION = "freecell-census-chunk", 1
 FOLDER = "chunks"
 LEVEL = 3  # working files: fast to write and read; the range certificate is compressed harder
 NAME = re.compile(r"^([0-9]+)-([0-9]+)\.chunk\.zst$")
-VERDICTS = (WIN, NO_WIN, UNKNOWN)
 HEADER_LIMIT = 1 << 20  # a header of 1,000 deals is ~10 KB; the largest block size allowed fits
 MAX_SIZE = 100_000  # deals in a block (a chunk file's rows are held in memory at once)
 

@@ -10,7 +10,8 @@ from .. import output, progress, range_certificate
 from ..options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                        Parser, Usage, add_budget_options, add_rule_options, deal_range,
                        positive_count)
-from ..search import UNKNOWN
+from ..names import range_name
+from ..outcome import UNKNOWN, VERDICTS
 from . import chunks, work
 from .folder import TABLE, Census, FolderError, open_folder, summary
 
@@ -58,7 +59,7 @@ def run_census(argv):
     folder = args.out or f"census-{span.start}-{span.stop - 1}"
     settings = work.Settings(args.cells, args.fixed_columns, args.foundation_moves,
                              args.chunk or 1000, args.max_positions, args.time_limit)
-    name = range_certificate.file_name(span.start, span.stop - 1, settings.rules())
+    name = range_name(span.start, span.stop - 1, settings.rules())
     target = os.path.join(folder, name) if args.output is None else output.target(args.output, name)
     client = dask_client(args.scheduler) if args.scheduler else None
     try:
@@ -117,7 +118,7 @@ def run(census, span, settings, args, client, target):
         census.rebuild_table(leave_out=retried)
         before = [0, 0, 0]
         for _, verdict in census.verdicts(span):
-            before[work.VERDICTS.index(verdict)] += 1
+            before[VERDICTS.index(verdict)] += 1
         before[2] -= len(retried)
     except chunks.ChunkError as e:
         raise Usage(f"{census.folder} is damaged: {e}; not resuming") from None

@@ -18,7 +18,7 @@ import json
 import os
 
 from .. import output, range_certificate
-from ..search import NO_WIN, UNKNOWN, WIN
+from ..outcome import NO_WIN, UNKNOWN, WIN
 from . import chunks
 
 TABLE, SETTINGS = "results.jsonl", "census.json"

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from itertools import islice
 
 from .. import certificate, deals
-from ..prove import NO_WIN, UNKNOWN, WIN, Result, prove
 from ..options import result_json
+from ..outcome import UNKNOWN, VERDICTS, WIN, Result
+from ..prove import prove
 from ..range_certificate import pack_entry
 from ..rules import Rules, start
 from .chunks import Item
-
-VERDICTS = (WIN, NO_WIN, UNKNOWN)
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,16 @@
 
     NAME                 "native" (certify/engine/search.c, and solver.c when built) or "python"
     describe()           one line: which engine runs, and why
-    Search(position, rules, memory).run(max_positions, time_limit, progress) -> search.Outcome
-    search(position, rules, max_positions, time_limit, progress)     -> search.Outcome
+    Search(position, rules, memory).run(max_positions, time_limit, progress) -> outcome.Outcome
+    search(position, rules, max_positions, time_limit, progress)     -> outcome.Outcome
     solve_and_search(position, rules, budget, search, max_positions, meanwhile=None)
                          -> (line, Outcome): the two at once, on two threads
     solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
     solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None
     replays_to_win(position, line, rules) -> whether the line is legal and ends won
+    decode_key(key, ncells, columns)     -> the position a search key (an Outcome's) stands for
     no_win_body(outcome, rules)          -> the body of the no-win certificate of a search
-                                            (search.FormatFull if the format cannot hold it)
+                                            (outcome.FormatFull if the format cannot hold it)
 
 The reference is certify/search.py, certify/solver.py and the writer in certify/certificate.py,
 written to be read; the compiled engine does exactly what they do, faster, and
@@ -23,9 +24,10 @@ import os
 import sys
 import time
 
-from ..search import (COLUMNS, FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, TOO_MANY_COLUMNS, UNKNOWN,
-                      WIN, FormatFull, Outcome, budget_reason, format_capacity, format_full,
-                      out_of_memory, too_large)
+from ..outcome import (COLUMNS, FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, TOO_MANY_COLUMNS,
+                       UNKNOWN, WIN, FormatFull, Outcome, budget_reason, format_capacity,
+                       format_full, out_of_memory, too_large)
+from ..search import decode_key  # a search key's position: both engines spell keys alike
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SLICE = 0.25  # seconds the compiled search runs between looks at progress and Ctrl-C
@@ -256,10 +258,9 @@ def in_turn(position, rules, budget, search, max_positions, meanwhile):
 
 def replays_to_win(position, line, rules):
     """Whether a line of (card, dest) moves (or its bytes, as solve_line gives) is legal move by
-    move and ends won (prove.replays_to_win, whose moves are rules.moves; in C when the engine
-    is compiled)."""
+    move and ends won (rules.replays_to_win, in C when the engine is compiled)."""
     if _search is None:
-        from ..prove import replays_to_win as reference
+        from ..rules import replays_to_win as reference
         return reference(position, moves_of(line) if isinstance(line, bytes) else line, rules)
     found, cells, cols = position
     return _search.replays(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
@@ -273,7 +274,7 @@ def no_win_body(outcome, rules):
 
     The compiled writer turns the key set into records where it lies (the outcome's keys are
     used up); the reference is certificate.no_win_body, and both give the same bytes, or both
-    raise search.FormatFull.
+    raise outcome.FormatFull.
     """
     assert outcome.verdict == NO_WIN
     if outcome.store is not None:
@@ -286,4 +287,4 @@ def no_win_body(outcome, rules):
 
 
 __all__ = ["NAME", "describe", "Search", "search", "solve", "solve_line", "solve_and_search",
-           "moves_of", "replays_to_win", "no_win_body", "WIN", "NO_WIN", "UNKNOWN"]
+           "moves_of", "replays_to_win", "no_win_body", "decode_key"]

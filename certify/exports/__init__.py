@@ -22,9 +22,10 @@ import os
 import re
 
 from .. import certificate, deals, output
-from ..cli import EXIT_OK, Parser, Usage
+from ..engine import decode_key, search
+from ..options import EXIT_OK, Parser, Usage
+from ..outcome import NO_WIN
 from ..rules import Rules, decode, encode, is_won, moves, start
-from ..search import NO_WIN, decode_key, search
 from . import coq, lean
 
 COQ_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")  # coqc names a module after its file

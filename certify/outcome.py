@@ -1,0 +1,146 @@
+"""The words every part of certify shares for what a run found: the vocabulary, in one home.
+
+Three verdicts, never blurred: WIN (with its line), NO_WIN (with every reachable position),
+UNKNOWN (a budget ran out, or memory, or the certificate format's room; nothing is claimed).
+An Outcome is what a search found (either engine's, certify/engine/ and certify/search.py); a
+Result is what a run claims and the certificate it wrote (certify/prove.py). The words of an
+UNKNOWN are made here, so that every engine and every command says the same thing for the same
+stop.
+
+This module imports nothing of certify's: the engines, the writer, the census and the commands
+all import it, and it imports none of them.
+"""
+
+WIN, NO_WIN, UNKNOWN = "win", "no-win", "unknown"
+VERDICTS = (WIN, NO_WIN, UNKNOWN)  # the order the census counts them in
+
+# The limits of a search itself (Outcome.limit): its ids, its --memory budget, the memory the
+# system would give, and the certificate format's room.
+COLUMNS, MEMORY, SYSTEM_MEMORY, FORMAT = LIMITS = ("columns", "memory", "system memory", "format")
+MOST_COLUMNS = 1 << 24  # 3-byte ids, the format's widest
+TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
+# A version 2 no-win certificate holds its records in one msgpack bin, whose length has 32 bits
+# (docs/certificate-format.md), so a search that finds more positions than that many of the
+# narrowest records fill can never be written as one: it stops (UNKNOWN) rather than find them.
+MOST_RECORD_BYTES = 0xFFFFFFFF
+
+
+def format_capacity(ncells):
+    """The most positions a version 2 no-win certificate can hold with `ncells` free cells: as
+    many as records of the narrowest width (2-byte column ids) fit in MOST_RECORD_BYTES."""
+    return MOST_RECORD_BYTES // (4 + ncells + 8 * 2)
+
+
+class FormatFull(ValueError):
+    """A no-win that certificate format version 2 cannot hold; its words are the UNKNOWN's."""
+
+
+def format_full(capacity):
+    """The words of an UNKNOWN for a search that found more positions than a certificate holds."""
+    return f"more positions than certificate format version 2 can hold ({capacity:,})"
+
+
+def too_large(positions, size, most=MOST_RECORD_BYTES):
+    """The words of an UNKNOWN for a no-win whose body would outgrow a msgpack bin."""
+    return (f"more positions than certificate format version 2 can hold ({positions:,}: a body "
+            f"of {size:,} bytes, over {most:,})")
+
+
+def size_text(n):
+    """A number of bytes as --memory reads it back: 500M, 8G, 1.5G (powers of 1024)."""
+    for unit, power in (("T", 4), ("G", 3), ("M", 2), ("K", 1)):
+        if n >= 1024 ** power:
+            value = n / 1024 ** power
+            return f"{value:.1f}".rstrip("0").rstrip(".") + unit
+    return f"{n}B"
+
+
+def out_of_memory(positions, memory=None):
+    """The words of an UNKNOWN for a search that ran out of memory: of its --memory budget
+    (bytes), or (None) of what the system would give."""
+    positions = f"{positions:,} position{'' if positions == 1 else 's'}"
+    if memory is not None:
+        return (f"not enough memory after {positions}: the search's tables would "
+                f"outgrow --memory {size_text(memory)}; give a larger --memory SIZE if this "
+                f"machine has it, or stop sooner with --max-positions N")
+    return (f"not enough memory after {positions}: the system would give no more; "
+            f"free some, set --memory SIZE below what is free, or stop sooner with "
+            f"--max-positions N")
+
+
+def budget_reason(max_positions=None, time_limit=None):
+    """The words an UNKNOWN gives for the budget that ran out (the same for every engine)."""
+    if max_positions is not None:
+        return f"--max-positions {max_positions} reached"
+    return f"--time-limit {time_limit:g} s reached"
+
+
+class Outcome:
+    """What a search found. (A plain class, not a dataclass: `certify N` imports this module,
+    and dataclasses costs its start-up ~10 ms.)"""
+
+    def __init__(self, verdict, positions, seconds=0.0, most_home=0, path=None, keys=None,
+                 columns=None, reason="", width=2, store=None, limit=""):
+        self.verdict = verdict
+        self.positions = positions  # distinct positions found
+        self.seconds = seconds
+        self.most_home = most_home  # most cards ever on the foundations
+        self.path = path if path is not None else []  # WIN: the keys from the start to a won one
+        self.keys = keys  # NO_WIN: every reachable position's key (iterable, with len)
+        self.columns = columns if columns is not None else []  # the interned columns, by id
+        self.reason = reason  # UNKNOWN: which budget ran out
+        self.width = width  # bytes per column id in the keys
+        self.store = store  # the compiled engine's key set (for its certificate writer), or None
+        # UNKNOWN at a limit of the search itself, not of a budget (running it again would
+        # stop there again): one of LIMITS, or ""
+        self.limit = limit
+
+    @property
+    def final(self):
+        return bool(self.limit)
+
+    def __repr__(self):
+        return f"Outcome({self.verdict!r}, {self.positions}, reason={self.reason!r})"
+
+
+class Result:
+    """What a run claims, and the certificate it wrote. (A plain class: see Outcome.)"""
+
+    FIELDS = ("verdict", "positions", "seconds", "most_home", "path", "sha256", "size", "moves",
+              "reason", "body")
+
+    def __init__(self, verdict, positions, seconds, most_home, path=None, sha256=None,
+                 size=None, moves=None, reason="", body=None):
+        self.verdict = verdict
+        self.positions = positions
+        self.seconds = seconds
+        self.most_home = most_home
+        self.path = path  # the certificate written, if any
+        self.sha256 = sha256
+        self.size = size
+        self.moves = moves  # WIN: the single-card moves
+        self.reason = reason  # UNKNOWN: why
+        self.body = body  # the certificate's body (what a range certificate's entry carries)
+
+    def __eq__(self, other):
+        return isinstance(other, Result) and all(
+            getattr(self, f) == getattr(other, f) for f in self.FIELDS)
+
+    def __repr__(self):
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.FIELDS if f != "body")
+        return f"Result({shown})"
+
+    def as_json(self, deal):
+        return {
+            "deal": deal,
+            "verdict": self.verdict,
+            "positions": self.positions,
+            "path": self.path,
+            "sha256": self.sha256,
+            "bytes": self.size,
+            "seconds": round(self.seconds, 3),
+            "most_home": self.most_home,
+            "moves": len(self.moves) if self.moves is not None else None,
+            "reason": self.reason or None,
+        }
+

@@ -1,0 +1,181 @@
+"""The import graph of certify/ (and of the certificates/ scripts), read from the sources with ast.
+
+    .venv/bin/python tools/import_graph.py               every module and what it imports
+    .venv/bin/python tools/import_graph.py --dot         the same as Graphviz (dot -Tsvg)
+    .venv/bin/python tools/import_graph.py --check       only the faults; exit 1 if there are any
+
+An edge is an import anywhere in a module: at the top, or inside a function (shown as `name*`:
+imported when first needed, to keep start-up short, but a dependency all the same, and a circle
+through one is still a circle). A string that is a module's full name ("certify.explain", as
+importlib.import_module is given it) counts as such an import too. The modules are grouped in layers (LAYERS below, bottom first); the faults are a
+circle (a strongly connected set of two or more modules), an import upward into the command
+line (certify.cli, which only certify.__main__ may import), and an import of the reference
+engine's module (certify.search) for anything but the search itself.
+
+Importing a submodule runs its package's __init__ too; that is not drawn, since no package
+here does more in its __init__ than import its own command.
+"""
+
+import argparse
+import ast
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = "certify"
+SCRIPTS = "certificates"  # scripts that import each other by bare name, and certify
+
+
+def modules():
+    """{module name: path} for every .py file of certify/ and certificates/."""
+    found = {}
+    for folder, _, files in os.walk(os.path.join(ROOT, PACKAGE)):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(folder, f)
+                parts = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+                if parts[-1] == "__init__":
+                    parts.pop()
+                found[".".join(parts)] = path
+    for f in os.listdir(os.path.join(ROOT, SCRIPTS)):
+        if f.endswith(".py"):
+            found[f"{SCRIPTS}/{f[:-3]}"] = os.path.join(ROOT, SCRIPTS, f)
+    return found
+
+
+def resolve(name, known):
+    """The known module `name` stands for: itself, or its package (an imported name that is
+    not a module is an attribute of the package); None for a module from outside."""
+    while name:
+        if name in known:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def imports(module, path, known):
+    """{imported module: whether only inside functions} for one module's source."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    is_package = path.endswith("__init__.py")
+    here = module.split(".") if is_package else module.split(".")[:-1]
+    found = {}
+
+    def add(name, lazy):
+        target = resolve(name, known)
+        if target is None and module.startswith(SCRIPTS + "/"):
+            target = resolve(f"{SCRIPTS}/{name}", known)  # a script beside this one
+        if target is not None and target != module:
+            found[target] = found.get(target, True) and lazy
+
+    def visit(node, lazy):
+        for child in ast.iter_child_nodes(node):
+            inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                               ast.Lambda))
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    add(alias.name, lazy)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = here[:len(here) - child.level + 1]
+                    prefix = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    prefix = child.module
+                for alias in child.names:
+                    add(f"{prefix}.{alias.name}", lazy)  # a submodule, or a name in prefix
+            elif isinstance(child, ast.Constant) and isinstance(child.value, str) and \
+                    child.value.startswith(PACKAGE + ".") and child.value in known:
+                add(child.value, True)  # a module named to be imported when it is needed
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def graph():
+    known = modules()
+    return {m: imports(m, p, known) for m, p in sorted(known.items())}
+
+
+def circles(edges):
+    """The strongly connected sets of two or more modules (Tarjan), each sorted."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def connect(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    sys.setrecursionlimit(10_000)
+    for v in edges:
+        if v not in index:
+            connect(v)
+    return sorted(out)
+
+
+def faults(edges):
+    """Lines naming what the graph must not have."""
+    found = [f"circle: {' <-> '.join(c)}" for c in circles(edges)]
+    for m, targets in edges.items():
+        if f"{PACKAGE}.cli" in targets and m not in (f"{PACKAGE}.__main__",):
+            found.append(f"upward into the command line: {m} imports {PACKAGE}.cli")
+        if f"{PACKAGE}.search" in targets and m not in (f"{PACKAGE}.engine",) and \
+                not m.startswith(SCRIPTS):
+            found.append(f"{m} imports the reference engine ({PACKAGE}.search) directly")
+    return found
+
+
+def short(m):
+    return m[len(PACKAGE) + 1:] if m.startswith(PACKAGE + ".") else m
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Print certify's import graph, read with ast.")
+    p.add_argument("--dot", action="store_true", help="as a Graphviz digraph")
+    p.add_argument("--check", action="store_true", help="only the faults (exit 1 if any)")
+    args = p.parse_args(argv)
+    g = graph()
+    edges = {m: set(t) for m, t in g.items()}
+    problems = faults(edges)
+    if args.dot:
+        print("digraph certify {\n  rankdir=BT;")
+        for m, targets in g.items():
+            for t, lazy in sorted(targets.items()):
+                style = ' [style=dashed]' if lazy else ""
+                print(f'  "{short(m)}" -> "{short(t)}"{style};')
+        print("}")
+    elif not args.check:
+        width = max(len(short(m)) for m in g)
+        for m, targets in g.items():
+            shown = " ".join(short(t) + ("*" if lazy else "") for t, lazy in sorted(
+                targets.items()))
+            print(f"{short(m):{width}}  -> {shown}" if shown else short(m))
+        print(f"\n{len(g)} modules, {sum(len(t) for t in g.values())} imports "
+              f"(* only inside a function)")
+    if not args.dot:
+        for line in problems:
+            print(line)
+        if not problems:
+            print("no circle, nothing imports the command line, nothing but the engine "
+                  "imports the reference search")
+    return 1 if problems and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
