@@ -358,18 +358,26 @@ Proof.
   exact (perm_trans P (Permutation_sym (Permutation_map column (normal_perm ids)))).
 Qed.
 
-(** Each element of a list, with what comes before and after it. *)
-Fixpoint splits {A} (l : list A) : list (list A * A * list A) :=
+(** Each element of a list, with what comes before and after it ([before]: the elements
+    passed so far, last first). *)
+Fixpoint splits_after {A} (before : list A) (l : list A) : list (list A * A * list A) :=
   match l with
   | [] => []
-  | x :: rest => ([], x, rest) :: map (fun '(a, y, b) => (x :: a, y, b)) (splits rest)
+  | x :: rest => (rev_append before [], x, rest) :: splits_after (x :: before) rest
   end.
 
-Lemma in_splits {A} (l1 : list A) x l2 : In (l1, x, l2) (splits (l1 ++ x :: l2)).
+Definition splits {A} (l : list A) : list (list A * A * list A) := splits_after [] l.
+
+Lemma in_splits_after {A} (l1 : list A) : forall before x l2,
+  In (rev before ++ l1, x, l2) (splits_after before (l1 ++ x :: l2)).
 Proof.
-  induction l1 as [|a l1 IH]; simpl; [left; reflexivity|].
-  right; apply in_map_iff; exists (l1, x, l2); split; [reflexivity | exact IH].
+  induction l1 as [|a l1 IH]; intros before x l2; simpl.
+  - left; rewrite app_nil_r, rev_alt; reflexivity.
+  - right; specialize (IH (a :: before) x l2); simpl in IH; rewrite <- app_assoc in IH; exact IH.
 Qed.
+
+Lemma in_splits {A} (l1 : list A) x l2 : In (l1, x, l2) (splits (l1 ++ x :: l2)).
+Proof. exact (in_splits_after l1 [] x l2). Qed.
 
 Lemma perm_split ids x O :
   Permutation (map column ids) (x :: O) ->

@@ -274,17 +274,28 @@ module Data (C : CORE) = struct
     let nodes = !nodes in
     let all = Array.sub !all 0 nodes in
     let parent = Array.of_list (List.rev !parents) in
-    let push_ids = Hashtbl.create (2 * nodes + 16) in
+    (* Where column [c] on top of column [b] is: a flat array (b * 52 + c) while it is small,
+       else a hash table. *)
+    let flat = nodes <= 1 lsl 16 in
+    let push_flat = Array.make (if flat then 52 * nodes else 0) nodes in
+    let push_ids = Hashtbl.create (if flat then 1 else 2 * nodes + 16) in
     Array.iteri (fun e s -> let n = String.length s in
-                  if n > 0 then Hashtbl.replace push_ids (parent.(e) * 64 + Char.code s.[n - 1]) e)
-      all;
+                  if n > 0 then begin
+                    let key = parent.(e) * 52 + Char.code s.[n - 1] in
+                    if flat then push_flat.(key) <- e else Hashtbl.replace push_ids key e
+                  end) all;
+    let tops = Array.map (fun s -> let n = String.length s in
+                           if n = 0 then cards.(0) else cards.(Char.code s.[n - 1])) all in
+    let depths = Array.map (fun s -> nat (String.length s)) all in
     let valid e = e >= 0 && e < nodes in
-    { depth = (fun e -> if valid e then nat (String.length all.(e)) else O);
-      top = (fun e -> if valid e && all.(e) <> "" then
-                cards.(Char.code all.(e).[String.length all.(e) - 1]) else cards.(0));
+    { depth = (fun e -> if valid e then depths.(e) else O);
+      top = (fun e -> if valid e then tops.(e) else cards.(0));
       parent = (fun e -> if valid e then parent.(e) else 0);
-      push = (fun b c -> match Hashtbl.find_opt push_ids (b * 64 + card_number c) with
-          | Some e -> e | None -> nodes);
+      push = (fun b c ->
+          if not (valid b) then nodes
+          else if flat then push_flat.(b * 52 + card_number c)
+          else match Hashtbl.find_opt push_ids (b * 52 + card_number c) with
+            | Some e -> e | None -> nodes);
       column_of = (fun col ->
           let s = String.concat "" (List.rev_map (fun c ->
               String.make 1 (Char.chr (card_number c land 255))) col) in
