@@ -7,6 +7,10 @@ on any number of processors. Files are written by certify/output.py.
 certify writes version 2 (no-win records as byte planes) and reads versions 1 and 2. The writer
 here is the reference; the compiled engine's (certify/engine/search.c) gives the same bytes
 without a Python object per position, and prove() uses whichever engine runs.
+
+Every reader inside certify (explain, the exports, the index of certificates/) reads a file
+with load(path) -> Certificate, which checks the header and the start position once, for all
+of them. Reading does not check the claim: that is check/'s job, which shares none of this.
 """
 
 import os
@@ -16,7 +20,9 @@ import msgpack
 import xxhash
 import zstandard
 
-from .outcome import MOST_RECORD_BYTES, FormatFull, too_large
+from . import deals
+from .outcome import MOST_RECORD_BYTES, NO_WIN, WIN, FormatFull, too_large
+from .rules import Rules, start
 
 FORMAT = "freecell-certificate"
 VERSION = 2  # what certify writes; read() reads VERSIONS
@@ -339,13 +345,122 @@ def _parse(content, max_size):
     return head, body
 
 
-def positions(head, body):
-    """The decoded positions of a no-win certificate: (foundations, cells, columns) triples."""
-    table, data = msgpack.unpackb(body, raw=False)
-    ncells = head["cells"]
-    width = 2 if len(table) <= 65536 else 3
-    out = []
-    for r in records(head, data, 4 + ncells + 8 * width):
-        ids = [int.from_bytes(r[k:k + width], "big") for k in range(4 + ncells, len(r), width)]
-        out.append((r[:4], r[4:4 + ncells].rstrip(b"\xff"), tuple(table[i] for i in ids)))
-    return out
+# Reading a certificate whole: one Certificate for every reader.
+
+def load(path):
+    """The certificate at `path`, its header and start position checked; CertificateError
+    (one line, without the path) on anything a reader could not use."""
+    return Certificate(*read(path), path=path)
+
+
+class Certificate:
+    """A certificate file as its readers use it.
+
+    claim, deal (or None), board (the header's bytes, or None), rules, count, header, body:
+    what the file says; start: the position it starts from (the deal's, or the board's);
+    line(): a win's moves [(card, dest), ...]; records(): a no-win's (table, records, width);
+    positions(): a no-win's positions, each holding the 52 cards.
+    """
+
+    def __init__(self, header, body, path=None):
+        self.header, self.body, self.path = header, body, path
+        self.claim = header.get("claim")
+        if self.claim not in (WIN, NO_WIN):
+            raise CertificateError(f"unknown claim {self.claim!r}")
+        self.rules = rules_of(header)
+        self.count = header.get("count")
+        if type(self.count) is not int or self.count < 0:
+            raise CertificateError("the header's count is not a number of positions")
+        self.deal, self.board = header.get("deal"), header.get("board")
+        self.start = start_of(self.deal, self.board, self.rules.ncells)
+
+    def line(self):
+        """A win's single-card moves: (card, destination) pairs, as many as the header says
+        (whether they are legal is for the reader to replay)."""
+        if self.claim != WIN:
+            raise CertificateError("not a win certificate")
+        if len(self.body) % 2 or len(self.body) // 2 != self.count:
+            raise CertificateError(f"a win's body is {self.count} pairs of bytes (card, "
+                                   f"destination), not {len(self.body)} bytes")
+        return list(zip(self.body[0::2], self.body[1::2]))
+
+    def records(self):
+        """A no-win's (column table, records, bytes per column id): the records as bytes of
+        4 foundation counts, the cells, and 8 ids into the table; as many as the header says."""
+        if self.claim != NO_WIN:
+            raise CertificateError("not a no-win certificate")
+        try:
+            table, data = msgpack.unpackb(self.body, raw=False)
+            ok = isinstance(table, list) and all(isinstance(c, bytes) for c in table) \
+                and isinstance(data, bytes)
+        except (ValueError, TypeError, msgpack.UnpackException):
+            ok = False
+        if not ok:
+            raise CertificateError("the body is not [column table, records]")
+        width = 2 if len(table) <= 65536 else 3
+        found = records(self.header, data, 4 + self.rules.ncells + 8 * width)
+        if len(found) != self.count:
+            raise CertificateError(f"{len(found)} records, but the header says {self.count}")
+        return table, found, width
+
+    def positions(self):
+        """A no-win's positions, (foundations, cells, columns) triples, each checked to hold
+        the 52 cards in 8 columns."""
+        table, found, width = self.records()
+        ncells = self.rules.ncells
+        out = []
+        for r in found:
+            ids = [int.from_bytes(r[k:k + width], "big") for k in range(4 + ncells, len(r), width)]
+            if max(ids) >= len(table):
+                raise CertificateError(f"a column id {max(ids)} outside the table of {len(table)}")
+            position = r[:4], r[4:4 + ncells].rstrip(b"\xff"), tuple(table[i] for i in ids)
+            if not well_formed(position, ncells):
+                raise CertificateError("a position does not hold the 52 cards in 8 columns")
+            out.append(position)
+        return out
+
+
+def rules_of(head):
+    """The Rules a header (a single certificate's or a range's) states, or CertificateError
+    naming the field that is not one: cells 0..8, foundation_moves true or false, symmetry
+    "none" (columns in fixed places) or "columns"."""
+    cells, back, symmetry = head.get("cells"), head.get("foundation_moves"), head.get("symmetry")
+    if type(cells) is not int or not 0 <= cells <= 8:
+        raise CertificateError(f"cells must be 0..8, not {cells!r}")
+    if type(back) is not bool:
+        raise CertificateError(f"foundation_moves must be true or false, not {back!r}")
+    if symmetry not in ("none", "columns"):
+        raise CertificateError(f"unknown symmetry {symmetry!r}")
+    return Rules(cells, symmetry == "none", back)
+
+
+def start_of(deal, board, ncells):
+    """The start position a header names: its deal's, or its board's (board_bytes' layout),
+    exactly one of the two; CertificateError if it is neither."""
+    if (deal is None) == (board is None):
+        raise CertificateError("the header needs a deal number or a board, and not both")
+    if deal is not None:
+        if type(deal) is not int or not 1 <= deal <= deals.MAX_DEAL:
+            raise CertificateError(f"deal {deal!r} is not a deal number 1 .. {deals.MAX_DEAL}")
+        return start(deals.deal(deal))
+    if not isinstance(board, bytes) or len(board) < 4 + ncells + 8:
+        raise CertificateError("the header's board is not a layout")
+    found, cells = board[:4], board[4:4 + ncells].rstrip(b"\xff")
+    columns = board[4 + ncells:].split(b"\xff")
+    position = found, cells, tuple(columns[:8])
+    if len(columns) != 9 or columns[8] or not well_formed(position, ncells):
+        raise CertificateError("the header's board is not a layout of the 52 cards in 8 columns")
+    return position
+
+
+def well_formed(position, ncells):
+    """Foundation counts 0..13, at most `ncells` cells in ascending order, 8 columns, and each
+    of the 52 cards exactly once."""
+    found, cells, cols = position
+    if len(found) != 4 or max(found) > 13 or len(cols) != 8 or len(cells) > ncells:
+        return False
+    if list(cells) != sorted(set(cells)):
+        return False
+    cards = [r * 4 + s for s in range(4) for r in range(found[s])]
+    cards += list(cells) + [c for col in cols for c in col]
+    return sorted(cards) == list(range(52))

@@ -44,9 +44,7 @@ import struct
 import sys
 from dataclasses import dataclass, field
 
-import msgpack
-
-from . import certificate, deals, output
+from . import certificate, output
 from .board import write_board
 from .cards import name, parse
 from .inputs import board_label, input_name, regular_file, starting_point
@@ -291,61 +289,16 @@ def searched(deal, board, position, rules, max_positions=None, time_limit=None, 
 def from_certificate(path):
     """A Source read from a certificate file; ExplainError names what is wrong with it."""
     try:
-        head, body = certificate.read(path)
+        cert = certificate.load(path)
+        src = Source(cert.deal, None, cert.start, cert.rules, cert.claim, path=path)
+        if cert.claim == WIN:
+            src.move_count = cert.count
+        else:
+            src.table, src.records, src.width = cert.records()
+            src.positions = cert.count
     except certificate.CertificateError as e:
         raise ExplainError(f"{path}: {e}") from None
-    cells, fm, sym = head.get("cells"), head.get("foundation_moves"), head.get("symmetry")
-    claim, deal, board, count = head.get("claim"), head.get("deal"), head.get("board"), \
-        head.get("count")
-    if type(cells) is not int or not 0 <= cells <= 8 or type(fm) is not bool \
-            or sym not in ("columns", "none") or claim not in (WIN, NO_WIN) \
-            or type(count) is not int or count < 0 or (deal is None) == (board is None):
-        raise ExplainError(f"{path}: the header is not well-formed")
-    rules = Rules(cells, sym == "none", fm)
-    if deal is not None:
-        try:
-            position = start(deals.deal(deal))
-        except ValueError as e:
-            raise ExplainError(f"{path}: {e}") from None
-    else:
-        position = board_position(board, cells, path)
-    src = Source(deal, None, position, rules, claim, path=path)
-    if claim == WIN:
-        src.move_count = count
-        return src
-    try:
-        table, data = msgpack.unpackb(body, raw=False)
-        ok = isinstance(table, list) and all(isinstance(c, bytes) for c in table) \
-            and isinstance(data, bytes)
-    except (ValueError, TypeError, msgpack.UnpackException):
-        ok = False
-    if not ok:
-        raise ExplainError(f"{path}: the body is not [column table, records]")
-    src.width = 2 if len(table) <= 65536 else 3
-    try:
-        src.records = certificate.records(head, data, 4 + cells + 8 * src.width)
-    except certificate.CertificateError as e:
-        raise ExplainError(f"{path}: {e}") from None
-    if len(src.records) != count:
-        raise ExplainError(f"{path}: {len(src.records)} records, but the header says {count}")
-    src.table, src.positions = table, count
     return src
-
-
-def board_position(board, ncells, path):
-    """The start position of a custom-layout certificate from its `board` bytes."""
-    bad = ExplainError(f"{path}: the header's board is not a layout")
-    if not isinstance(board, bytes) or len(board) < 4 + ncells + 8:
-        raise bad
-    found, cells = board[:4], board[4:4 + ncells].rstrip(b"\xff")
-    cols = board[4 + ncells:].split(b"\xff")
-    if len(cols) != 9 or cols[8] or any(f > 13 for f in found):
-        raise bad
-    cards = [r * 4 + s for s in range(4) for r in range(found[s])] + list(cells) + \
-        [c for col in cols[:8] for c in col]
-    if sorted(cards) != list(range(52)):
-        raise bad
-    return found, cells, tuple(cols[:8])
 
 
 # ---- The fewest free cells ---------------------------------------------------------------

@@ -19,7 +19,6 @@ import xxhash
 import zstandard
 
 from . import certificate, output
-from .rules import Rules
 
 FORMAT = certificate.FORMAT
 VERSION = 2  # range certificates exist from version 2 on
@@ -66,8 +65,11 @@ def header(first, last, rules, digest):
 
 
 def rules_of(head):
-    """The Rules a range header states (fixed columns: symmetry "none")."""
-    return Rules(head["cells"], head["symmetry"] == "none", head["foundation_moves"])
+    """The Rules a range header states (certificate.rules_of: one reading of the fields)."""
+    try:
+        return certificate.rules_of(head)
+    except certificate.CertificateError as e:
+        raise RangeError(str(e)) from None
 
 
 # Writing.
@@ -199,12 +201,7 @@ def _check_header(head):
     first, last = head["first"], head["last"]
     if not (_int(first) and _int(last) and 1 <= first <= last <= 2**33 - 1):
         raise RangeError(f"bad range first={first!r} last={last!r}")
-    if not (_int(head["cells"]) and 0 <= head["cells"] <= 8):
-        raise RangeError(f"bad cells {head['cells']!r}")
-    if type(head["foundation_moves"]) is not bool:
-        raise RangeError("foundation_moves is not true or false")
-    if head["symmetry"] not in ("columns", "none"):
-        raise RangeError(f"bad symmetry {head['symmetry']!r}")
+    rules_of(head)
     if head["count"] != last - first + 1 or not _int(head["count"]):
         raise RangeError(f"count {head['count']!r} is not last - first + 1")
     if not (isinstance(head["xxh3_64"], str) and len(head["xxh3_64"]) == 16):

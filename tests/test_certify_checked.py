@@ -133,5 +133,5 @@ def test_certifys_writer_at_65536_columns_is_verified(tmp_path, fixed):
     assert len(records) == len(keys) * (4 + 8 * 2)   # 2-byte ids
     verdict, _, text, _ = checker.verify(path)
     assert verdict == 'verified', text
-    read_back = certificate.positions(*certificate.read(path))
+    read_back = certificate.load(path).positions()
     assert {ours(g.canon(p, symmetry)) for p in positions} == set(read_back)

@@ -237,7 +237,7 @@ def test_prove_writes_the_same_bytes_with_either_engine(tmp_path_factory, case):
         head, body = certificate.read_bytes(data_a)
         assert head["version"] == 2 and head["count"] == a.positions
         got = {encode(p, rules.ncells, rules.fixed_columns)
-               for p in certificate.positions(head, body)}
+               for p in certificate.Certificate(head, body).positions()}
         assert got == set(reachable(position, rules.ncells, rules.fixed_columns,
                                     rules.foundation_moves))
 
@@ -363,7 +363,7 @@ def test_version_1_files_still_read(tmp_path):
         path.write_bytes(certificate.encode_file(head, body))
         h, b = certificate.read(path)
         assert h["version"] == version
-        assert {encode(p, 3) for p in certificate.positions(h, b)} == \
+        assert {encode(p, 3) for p in certificate.Certificate(h, b).positions()} == \
             {encode(decode_key(k, 3, outcome.columns), 3) for k in outcome.keys}
 
 

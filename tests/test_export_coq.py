@@ -267,7 +267,7 @@ def test_export_is_deterministic_and_follows_the_certificate(tmp_path, method):
     text = " ".join(first.read_text().split())
     head, body = certificate.read(cert)
     canonical = {(p[0], p[1], tuple(sorted(p[2], key=lambda c: c[-1] if c else -1)))
-                 for p in certificate.positions(head, body)}
+                 for p in certificate.Certificate(head, body).positions()}
     assert f"having found exactly {len(canonical):,} positions up to the order of columns" in text
     assert f"the certificate holds {head['count']:,} positions with columns in fixed places" in text
 

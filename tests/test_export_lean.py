@@ -111,10 +111,9 @@ def test_lean_data_reads_back_as_the_fixed_column_positions(deal_11982):
     text, symmetric, fixed = deal_11982
     got = read_back(text)
     assert len(got) == len(set(got)) == 84767
-    head, body = certificate.read(fixed)
-    assert set(got) == set(certificate.positions(head, body))
-    head, body = certificate.read(symmetric)  # up to column permutation: the same positions
-    assert {encode(p, 4) for p in got} == {encode(p, 4) for p in certificate.positions(head, body)}
+    assert set(got) == set(certificate.load(fixed).positions())
+    symmetric = certificate.load(symmetric).positions()  # up to column permutation: the same
+    assert {encode(p, 4) for p in got} == {encode(p, 4) for p in symmetric}
 
 
 @pytest.mark.parametrize("fixed", [True, False])
@@ -125,7 +124,7 @@ def test_lean_data_reads_back_for_a_layout(tmp_path, fixed):
     assert prove(position, rules, None, cert).verdict == NO_WIN
     text = export(cert, tmp_path / "Board.lean")
     head, body = certificate.read(cert)
-    claimed = certificate.positions(head, body)
+    claimed = certificate.Certificate(head, body).positions()
     got = read_back(text)
     if fixed:
         assert sorted(got) == sorted(claimed)

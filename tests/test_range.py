@@ -78,7 +78,7 @@ def test_entries_are_the_deals_in_order_with_their_proofs(reference):
             assert replays_to_win(start(deal(number)), line, Rules(4))
         else:
             assert number == 11982 and count == row["positions"] == 83239
-            positions = certificate.positions(single_head, single_body)
+            positions = certificate.Certificate(single_head, single_body).positions()
             assert len(positions) == count
             codes = {encode(p, 4) for p in positions}
             assert encode(start(deal(11982)), 4) in codes

@@ -21,11 +21,11 @@ import hashlib
 import os
 import re
 
-from .. import certificate, deals, output
+from .. import certificate, output
 from ..engine import decode_key, search
 from ..options import EXIT_OK, Parser, Usage
-from ..outcome import NO_WIN
-from ..rules import Rules, decode, encode, is_won, moves, start
+from ..outcome import NO_WIN, WIN
+from ..rules import Rules, encode, is_won, moves
 from . import coq, lean
 
 COQ_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")  # coqc names a module after its file
@@ -55,21 +55,24 @@ def run_export(argv):
                     f"or --lean {named} (a Lean 4 file)")
     args = parser().parse_args(argv)
     path = args.coq or args.lean
-    head, body = read_certificate(path)
-    label = "Board" if head["deal"] is None else str(head["deal"])
+    cert = read_certificate(path)
+    label = "Board" if cert.deal is None else str(cert.deal)
     out = output.target(args.output, f"FreeCell{label}{'.v' if args.coq else '.lean'}",
                         stdout_ok=False)
     filename = os.path.basename(out)
     if args.coq and not (filename.endswith(".v") and COQ_MODULE.match(filename[:-2])):
         raise Usage(f"{out}: coqc needs a file named like FreeCell{label}.v "
                     "(a letter, then letters, digits or _, then .v)")
-    if head["claim"] == "win" and args.lean:
+    if cert.claim == WIN and args.lean:
         raise Usage(f"{path} is a win certificate; only no-win certificates are exported to "
                     "Lean (--coq exports a win too)")
-    render = win_file if head["claim"] == "win" else coq_file if args.coq else lean_file
-    if args.method != "search" and (args.lean or head["claim"] == "win"):
+    render = win_file if cert.claim == WIN else coq_file if args.coq else lean_file
+    if args.method != "search" and (args.lean or cert.claim == WIN):
         raise Usage("--method is for Coq no-win exports only")
-    text, summary = render(head, body, path, filename, args.method)
+    try:
+        text, summary = render(cert, filename, args.method)
+    except certificate.CertificateError as e:
+        raise Usage(f"{path}: {e}") from None
     try:
         output.write_atomic(out, text.encode("utf-8"))
     except output.OutputError:
@@ -81,45 +84,46 @@ def run_export(argv):
     return EXIT_OK
 
 
-def what(head):
-    return f"deal {head['deal']}" if head["deal"] is not None else "the layout"
+def what(cert):
+    return f"deal {cert.deal}" if cert.deal is not None else "the layout"
 
 
-def coq_file(head, body, path, filename, method):
-    first, positions = start_position(head, path), certificate_positions(head, body, path)
+def coq_file(cert, filename, method):
+    first, positions = cert.start, cert.positions()
     canonical = {coq.canonical(p) for p in positions}
     if coq.canonical(first) not in canonical:
-        raise Usage(f"{path}: the start position is not one of the certificate's")
-    note = provenance(path) + (
+        raise Usage(f"{cert.path}: the start position is not one of the certificate's")
+    note = provenance(cert.path) + (
         f"Positions are taken up to the order of the columns, which the rules never look at "
         f"(the second part proves it); the certificate holds {len(positions):,} positions "
-        f"{'in that sense' if head['symmetry'] == 'columns' else 'with columns in fixed places'}.")
+        f"{'with columns in fixed places' if cert.rules.fixed_columns else 'in that sense'}.")
     found = "the positions found by Coq" if method == "search" else "the positions in the file"
-    return (coq.coq_file(head, first, positions, note, filename, method),
-            f"a Coq proof that {what(head)} cannot be won ({method}: {found}, "
+    return (coq.coq_file(cert.header, first, positions, note, filename, method),
+            f"a Coq proof that {what(cert)} cannot be won ({method}: {found}, "
             f"{len(canonical):,} up to column order)")
 
 
-def lean_file(head, body, path, filename, method):
-    first, positions, note = fixed_positions(head, body, path)
-    return (lean.lean_file(head, first, positions, note, filename),
-            f"a Lean 4 proof that {what(head)} cannot be won, from {len(positions):,} positions "
+def lean_file(cert, filename, method):
+    first, positions, note = fixed_positions(cert)
+    return (lean.lean_file(cert.header, first, positions, note, filename),
+            f"a Lean 4 proof that {what(cert)} cannot be won, from {len(positions):,} positions "
             "with columns in fixed places")
 
 
-def win_file(head, body, path, filename, method):
-    first = start_position(head, path)
-    line = replayed(first, head, body, path)
-    note = provenance(path) + ("A win is a line of single-card moves with columns in their "
-                               "fixed places, replayed here as the positions after each move; "
-                               "nothing about permuting columns is needed.")
-    return (coq.coq_win_file(head, first, line, note, filename),
-            f"a Coq proof that {what(head)} can be won, in {len(line)} moves")
+def win_file(cert, filename, method):
+    line = replayed(cert)
+    note = provenance(cert.path) + ("A win is a line of single-card moves with columns in "
+                                    "their fixed places, replayed here as the positions after "
+                                    "each move; nothing about permuting columns is needed.")
+    return (coq.coq_win_file(cert.header, cert.start, line, note, filename),
+            f"a Coq proof that {what(cert)} can be won, in {len(line)} moves")
 
 
 def read_certificate(path):
+    """certificate.load(path), or Usage naming what is wrong (a range certificate: which
+    command writes one deal's own)."""
     try:
-        head, body = certificate.read(path)
+        return certificate.load(path)
     except certificate.CertificateError as e:
         from ..inputs import certificate_header
         whole = certificate_header(path) or {}
@@ -128,19 +132,6 @@ def read_certificate(path):
                         f"{whole.get('last')}): export one deal's own, written by "
                         f"certify extract {path} DEAL") from None
         raise Usage(f"{path}: {e}") from None
-    missing = {"claim", "deal", "board", "cells", "foundation_moves", "symmetry"} - head.keys()
-    if missing:
-        raise Usage(f"{path}: the header has no {', '.join(sorted(missing))}")
-    if head["claim"] not in ("win", "no-win"):
-        raise Usage(f"{path}: unknown claim {head['claim']!r}")
-    cells, back = head["cells"], head["foundation_moves"]
-    if isinstance(cells, bool) or not isinstance(cells, int) or not 0 <= cells <= 8:
-        raise Usage(f"{path}: cells must be 0..8, not {cells!r}")
-    if not isinstance(back, bool):
-        raise Usage(f"{path}: foundation_moves must be true or false, not {back!r}")
-    if head["symmetry"] not in ("none", "columns"):
-        raise Usage(f"{path}: unknown symmetry {head['symmetry']!r}")
-    return head, body
 
 
 def provenance(path):
@@ -148,79 +139,36 @@ def provenance(path):
         return f"From the certificate with SHA-256 {hashlib.sha256(f.read()).hexdigest()}. "
 
 
-def replayed(first, head, body, path):
+def replayed(cert):
     """The positions after each move of a win certificate, checked move by move."""
-    if len(body) % 2:
-        raise Usage(f"{path}: a win's body is pairs of bytes (card, destination)")
-    position, line = first, []
-    for k in range(0, len(body), 2):
-        card, dest = body[k], body[k + 1]
-        after = [q for c, d, q in moves(position, head["cells"], head["foundation_moves"])
+    position, line = cert.start, []
+    rules = cert.rules
+    for k, (card, dest) in enumerate(cert.line()):
+        after = [q for c, d, q in moves(position, rules.ncells, rules.foundation_moves)
                  if (c, d) == (card, dest)]
         if not after:
-            raise Usage(f"{path}: move {k // 2 + 1} ({card}, {dest}) is not a legal move")
+            raise Usage(f"{cert.path}: move {k + 1} ({card}, {dest}) is not a legal move")
         position = after[0]
         line.append(position)
     if not is_won(position):
-        raise Usage(f"{path}: the moves do not end with every card home")
+        raise Usage(f"{cert.path}: the moves do not end with every card home")
     return line
 
 
-def start_position(head, path):
-    """The start: the numbered deal, or the header's custom board (checked, as bad input)."""
-    n, board, cells = head.get("deal"), head.get("board"), head["cells"]
-    if n is not None:
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= deals.MAX_DEAL:
-            raise Usage(f"{path}: deal {n!r} is not a deal number 1 .. {deals.MAX_DEAL}")
-        if board is not None:
-            raise Usage(f"{path}: has both a deal number and a board")
-        return start(deals.deal(n))
-    if not isinstance(board, bytes) or len(board) < 4 + cells:
-        raise Usage(f"{path}: a custom layout needs its board")
-    position = decode(board, cells)
-    columns = board[4 + cells:].split(b"\xff")
-    if len(columns) != 9 or columns[-1] or not well_formed(position, cells):
-        raise Usage(f"{path}: the board is not a layout of the 52 cards in 8 columns")
-    return position
-
-
-def well_formed(position, ncells):
-    """Foundation counts 0..13, cells ascending, and each of the 52 cards exactly once."""
-    found, cells, cols = position
-    if len(found) != 4 or max(found) > 13 or len(cols) != 8 or len(cells) > ncells:
-        return False
-    if list(cells) != sorted(set(cells)):
-        return False
-    cards = [r * 4 + s for s in range(4) for r in range(found[s])]
-    cards += list(cells) + [c for col in cols for c in col]
-    return sorted(cards) == list(range(52))
-
-
-def certificate_positions(head, body, path):
-    """The positions of a no-win certificate, each checked to hold the 52 cards."""
-    try:
-        positions = certificate.positions(head, body)
-    except Exception as e:  # a body that is not [table, records] in any of several ways
-        raise Usage(f"{path}: cannot read the positions: {e}") from None
-    if not all(well_formed(p, head["cells"]) for p in positions):
-        raise Usage(f"{path}: a position does not hold the 52 cards in 8 columns")
-    return positions
-
-
-def fixed_positions(head, body, path):
+def fixed_positions(cert):
     """(start, positions with columns in fixed places, the note that says where they came from)."""
-    first = start_position(head, path)
-    ncells = head["cells"]
-    positions = certificate_positions(head, body, path)
+    first, path = cert.start, cert.path
+    ncells = cert.rules.ncells
+    positions = cert.positions()
     source = provenance(path)
-    if head["symmetry"] == "none":
+    if cert.rules.fixed_columns:
         if encode(first, ncells, True) not in {encode(p, ncells, True) for p in positions}:
             raise Usage(f"{path}: the start position is not one of the certificate's")
         return first, positions, source + (
             f"Symmetry: it keeps columns in fixed places (symmetry none), so its "
             f"{len(positions):,} positions are the data below as they are, and the proof needs "
             f"no lemma about permuting columns.")
-    rules = Rules(ncells, True, head["foundation_moves"])
+    rules = Rules(ncells, True, cert.rules.foundation_moves)
     outcome = search(first, rules)
     if outcome.verdict != NO_WIN:
         raise Usage(f"{path}: a search with fixed columns finds a win, so the certificate is wrong")
