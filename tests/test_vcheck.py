@@ -215,7 +215,17 @@ def test_usage(build):
     assert run.returncode == 2 and run.stdout.startswith("UNREADABLE: ")
 
 
+def test_several_files_at_once_keep_their_order(build, tmp_path):
+    paths = [CERTS / name for name in PUBLISHED] + [tmp_path / "missing.msgpack.zst"]
+    one = vcheck(build, "--json", *paths)
+    two = vcheck(build, "--json", "-j", "2", *paths)
+    assert one.returncode == two.returncode == 2
+    strip = lambda out: [{k: v for k, v in json.loads(line).items()} for line in out.splitlines()]
+    assert strip(one.stdout) == strip(two.stdout)
+    assert [item["verdict"] for item in strip(two.stdout)] == ["verified"] * 4 + ["unreadable"]
+
+
 @pytest.mark.slow
 def test_every_published_certificate(build):
-    run = vcheck(build, "-q", CERTS)
+    run = vcheck(build, "-q", "-j", "2", CERTS)
     assert run.returncode == 0, run.stdout[-2000:]

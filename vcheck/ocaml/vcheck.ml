@@ -238,6 +238,7 @@ let nowin_in_parallel ~start_held ~slice_closed ~count =
 module Data (C : CORE) = struct
   open C
 
+  (* TRUSTED: [nat_of n] is the Coq number n (the free cells given to the proved function). *)
   let rec nat_of n = if n = 0 then O else S (nat_of (n - 1))
   let nats = Array.init 64 nat_of
   let fuel = nat_of 64          (* TRUSTED: the 64 of [check_nowin_slices] *)
@@ -612,6 +613,7 @@ let verify path =
     let c = { data = d; pos = rest; limit = n } in
     let lost = ref [] in
     for i = 0 to h.count - 1 do
+      (* TRUSTED: entry i is checked, and counted, as the theorem of deal first + i. *)
       let deal = h.first + i in
       let e = match value c 0 with Arr e when Array.length e = 4 -> e
                                  | _ -> rejected "entry %d is not an array of four values" i in
@@ -654,6 +656,42 @@ let verify_safely path =
   | Out_of_memory -> { verdict = "unreadable"; text = "out of memory"; h = None; lost = [] }
   | Stack_overflow -> { verdict = "unreadable"; text = "out of stack"; h = None; lost = [] }
   | e -> { verdict = "unreadable"; text = "internal error: " ^ Printexc.to_string e; h = None; lost = [] }
+
+(* Several files with -j N: N at once, each in a forked process that sends back its outcome
+   (one file: its records are split instead, see [nowin_in_parallel]).  The outcomes come back
+   in the order of the files. *)
+let verify_all files report =
+  if !jobs = 1 || List.length files < 2 then List.map (fun p -> report p (verify_safely p)) files
+  else begin
+    let start path =
+      flush_all ();
+      let r, w = Unix.pipe () in
+      match Unix.fork () with
+      | 0 ->
+          Unix.close r;
+          jobs := 1;
+          let o = verify_safely path in
+          let oc = Unix.out_channel_of_descr w in
+          Marshal.to_channel oc (o : outcome) [];
+          close_out oc;
+          Unix._exit 0
+      | pid -> Unix.close w; (path, pid, r) in
+    let finish (path, pid, r) =
+      let ic = Unix.in_channel_of_descr r in
+      let o = try (Marshal.from_channel ic : outcome)
+        with _ -> { verdict = "unreadable"; text = "the checking process died (out of memory?)";
+                    h = None; lost = [] } in
+      close_in ic;
+      ignore (Unix.waitpid [] pid);
+      report path o in
+    let rec go running waiting done_ =
+      match running, waiting with
+      | [], [] -> List.rev done_
+      | _, p :: rest when List.length running < !jobs -> go (running @ [start p]) rest done_
+      | first :: others, _ -> go others waiting (finish first :: done_)
+      | [], _ -> assert false in
+    go [] files []
+  end
 
 (* ---- Command line ---- *)
 
@@ -718,8 +756,7 @@ let () =
         |> List.sort compare |> List.map (Filename.concat p)
       else [p]) paths in
   let several = List.length files > 1 || List.exists (fun p -> Sys.file_exists p && Sys.is_directory p) paths in
-  let verdicts = List.map (fun path ->
-      let o = verify_safely path in
+  let verdicts = verify_all files (fun path o ->
       if !json then begin
         let h = o.h in
         let field f = match h with None -> "null" | Some h -> f h in
@@ -735,7 +772,7 @@ let () =
       end else if o.verdict <> "verified" || not !quiet then
         print_endline (printable ((if several then path ^ ": " else "") ^
                                   String.uppercase_ascii o.verdict ^ ": " ^ o.text));
-      o.verdict) files in
+      o.verdict) in
   let n = List.length verdicts in
   let ok = List.length (List.filter (( = ) "verified") verdicts) in
   let bad = List.length (List.filter (( = ) "unreadable") verdicts) in
