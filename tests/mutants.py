@@ -290,7 +290,14 @@ MUTANTS = [
       "    tests += ([('last', lambda: integer(h['last'], h['first'], 2**33 - 1)),\n"
       "               ('first', lambda: integer(h['first'], 1, 2**33 - 1))] if ranged else"),
     M('check', 'header: a header longer than 64 KiB accepted', CHECKER,
-      'unpacker = msgpack.Unpacker(max_buffer_size=65536,', 'unpacker = msgpack.Unpacker(max_buffer_size=131072,'),
+      "    s.fill(65536)   # the header must decode from the first 64 KiB (§3)\n"
+      "    unpacker = msgpack.Unpacker(max_buffer_size=65536, max_array_len=16, max_map_len=16,\n"
+      "                                object_pairs_hook=strict_map)\n"
+      "    unpacker.feed(bytes(s.buf[:65536]))",
+      "    s.fill(131072)   # the header must decode from the first 64 KiB (§3)\n"
+      "    unpacker = msgpack.Unpacker(max_buffer_size=131072, max_array_len=16, max_map_len=16,\n"
+      "                                object_pairs_hook=strict_map)\n"
+      "    unpacker.feed(bytes(s.buf[:131072]))"),
     M('check', 'file: whatever follows the first frame ignored', CHECKER,
       "            if self.d.eof:\n                self.d = zstandard", "            if self.d.eof: return False\n            if self.d.eof:\n                self.d = zstandard"),
     M('check', "file: the bytes a frame leaves after its end dropped (the next frame's start)", CHECKER,
