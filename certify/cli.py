@@ -149,12 +149,12 @@ def run_certify(argv):
     # With the certificate on standard output, everything said goes to stderr.
     said = sys.stderr if out == "-" else sys.stdout
     from .progress import phases
-    from .prove import ENGINE, prove
-    solver = None if args.no_solver else ENGINE
+    from .prove import PLAN, SEARCH_ALONE, prove
     progress = phases(args.quiet or args.json)
     try:
         result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
-                       progress, solver=solver, together=True, memory=args.memory)
+                       progress, plan=SEARCH_ALONE if args.no_solver else PLAN, together=True,
+                       memory=args.memory)
     except BrokenPipeError:  # said once, by main
         raise
     except OSError as e:

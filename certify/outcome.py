@@ -118,9 +118,21 @@ class Result:
         self.path = path  # the certificate written, if any
         self.sha256 = sha256
         self.size = size
-        self.moves = moves  # WIN: the single-card moves
+        self._moves = moves
         self.reason = reason  # UNKNOWN: why
         self.body = body  # the certificate's body (what a range certificate's entry carries)
+
+    @property
+    def moves(self):
+        """WIN: the single-card moves [(card, dest), ...], read from the body when first asked
+        for (a census, which keeps only the body, never asks)."""
+        if self._moves is None and self.verdict == WIN and self.body is not None:
+            self._moves = list(zip(self.body[0::2], self.body[1::2]))
+        return self._moves
+
+    @moves.setter
+    def moves(self, moves):
+        self._moves = moves
 
     def __eq__(self, other):
         return isinstance(other, Result) and all(

@@ -1,29 +1,41 @@
-"""From a start position to a certificate: solve or search, then write what was found.
+"""From a start position to a certificate: find, encode, deliver.
 
 This is the one place that decides what a run claims. WIN and NO_WIN come only with their
 evidence; anything else is UNKNOWN and writes nothing: a budget that ran out, and so memory
 that ran out (of --memory's budget, or a MemoryError anywhere in the run: the solver, the
 search, the writer), or a no-win too large for the certificate format. The work itself is done
-by the engine (certify/engine/: compiled, or the Python reference); the order of the work, and
-the budgets that bound all of it, are decided here, the same for every engine, so that every
-engine writes the same certificate.
+by the engine (certify/engine/: compiled, or the Python reference); the order of the work (a
+plan: PLAN below), and the budgets that bound all of it, are decided here, the same for every
+engine, so that every engine writes the same certificate.
+
+    find(start, rules, budget, plan, ...)  -> Found: a solver's line, or a search's Outcome
+    encode(found, start, rules, deal, ...) -> (Result with its SHA-256, the file's bytes)
+    deliver(result, data, out)             -> the Result, its file written to `out`
+
+prove() runs the three; a census, which keeps its certificates in a range file, runs
+proved() (find and encode) and writes nothing per deal.
 """
 
 import os
 import time
 
-from . import output
+from . import engine, output
 from .outcome import (MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, FormatFull, Result,
                       budget_reason, out_of_memory)
 from .progress import phase
-from .engine import decode_key
-from .rules import encode, is_won, moves
+from .rules import encode as canonical, is_won, moves
 
-# The writer's modules (certificate.py with msgpack, zstandard and xxhash; hashlib) are imported
-# where they are used, not above: ~10 ms of imports, which `certify DEAL` does on its main thread
-# while the search finishes on the other (load_writer) rather than before the search starts. A
-# search that is not overlapped so loads them before it starts: after it, memory may have run
-# short, and a module that cannot be mapped then fails as an ImportError, not as out of memory.
+
+def load_writer():
+    """The certificate writer (certify/certificate.py), imported here and nowhere else in this
+    module: with msgpack, zstandard, xxhash and hashlib, ~10 ms of imports, which `certify
+    DEAL` makes on its main thread while the search finishes on the other rather than before
+    the search starts. A search that is not overlapped loads them before it starts: after it,
+    memory may have run short, and a module that cannot be mapped then fails as an
+    ImportError, not as out of memory."""
+    import hashlib  # noqa: F401  (certificate.py needs it too; imported once, here)
+    from . import certificate
+    return certificate
 
 
 def moves_along(start, keys, ncells, columns, rules):
@@ -35,9 +47,9 @@ def moves_along(start, keys, ncells, columns, rules):
     line = []
     position = start
     for k in keys[1:]:
-        target = encode(decode_key(k, ncells, columns), ncells, rules.fixed_columns)
+        target = canonical(engine.decode_key(k, ncells, columns), ncells, rules.fixed_columns)
         for card, dest, after in moves(position, ncells, rules.foundation_moves):
-            if encode(after, ncells, rules.fixed_columns) == target:
+            if canonical(after, ncells, rules.fixed_columns) == target:
                 line.append((card, dest))
                 position = after
                 break
@@ -51,48 +63,94 @@ def moves_along(start, keys, ncells, columns, rules):
 def win_certificate(moves_line, deal, board, rules):
     """(file bytes, body) of the win certificate for a line of single-card moves (a list of
     pairs, or its bytes as the engine's solve_line gives)."""
-    from . import certificate
+    certificate = load_writer()
     body = certificate.win_body(moves_line)
     head = certificate.header("win", deal, board, rules, len(body) // 2, body)
     return certificate.encode_file(head, body), body
 
 
-# The order of work (issue 9 section 3), chosen by measurement (benchmarks/bench_engine.py
-# --order; the compiled engine): a deal that can be won is nearly always won by the solver's
-# first attempt -- of deals 1..2000, 1,816 within 1,000 positions, 1,956 within 4,000, all
-# within 32,000 --, and one that cannot is mostly settled by a bounded exhaustive search (104 of
-# the 130 deals below ten million have at most 200,000 positions). Only the rest pay for the
+# The plan: what find() tries, in order, each step a solver's attempt (Solve) or a run of the
+# exhaustive search (Search), which is resumed, not restarted, so that its outcome is that of
+# one uninterrupted search. PLAN was chosen by measurement (benchmarks/bench_engine.py --order;
+# the compiled engine): a deal that can be won is nearly always won by the solver's first
+# attempt -- of deals 1..2000, 1,816 within 1,000 positions, 1,956 within 4,000, all within
+# 32,000 --, and one that cannot is mostly settled by a bounded exhaustive search (104 of the
+# 130 deals below ten million have at most 200,000 positions). Only the rest pay for the
 # solver's full budget before the search goes on to the end. A first attempt of 2,000 made 4.6%
 # of winnable deals pay for the bounded search too (1..1000: 3.2 s of CPU, against 0.95 s with
 # 16,000 and 0.68 s with 32,000); 32,000 costs an unwinnable deal ~25 ms more than 2,000.
-# The search is resumed, not restarted: its outcome is that of one uninterrupted search.
 SOLVER_FIRST = 32_000  # positions the solver expands in its first attempt
 SEARCH_FIRST = 200_000  # positions the exhaustive search may find before the solver's full try
 SOLVER_STEP = 2_000  # under a time limit, the solver's attempts grow from this, fourfold
-ENGINE = "engine"  # prove(solver=ENGINE): the engine's solver, in the order above
+
+
+class Solve:
+    """A step of a plan: the engine's solver, expanding at most `size` positions (None: its
+    full budget, engine.solver_budget()); or `solver`, a function start -> [(card, dest), ...]
+    or None, tried once (its line replayed by the rules before it is believed)."""
+
+    def __init__(self, size=None, solver=None):
+        self.size, self.solver = size, solver
+
+    def __repr__(self):
+        return f"Solve({self.size if self.solver is None else self.solver!r})"
+
+
+class Search:
+    """A step of a plan: the exhaustive search, run on until it has found `size` positions in
+    all (None: to the end)."""
+
+    def __init__(self, size=None):
+        self.size = size
+
+    def __repr__(self):
+        return f"Search({self.size})"
+
+
+PLAN = (Solve(SOLVER_FIRST), Search(SEARCH_FIRST), Solve(), Search())
+SEARCH_ALONE = (Search(),)  # certify --no-solver
+
+
+class Found:
+    """What find() found: a solver's `line` (bytes, replayed), or the search's `outcome`."""
+
+    def __init__(self, line=None, outcome=None):
+        self.line, self.outcome = line, outcome
 
 
 def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
-          progress=None, solver=ENGINE, together=False, memory=None):
+          progress=None, plan=PLAN, together=False, memory=None):
     """Prove `start` won or not; write the certificate to `out` unless the outcome is UNKNOWN.
 
-    solver: ENGINE (the engine's solver, tried in the order above), None (the exhaustive search
-    alone), or a function start -> list of single-card moves or None, tried once, first.
-    A solver's line is replayed before it is believed: by the readable rules in the reference
-    engine, in C by the compiled one (tests/test_engine.py holds the two to the same answers). The budgets bound the whole run: `time_limit` the
-    seconds of everything, `max_positions` the positions of the solver's attempts (their
-    budgets, charged in full) and of the search together. `progress` (certify/progress.py)
-    hears each phase and the search's figures. `together`: the solver's first attempt and
-    the bounded search run at once on two threads (engine.solve_and_search; without a time
-    limit only, where the attempt is one piece): the same result, sooner on an idle second
-    core. `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
+    plan: the steps tried in turn (PLAN, or SEARCH_ALONE, or any sequence of Solve and Search).
+    The plan ends once a search has settled the deal (NO_WIN), or at a Solve after a search
+    that spent a budget of the run; a Search after the search found a win is skipped (a Solve
+    still runs: a solver's line is shorter than a search path). The budgets bound the whole run:
+    `time_limit` the seconds of everything, `max_positions` the positions of the solver's
+    attempts (their budgets, charged in full) and of the search together. `progress`
+    (certify/progress.py) hears each phase and the search's figures. `together`: a plan's first
+    Solve and first Search run at once on two threads (engine.Background; without a time limit
+    only, where the attempt is one piece): the same result, sooner on an idle second core.
+    `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
     `memory`: the bytes the search's tables may take (None: no budget); past them it stops,
     UNKNOWN. Running out of memory anywhere is UNKNOWN too, with nothing written.
     """
+    return proved(start, rules, deal, max_positions, time_limit, progress, plan, together,
+                  memory, out=out)
+
+
+def proved(start, rules, deal=None, max_positions=None, time_limit=None, progress=None,
+           plan=PLAN, together=False, memory=None, out=None):
+    """prove() without writing a file (unless `out` is given): find and encode, the Result
+    with the certificate's body, SHA-256 and size. What a census keeps of each deal."""
     t0 = time.monotonic()
     budget = Budget(t0, max_positions, time_limit, memory)
     try:
-        return _prove(start, rules, deal, out, budget, progress, solver, together, memory)
+        found = find(start, rules, budget, plan, progress, together, memory)
+        result, data = encode(found, start, rules, deal, budget, progress)
+        if data is not None:
+            deliver(result, data, out)
+        return result
     except MemoryError:
         pass  # (out of this block, the traceback lets go of the frames and their tables)
     positions, most_home = budget.reached()
@@ -101,102 +159,129 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
                   reason=out_of_memory(positions))
 
 
-def _prove(start, rules, deal, out, budget, progress, solver, together, memory):
-    from . import engine
-    board = None
-    if deal is None:
-        from . import certificate
-        board = certificate.board_bytes(start, rules.ncells)
-    t0, max_positions, time_limit = budget.t0, budget.max_positions, budget.time_limit
-
-    def won_by(line):
-        # line: [(card, dest), ...], or its bytes (engine.solve_line), kept as bytes to the file
-        if line is None or not engine.replays_to_win(start, line, rules):
-            return None
-        data, body = win_certificate(line, deal, board, rules)
-        line = engine.moves_of(body)
-        # positions: the replayed line's, the only ones this result vouches for
-        return _written(Result(WIN, len(line) + 1, time.monotonic() - t0, 52, moves=line,
-                               body=body), data, out)
-
-    def solved(planned, tried):
-        # An attempt cannot be stopped midway, so under a time limit it grows fourfold at a time
-        # from the last one, looking at the clock in between. The solver's line for a budget is
-        # the first win within it, so the growing attempts find the same line as one attempt.
-        size = budget.solver(planned, tried)
-        while size > tried:
-            step = size if time_limit is None else min(size, max(4 * tried, SOLVER_STEP))
-            phase(progress, "solving")
-            found = won_by(engine.solve_line(start, rules, step))
-            if found is not None or budget.out_of_time():
-                return found
-            tried = step
-        return None
-
-    if callable(solver):
-        phase(progress, "solving")
-        found = won_by(solver(start))
-        if found is not None:
-            return found
-    elif solver is not None and solver != ENGINE:
-        raise ValueError(f"solver must be ENGINE, None or a function, not {solver!r}")
+def find(start, rules, budget, plan, progress=None, together=False, memory=None):
+    """Work through the plan until a step settles it: a Found."""
+    steps = list(plan)
     search = outcome = None
-    if solver == ENGINE and together and time_limit is None:
+    tried = 0  # positions of the last engine solver attempt (a larger one repeats it)
+    if together and budget.time_limit is None and len(steps) >= 2 and \
+            isinstance(steps[0], Solve) and steps[0].solver is None and \
+            isinstance(steps[1], Search):
         phase(progress, "solving and searching")
         search = budget.searching = engine.Search(start, rules, memory)
-        size = budget.solver(SOLVER_FIRST, 0)
-        line, outcome = engine.solve_and_search(start, rules, size, search,
-                                                budget.search(SEARCH_FIRST)[0], load_writer)
-        found = won_by(line)
-        if found is not None:
-            return found
-    elif solver == ENGINE:
-        found = solved(SOLVER_FIRST, 0)
-        if found is not None:
-            return found
-    if search is None:
-        search = budget.searching = engine.Search(start, rules, memory)
-    if outcome is None:  # not run yet, or stopped when the solver's line came (run on)
-        load_writer()
-        phase(progress, "searching")
-        outcome = search.run(*budget.search(SEARCH_FIRST if solver == ENGINE else None),
-                             progress)
-    if solver == ENGINE and outcome.verdict != NO_WIN and not budget.spent(outcome):
-        # Not settled: the solver's full attempt (its line is shorter than a search path's
-        # even when the search has a win), then the search to the end.
-        from .solver import BUDGET
-        found = solved(BUDGET, SOLVER_FIRST)
-        if found is not None:
-            return found
-        if outcome.verdict == UNKNOWN:
+        size = budget.solver(steps[0].size, 0)
+        line, outcome = None, None
+        if size <= 0:
+            outcome = search.run(budget.search(steps[1].size)[0])
+        else:
+            running = engine.Background(search, budget.search(steps[1].size)[0])
+            try:
+                line = engine.solve_line(start, rules, size)
+            except BaseException:  # Ctrl-C, MemoryError: the search is not needed either
+                running.stop()
+                raise
+            if line is not None:
+                running.stop()
+                return Found(line=line)
+            load_writer()  # while the search may still be running
+            outcome = running.outcome()
+        tried = steps[0].size
+        steps = steps[2:]
+    for step in steps:
+        if outcome is not None and outcome.verdict == NO_WIN:
+            break
+        if isinstance(step, Solve):
+            if outcome is not None and budget.spent(outcome):
+                break  # (and so is every step after it)
+            if step.solver is not None:
+                phase(progress, "solving")
+                line = step.solver(start)
+                if line is not None and engine.replays_to_win(start, line, rules):
+                    return Found(line=bytes(b for move in line for b in move))
+                continue
+            size = engine.solver_budget() if step.size is None else step.size
+            line = solved(start, rules, budget, progress, size, tried)
+            tried = size
+            if line is not None:
+                return Found(line=line)
+        elif outcome is None or outcome.verdict == UNKNOWN:
+            if search is None:
+                search = budget.searching = engine.Search(start, rules, memory)
             load_writer()
             phase(progress, "searching")
-            outcome = search.run(*budget.search(None), progress)
+            outcome = search.run(*budget.search(step.size), progress)
+    return Found(outcome=outcome)
+
+
+def solved(start, rules, budget, progress, planned, tried):
+    """The engine solver's line within `planned` positions, or None. An attempt cannot be
+    stopped midway, so under a time limit it grows fourfold at a time from the last one,
+    looking at the clock in between. The solver's line for a budget is the first win within
+    it, so the growing attempts find the same line as one attempt."""
+    size = budget.solver(planned, tried)
+    while size > tried:
+        step = size if budget.time_limit is None else min(size, max(4 * tried, SOLVER_STEP))
+        phase(progress, "solving")
+        line = engine.solve_line(start, rules, step)
+        if line is not None or budget.out_of_time():
+            return line
+        tried = step
+    return None
+
+
+def encode(found, start, rules, deal, budget, progress=None):
+    """(Result, the certificate file's bytes) for what find() found; (Result, None) for an
+    UNKNOWN, which has no certificate. The Result has the file's SHA-256 and size."""
+    t0 = budget.t0
+    board = None
+    if deal is None:
+        board = load_writer().board_bytes(start, rules.ncells)
+    if found.line is not None:
+        data, body = win_certificate(found.line, deal, board, rules)
+        # positions: the replayed line's, the only ones this result vouches for
+        result = Result(WIN, len(body) // 2 + 1, time.monotonic() - t0, 52, body=body)
+        return digested(result, data), data
+    outcome = found.outcome
     # seconds: the whole run, the solver's attempts included
     result = Result(outcome.verdict, budget.positions(outcome), time.monotonic() - t0,
                     outcome.most_home)
     if outcome.verdict == UNKNOWN:
         result.reason = budget.reason(outcome)
-        return result
+        return result, None
     phase(progress, "writing")
     budget.searching, budget.found = None, (result.positions, result.most_home)
+    certificate = load_writer()
     if outcome.verdict == WIN:
-        result.moves = moves_along(start, outcome.path, rules.ncells, outcome.columns, rules)
-        data, result.body = win_certificate(result.moves, deal, board, rules)
+        line = moves_along(start, outcome.path, rules.ncells, outcome.columns, rules)
+        data, result.body = win_certificate(line, deal, board, rules)
     else:
         assert outcome.verdict == NO_WIN
-        from . import certificate
         try:
             result.body = engine.no_win_body(outcome, rules)
-            del outcome, search  # the key set: the file is written without it
+            del outcome, found  # the key set: the file is written without it
             head = certificate.header("no-win", deal, board, rules, result.positions,
                                       result.body)
             data = certificate.encode_file(head, result.body)
         except FormatFull as e:  # (the search stops sooner, where the records alone are over)
             result.verdict, result.reason, result.body = UNKNOWN, str(e), None
-            return result
+            return result, None
     result.seconds = time.monotonic() - t0
-    return _written(result, data, out)
+    return digested(result, data), data
+
+
+def digested(result, data):
+    import hashlib
+    result.sha256 = hashlib.sha256(data).hexdigest()
+    result.size = len(data)
+    return result
+
+
+def deliver(result, data, out):
+    """Write the certificate's bytes to `out` (a path, or "-"; None: nowhere): the Result."""
+    if out is not None:
+        output.write_atomic(out, data)
+        result.path = os.fspath(out)
+    return result
 
 
 class Budget:
@@ -272,20 +357,5 @@ class Budget:
         return outcome.positions + (self.charged if outcome.verdict == UNKNOWN else 0)
 
 
-def load_writer():
-    """Import the modules that writing a certificate needs (see the imports above)."""
-    import hashlib  # noqa: F401
-    from . import certificate  # noqa: F401
-
-
-def _written(result, data, out):
-    import hashlib
-    result.sha256 = hashlib.sha256(data).hexdigest()
-    result.size = len(data)
-    if out is not None:
-        output.write_atomic(out, data)
-        result.path = os.fspath(out)
-    return result
-
-
-__all__ = ["prove", "win_certificate", "moves_along"]
+__all__ = ["prove", "proved", "find", "encode", "deliver", "PLAN", "SEARCH_ALONE", "Solve",
+           "Search", "win_certificate", "moves_along"]

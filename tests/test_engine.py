@@ -297,23 +297,22 @@ def test_a_search_stopped_by_the_solvers_line_runs_on_as_if_never_stopped():
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-def test_meanwhile_runs_once_the_solver_has_failed_and_only_then(monkeypatch, compiled):
-    """prove() loads the certificate writer in solve_and_search's `meanwhile`: it is called once
-    when the solver's attempt finds no line (on two threads, or in turn), never after a line or
-    when no attempt is made, and it does not change what either part gives."""
+def test_a_background_search_gives_what_it_gives_alone(monkeypatch, compiled):
+    """engine.Background (on a thread with the compiled engine, in turn with the reference):
+    its outcome is the search's own, and a stopped one runs on as if it had never stopped."""
     if not compiled:
         monkeypatch.setattr(engine, "_search", None)
         monkeypatch.setattr(engine, "_solver", None)
-    position, rules = start(deal(1)), Rules(4)
-    for budget, max_positions, calls in ((32_000, 150_000, 0), (50, 3_000, 1), (0, 3_000, 0)):
-        called = []
-        search = engine.Search(position, rules)
-        line, outcome = engine.solve_and_search(position, rules, budget, search, max_positions,
-                                                meanwhile=lambda: called.append(1))
-        assert len(called) == calls
-        assert line == (engine.solve_line(position, rules, budget) if budget > 0 else None)
-        if line is None:
-            same_outcome(outcome, engine.Search(position, rules).run(max_positions))
+    position, rules = start(deal(11982)), Rules(4)
+    for max_positions in (3_000, None):
+        running = engine.Background(engine.Search(position, rules), max_positions)
+        same_outcome(running.outcome(), engine.Search(position, rules).run(max_positions))
+    search = engine.Search(position, rules)
+    running = engine.Background(search, None)
+    running.stop()  # (a thread may finish before it hears: then the outcome is the whole one)
+    stopped = running.outcome()
+    same_outcome(search.run() if stopped is None else stopped,
+                 engine.Search(position, rules).run())
 
 
 def test_progress_hears_every_phase(tmp_path):

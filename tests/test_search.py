@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from certify.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN, WIN
-from certify.prove import prove
+from certify.prove import Search as SearchStep, Solve, prove
 from certify.rules import CELL, HOME, Rules, decode, encode, is_won, moves, replays_to_win, start
 from certify.search import Columns, decode_key, make_expander, search, start_key
 from certify.solver import solve
@@ -104,13 +104,13 @@ def test_certificates_hold_the_reachable_set_or_a_winning_line(tmp_path):
 WRITE_IN_A_FRESH_PROCESS = """
 import sys
 from certify.deals import deal
-from certify.prove import prove
+from certify.prove import Search as SearchStep, Solve, prove
 from certify.rules import Rules, start
 from certify.solver import solve
 for n, cells, fixed, back in CASES:
     rules = Rules(cells, fixed, back)
     prove(start(deal(n)), rules, n, f"{sys.argv[1]}/{n}-{cells}-{fixed}-{back}.msgpack.zst",
-          solver=lambda p: solve(p, rules))
+          plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
 """
 # deal 1 cannot be won with one cell or none (no-win certificates), can with four (a win)
 DETERMINISM_CASES = [(1, 1, False, False), (1, 1, True, False), (1, 1, False, True), (1, 1, True, True),
@@ -129,7 +129,7 @@ def test_same_input_same_bytes_across_processes(tmp_path):
     for n, cells, fixed, back in DETERMINISM_CASES:
         name = f"{n}-{cells}-{fixed}-{back}.msgpack.zst"
         rules = Rules(cells, fixed, back)
-        here = prove(start(deal(n)), rules, n, solver=lambda p: solve(p, rules))
+        here = prove(start(deal(n)), rules, n, plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
         first, second = (tmp_path / "1" / name).read_bytes(), (tmp_path / "2" / name).read_bytes()
         assert first == second and hashlib.sha256(first).hexdigest() == here.sha256, name
         assert here.verdict == (WIN if cells == 4 else NO_WIN)

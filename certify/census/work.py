@@ -20,7 +20,7 @@ from itertools import islice
 from .. import certificate, deals
 from ..options import result_json
 from ..outcome import UNKNOWN, VERDICTS, WIN, Result
-from ..prove import prove
+from ..prove import proved
 from ..range_certificate import pack_entry
 from ..rules import Rules, start
 from .chunks import Item
@@ -67,18 +67,18 @@ def prove_deal(deal, settings):
     row["seconds"] = round(time.monotonic() - t0, 3)
     entry = None
     if result.verdict != UNKNOWN:
-        count = len(result.moves) if result.verdict == WIN else result.positions
+        count = len(result.body) // 2 if result.verdict == WIN else result.positions
         entry = pack_entry(deal, result.verdict, count, result.body)
     return Item(deal, result.verdict, json.dumps(row), entry)
 
 
 def as_certify_does(deal, settings):
-    """prove() called as `certify DEAL` calls it (certify/cli.py, run_certify), so that a
-    deal's entry is the body of the very certificate `certify DEAL` writes; tests/test_range.py
-    holds the two to the same bytes. Nothing is written: out is None."""
+    """prove()'s find and encode (proved()) as `certify DEAL` runs them (certify/cli.py,
+    run_certify), so that a deal's entry is the body of the very certificate `certify DEAL`
+    writes; tests/test_range.py holds the two to the same bytes. Nothing is written."""
     rules = settings.rules()
-    return prove(start(deals.deal(deal)), rules, deal, None, settings.max_positions,
-                 settings.time_limit)
+    return proved(start(deals.deal(deal)), rules, deal, settings.max_positions,
+                  settings.time_limit)
 
 
 def prove_chunk(numbers, settings, tick=None):

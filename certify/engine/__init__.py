@@ -4,10 +4,12 @@
     describe()           one line: which engine runs, and why
     Search(position, rules, memory).run(max_positions, time_limit, progress) -> outcome.Outcome
     search(position, rules, max_positions, time_limit, progress)     -> outcome.Outcome
-    solve_and_search(position, rules, budget, search, max_positions, meanwhile=None)
+    Background(search, max_positions)    a search's run on a thread of its own: .stop(), .outcome()
+    solve_and_search(position, rules, budget, search, max_positions)
                          -> (line, Outcome): the two at once, on two threads
     solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
-    solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None
+    solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None,
+                                            replayed once by the rules before it is given
     replays_to_win(position, line, rules) -> whether the line is legal and ends won
     decode_key(key, ncells, columns)     -> the position a search key (an Outcome's) stands for
     no_win_body(outcome, rules)          -> the body of the no-win certificate of a search
@@ -182,16 +184,31 @@ def solve(position, rules, budget=None):
     return None if line is None else moves_of(line)
 
 
+def solver_budget():
+    """The positions the solver expands in its full attempt (solver.BUDGET)."""
+    from ..solver import BUDGET
+    return BUDGET
+
+
 def solve_line(position, rules, budget=None):
     """solve()'s line as bytes, card and destination for each move (a win certificate's
     body), or None: what the compiled solver gives, kept as it is (a census proves
-    thousands of deals a second, and a list of pairs per deal costs more than the C)."""
+    thousands of deals a second, and a list of pairs per deal costs more than the C).
+
+    Every line given has been replayed once, move by move, by plain single-card rules: the
+    compiled solver's by solver.c before it returns it (a line that does not replay is a bug
+    there, raised as RuntimeError), the reference solver's here by rules.replays_to_win."""
     if budget is None:
-        from ..solver import BUDGET as budget
+        budget = solver_budget()
     if _solver is None:
+        from ..rules import replays_to_win
         from ..solver import solve as reference
         line = reference(position, rules, budget)
-        return None if line is None else bytes(b for move in line for b in move)
+        if line is None:
+            return None
+        if not replays_to_win(position, line, rules):
+            raise RuntimeError("certify.solver: the line found does not replay (a bug)")
+        return bytes(b for move in line for b in move)
     found, cells, cols = position
     return _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
                          rules.ncells, budget)
@@ -202,58 +219,70 @@ def moves_of(line):
     return list(zip(line[0::2], line[1::2]))
 
 
-def solve_and_search(position, rules, budget, search, max_positions, meanwhile=None):
-    """(solve_line(position, rules, budget), search.run(max_positions)) worked out at once on two
-    threads, when the compiled engine runs (both parts leave the GIL; elsewhere they run in
-    turn). Neither part depends on the other, so each gives what it gives alone. When the
-    solver finds a line, the search is stopped and its outcome is None: `search` is left as
-    after a budget stop, to be run on if need be. A budget of 0 or less tries no solver.
-    `meanwhile()`, if given, is called on this thread once the solver has found no line, while
-    the search may still be running (the solver is mostly done first: prove() imports the
-    certificate writer's modules there)."""
+class Background:
+    """A search's run(max_positions) on a thread of its own, beside whatever this thread does
+    (both engines' compiled parts leave the GIL); with the reference engine, or where no thread
+    can be had, it runs when its outcome is asked for instead, with the same outcome.
+
+    stop() ends the run within a few milliseconds: the search is left as after a budget stop,
+    to be run on. outcome() waits for the run and gives its Outcome, or None if it was stopped
+    (an error in the run, MemoryError say, is raised here again).
+    """
+
+    def __init__(self, search, max_positions):
+        self.search, self.max_positions = search, max_positions
+        self.ran, self.worker, self.stopped = {}, None, None
+        if _search is None or _solver is None:
+            return  # in turn: nothing to overlap with
+        import threading
+        self.stopped = threading.Event()
+        worker = threading.Thread(target=self._run, name="search", daemon=True)
+        try:
+            worker.start()
+        except RuntimeError:  # no thread to be had (short of memory): in turn, the same result
+            return
+        self.worker = worker
+
+    def _run(self):
+        try:
+            self.ran["outcome"] = self.search.run(self.max_positions, stop=self.stopped)
+        except BaseException as e:  # MemoryError...: raised again in the caller's thread
+            self.ran["error"] = e
+
+    def stop(self):
+        if self.worker is not None:
+            self.stopped.set()
+            self.worker.join()
+        self.ran.setdefault("outcome", None)
+
+    def outcome(self):
+        if self.worker is not None:
+            self.worker.join()
+        elif "outcome" not in self.ran:
+            self.ran["outcome"] = self.search.run(self.max_positions)
+        if "error" in self.ran:
+            raise self.ran["error"]
+        return self.ran["outcome"]
+
+
+def solve_and_search(position, rules, budget, search, max_positions):
+    """(solve_line(position, rules, budget), search.run(max_positions)) worked out at once, the
+    search in the Background. Neither part depends on the other, so each gives what it gives
+    alone. When the solver finds a line, the search is stopped and its outcome is None:
+    `search` is left as after a budget stop, to be run on if need be. A budget of 0 or less
+    tries no solver."""
     if budget <= 0:
         return None, search.run(max_positions)
-    if _search is None or _solver is None:
-        return in_turn(position, rules, budget, search, max_positions, meanwhile)
-    import threading
-    stop = threading.Event()
-    ran = {}
-
-    def searching():
-        try:
-            ran["outcome"] = search.run(max_positions, stop=stop)
-        except BaseException as e:  # MemoryError...: raised again in the caller's thread
-            ran["error"] = e
-
-    worker = threading.Thread(target=searching, name="search", daemon=True)
-    try:
-        worker.start()
-    except RuntimeError:  # no thread to be had (short of memory): in turn, the same result
-        return in_turn(position, rules, budget, search, max_positions, meanwhile)
+    running = Background(search, max_positions)
     try:
         line = solve_line(position, rules, budget)
-        if line is None and meanwhile is not None:
-            meanwhile()
     except BaseException:  # Ctrl-C, MemoryError: the search is not needed either
-        stop.set()
-        worker.join()
+        running.stop()
         raise
     if line is not None:
-        stop.set()  # a line: the search's outcome is not needed
-    worker.join()
-    if "error" in ran:
-        raise ran["error"]
-    return line, (ran["outcome"] if line is None else None)
-
-
-def in_turn(position, rules, budget, search, max_positions, meanwhile):
-    """solve_and_search's parts one after the other, on this thread."""
-    line = solve_line(position, rules, budget)
-    if line is not None:
+        running.stop()
         return line, None
-    if meanwhile is not None:
-        meanwhile()
-    return None, search.run(max_positions)
+    return None, running.outcome()
 
 
 def replays_to_win(position, line, rules):
@@ -286,5 +315,6 @@ def no_win_body(outcome, rules):
     return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
 
 
-__all__ = ["NAME", "describe", "Search", "search", "solve", "solve_line", "solve_and_search",
+__all__ = ["NAME", "describe", "Search", "search", "solve", "solve_line", "solver_budget",
+           "Background", "solve_and_search",
            "moves_of", "replays_to_win", "no_win_body", "decode_key"]
