@@ -7,10 +7,12 @@
 An edge is an import anywhere in a module: at the top, or inside a function (shown as `name*`:
 imported when first needed, to keep start-up short, but a dependency all the same, and a circle
 through one is still a circle). A string that is a module's full name ("certify.explain", as
-importlib.import_module is given it) counts as such an import too. The modules are grouped in layers (LAYERS below, bottom first); the faults are a
-circle (a strongly connected set of two or more modules), an import upward into the command
-line (certify.cli, which only certify.__main__ may import), and an import of the reference
-engine's module (certify.search) for anything but the search itself.
+importlib.import_module is given it) counts as such an import too.
+
+The faults (--check): a circle (a strongly connected set of two or more modules); an import
+upward, from a layer of LAYERS (README's Layout, bottom first) into a later one, or into the
+command line (certify.cli, which only certify.__main__ may import); an import of the reference
+engine's module (certify.search) by anything but the engine, which is the one face of both.
 
 Importing a submodule runs its package's __init__ too; that is not drawn, since no package
 here does more in its __init__ than import its own command.
@@ -24,6 +26,17 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "certify"
 SCRIPTS = "certificates"  # scripts that import each other by bare name, and certify
+# certify's layers, as README's Layout names them: a module may import from its own layer and
+# those before it, never from a later one.
+LAYERS = (
+    ("words", ("outcome", "cards", "deals", "rules", "names", "board", "notation", "output",
+               "progress")),
+    ("files", ("certificate", "range_certificate")),
+    ("engines", ("search", "solver", "engine")),
+    ("the run", ("prove",)),
+    ("commands", ("options", "inputs", "cli", "__main__", "census", "explain", "svg",
+                  "importer", "exports", "extract")),
+)
 
 
 def modules():
@@ -129,10 +142,29 @@ def circles(edges):
     return sorted(out)
 
 
+def layer(module):
+    """The index in LAYERS of a certify module (a subpackage's modules are its layer's), or
+    None for what is not in certify."""
+    if not module.startswith(PACKAGE + "."):
+        return None
+    top = module.split(".")[1]
+    for i, (_, names) in enumerate(LAYERS):
+        if top in names:
+            return i
+    return len(LAYERS)  # in no layer: a fault of its own, below
+
+
 def faults(edges):
     """Lines naming what the graph must not have."""
     found = [f"circle: {' <-> '.join(c)}" for c in circles(edges)]
     for m, targets in edges.items():
+        if layer(m) == len(LAYERS):
+            found.append(f"{m} is in none of the layers (LAYERS)")
+        for t in sorted(targets):
+            if layer(m) is not None and layer(t) is not None and layer(t) > layer(m) and \
+                    t.split(".")[:2] != m.split(".")[:2]:
+                found.append(f"upward: {m} ({LAYERS[layer(m)][0]}) imports {t} "
+                             f"({LAYERS[layer(t)][0]})")
         if f"{PACKAGE}.cli" in targets and m not in (f"{PACKAGE}.__main__",):
             found.append(f"upward into the command line: {m} imports {PACKAGE}.cli")
         if f"{PACKAGE}.search" in targets and m not in (f"{PACKAGE}.engine",) and \
@@ -172,8 +204,8 @@ def main(argv=None):
         for line in problems:
             print(line)
         if not problems:
-            print("no circle, nothing imports the command line, nothing but the engine "
-                  "imports the reference search")
+            print("no circle, nothing imports upward (LAYERS) or the command line, nothing but "
+                  "the engine imports the reference search")
     return 1 if problems and args.check else 0
 
 
