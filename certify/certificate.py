@@ -13,6 +13,7 @@ with load(path) -> Certificate, which checks the header and the start position o
 of them. Reading does not check the claim: that is check/'s job, which shares none of this.
 """
 
+import hashlib
 import os
 import threading
 
@@ -51,6 +52,11 @@ MOST_CONTENT = 1 << 32
 
 class CertificateError(ValueError):
     """A file that is not a readable certificate."""
+
+
+def digest(data):
+    """The SHA-256 of a certificate file's bytes, in hex: what certify prints and publishes."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def header(claim, deal, board, rules, count, body):

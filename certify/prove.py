@@ -33,7 +33,6 @@ def load_writer():
     the search starts. A search that is not overlapped loads them before it starts: after it,
     memory may have run short, and a module that cannot be mapped then fails as an
     ImportError, not as out of memory."""
-    import hashlib  # noqa: F401  (certificate.py needs it too; imported once, here)
     from . import certificate
     return certificate
 
@@ -270,8 +269,7 @@ def encode(found, start, rules, deal, budget, progress=None):
 
 
 def digested(result, data):
-    import hashlib
-    result.sha256 = hashlib.sha256(data).hexdigest()
+    result.sha256 = load_writer().digest(data)
     result.size = len(data)
     return result
 
