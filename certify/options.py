@@ -214,6 +214,6 @@ def add_budget_options(p, scope="the whole run, the solver's attempt included"):
 
 def result_json(result, deal):
     """A proof's result as certify prints it in JSON (certify DEAL --json, a census's rows):
-    prove.Result's fields, with its outcome under "claim" ("win", "no-win", or "unknown" when a
+    outcome.Result's fields, with its outcome under "claim" ("win", "no-win", or "unknown" when a
     budget ran out), the word check's JSON also uses for what a certificate claims."""
     return {("claim" if k == "verdict" else k): v for k, v in result.as_json(deal).items()}

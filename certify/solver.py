@@ -1,6 +1,6 @@
 """A solver that finds wins fast, with lines short enough for a person to follow.
 
-    solve(position, rules) -> [(card, dest), ...] or None      (prove(..., solver=...) uses it)
+    solve(position, rules) -> [(card, dest), ...] or None      (engine.solve_line, without the C)
 
 Best-first search over positions, moving as players do: supermoves (several cards from column to
 column through the free cells and empty columns, notation.supermove), single cards to and from
@@ -9,7 +9,7 @@ Positions are compared up to the order of the columns. No one way of weighing th
 against an estimate of the moves to go is fast on every deal, so a few searches of different
 STYLES take turns. The win found is then shortened (`shortcut`) and spelled out as single-card
 moves, every foundation move written out, so the line replays under the plain rules with no
-automatic moves; prove() replays it before believing it.
+automatic moves; engine.solve_line replays it (rules.replays_to_win) before it is believed.
 
 The solver only ever claims a win. It gives up (returns None) when its budget of positions runs
 out or when its own graph is exhausted (supermoves and automatic foundation moves make it
