@@ -15,7 +15,7 @@ the Coq column of certificates/README.md.
 
 A deal is "proved" when coqc exits 0 and prints "Closed under the global context" for its
 theorem; anything else is recorded with what went wrong (exit status, a time limit, the last
-line coqc printed). Issue 13 sets targets for two deals (TARGETS); a proof that misses its
+line coqc printed). Two deals have targets for coqc (TARGETS); a proof that misses its
 target says so in its result ("proved, over its target: ..."). Each row names the certificate
 it was proved from (its SHA-256), and --all proves again a deal whose certificate has changed
 since. Exit status 0 when every deal asked for was proved, 1 otherwise, 2 for bad
@@ -38,7 +38,7 @@ import published  # noqa: E402  (certificates/published.py: the deal list and fi
 RESULTS = os.path.join(HERE, "coq-results.tsv")
 COLUMNS = ["deal", "positions", "method", "result", "cpu_seconds", "peak_mb", "wall_seconds",
            "v_bytes", "v_sha256", "coqc", "certificate_sha256"]
-# Issue 13's targets for coqc: deal -> (CPU seconds, peak MB), at most.
+# The targets for coqc: deal -> (CPU seconds, peak MB), at most.
 TARGETS = {11982: (15, 600), 7484159: (20 * 60, 8 * 1024)}
 HEAD = ("# The Coq proofs of the published no-win certificates: certificates/prove_coq.py "
         "(nice -n 19 python3 certificates/prove_coq.py --all).\n"

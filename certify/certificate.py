@@ -30,7 +30,7 @@ VERSION = 2  # what certify writes; read() reads VERSIONS
 VERSIONS = (1, 2)
 # zstd's settings, spelled out rather than as a level (what a level means may move between
 # zstd releases; these do not): the fastest found that keeps deal 11982 within 1.1 bytes a
-# position (issue 9). A small window suits the byte planes, whose matches are near: measured
+# position. A small window suits the byte planes, whose matches are near: measured
 # on 11982's content (2,000,014 bytes), CPU of one compress by a new compressor (as `certify
 # DEAL` has), median of 9, beside level 15 (1.097 B/pos, certify's level until these):
 #   these (btlazy2, window 2^18): 1.095 B/pos, 0.70x level 15's time

@@ -429,8 +429,9 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
 
 
 def test_prove_coq_says_when_a_proof_misses_its_target():
-    """Issue 13's targets: a proof over one is recorded as proved and over, with the figure,
-    and the index says so; within its target, or with none, it is plainly proved."""
+    """The Coq targets (prove_coq.TARGETS): a proof over one is recorded as proved and over,
+    with the figure, and the index says so; within its target, or with none, it is plainly
+    proved."""
     sys.path.insert(0, str(PUBLISHED))
     try:
         import index
