@@ -122,7 +122,7 @@ def close(records, column, index, rules, lo, hi):
             if sort_ids: to_ids.sort()   # canonical (§3): big-endian ids sort like their numbers
             if to_found + to_free + pad[cells - len(to_free)] + b''.join(to_ids) not in records:
                 raise Rejected(leaves(n, found, free, cols, card, source, dest))
-        if n % 8192 == 0: progress(f'record {n + 1:,} of {records.count:,} closed')
+        if (n + 1) % 8192 == 0: progress(f'record {n + 1:,} of {records.count:,} closed')
 
 
 # A win's moves, each one of moves() from the position it is played in; the last position won.
@@ -274,7 +274,7 @@ class Stream:
                 self.d = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False)
                 self.begun = self.taken + len(self.buf)   # the bytes out when this frame began
             self.buf += self.d.decompress(chunk)   # (a zstandard.ZstdError is caught in verify())
-            # Every frame holds data (§3): frames cannot outnumber the bytes, nor make work forever.
+            # Every frame holds data (§3): frames cannot outnumber the bytes, nor work forever.
             need(not self.d.eof or self.taken + len(self.buf) > self.begun,
                  'a zstd frame holds no data', Unreadable)
         return True
