@@ -189,8 +189,8 @@ MUTANTS = [
       '    for n in range(lo, hi):\n        found, cellbytes, *ids = layout.unpack(rows[n * W:(n + 1) * W])',
       '    for n in range(lo, min(hi, records.count - 1)):\n        found, cellbytes, *ids = layout.unpack(rows[n * W:(n + 1) * W])'),
     M('check', 'step 7: only the first move from each record', CHECKER,
-      "                raise Rejected(leaves(n, found, free, cols, card, source, dest))\n        if n % 8192",
-      "                raise Rejected(leaves(n, found, free, cols, card, source, dest))\n            break\n        if n % 8192"),
+      "                raise Rejected(leaves(n, found, free, cols, card, source, dest))\n        if (n + 1) % 8192",
+      "                raise Rejected(leaves(n, found, free, cols, card, source, dest))\n            break\n        if (n + 1) % 8192"),
     M('check', 'step 7: moves out of a free cell skipped', CHECKER,
       "            to_found, to_free, to_cols = after(", "            if source == CELL: continue\n            to_found, to_free, to_cols = after("),
     M('check', 'step 7: moves from a column skipped', CHECKER,
@@ -520,7 +520,8 @@ MUTANTS = [
 
     # ---- certify/certificate.py: the writer (whose output check must verify) ----
     M('writer', 'id width: 3 bytes from 65,536 entries (< instead of <=)', WRITER,
-      '    width = 2 if len(table) <= 65536 else 3\n    records = []', '    width = 2 if len(table) < 65536 else 3\n    records = []'),
+      '    width = 2 if len(table) <= 65536 else 3\n    size = body_size(',
+      '    width = 2 if len(table) < 65536 else 3\n    size = body_size('),
     M('writer', 'column ids not sorted under symmetry', WRITER,
       '        if not fixed_columns:\n            ids.sort()', '        if False:\n            ids.sort()'),
     M('writer', 'column ids sorted for fixed columns too', WRITER,
