@@ -14,6 +14,7 @@ import importlib
 import re
 import sys
 import time
+import warnings
 
 from . import deals, output
 from .board import write_board
@@ -150,6 +151,9 @@ def run_certify(argv):
     said = sys.stderr if out == "-" else sys.stdout
     from .progress import phases
     from .prove import PLAN, SEARCH_ALONE, prove
+    from . import engine
+    if not (args.quiet or args.json):
+        engine.warn_if_slow()
     progress = phases(args.quiet or args.json)
     try:
         result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
@@ -268,8 +272,14 @@ def dispatch(argv):
     return run_certify(argv)
 
 
+def warning_line(message, category, filename, lineno, line=None):
+    """A warning as the rest of certify speaks: one line, without Python's file and line."""
+    return f"certify: {message}\n"
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    warnings.formatwarning = warning_line
     try:
         code = dispatch(argv)
         if sys.stdout is not None:

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from .. import output, progress, range_certificate
+from .. import engine, output, progress, range_certificate
 from ..options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                        Parser, Usage, add_budget_options, add_rule_options, deal_range,
                        positive_count)
@@ -62,6 +62,8 @@ def run_census(argv):
     name = range_name(span.start, span.stop - 1, settings.rules())
     target = os.path.join(folder, name) if args.output is None else output.target(args.output, name)
     client = dask_client(args.scheduler) if args.scheduler else None
+    if not (args.quiet or args.json):
+        engine.warn_if_slow()
     try:
         try:
             lock, recorded = open_folder(folder, settings.recorded(), args.chunk is not None)

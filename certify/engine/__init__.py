@@ -19,12 +19,14 @@ The reference is certify/search.py, certify/solver.py and the writer in certify/
 written to be read; the compiled engine does exactly what they do, faster, and
 tests/test_engine.py holds it to the same answers byte for byte. Set CERTIFY_ENGINE=python to run
 the reference, CERTIFY_ENGINE=native to insist on the compiled engine (one line and exit 2 if it
-is not built). Without either, a missing compiled engine is said once on stderr.
+is not built). Without either, a missing compiled engine is a RuntimeWarning that a command gives
+once (warn_if_slow), not under -q.
 """
 
 import os
 import sys
 import time
+import warnings
 
 from ..outcome import (COLUMNS, FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, TOO_MANY_COLUMNS,
                        UNKNOWN, WIN, FormatFull, Outcome, budget_reason, format_capacity,
@@ -65,8 +67,6 @@ def _choose():
               f"(pip install -e .)", file=sys.stderr)
         raise SystemExit(2)
     if searcher is None:
-        print("certify: the compiled engine is not built; running the slower Python engine",
-              file=sys.stderr)
         return None, None, f"python (the compiled engine is not built: {why})"
     solved_by = "compiled solver" if solver is not None else "Python solver"
     return searcher, solver, f"native (compiled search and certificate writer, {solved_by})"
@@ -74,6 +74,15 @@ def _choose():
 
 _search, _solver, _description = _choose()
 NAME = "native" if _search is not None else "python"
+
+
+def warn_if_slow():
+    """Warn (a RuntimeWarning, which Python shows once per place it is given) that the slower
+    Python engine runs because the compiled one is not built. Not said at import, so that a
+    command can keep quiet under -q; `certify --version` says why in words."""
+    if _search is None and "not built" in _description:
+        warnings.warn("the compiled engine is not built; running the slower Python engine",
+                      RuntimeWarning, stacklevel=2)
 
 
 def describe():
