@@ -155,6 +155,27 @@ def test_unknown_exits_3_writes_no_range_certificate_and_can_be_retried(tmp_path
     assert [(d, c, n) for d, c, n, _ in entries] == [(11982, "no-win", 83239)]
 
 
+def test_each_deals_search_keeps_to_the_memory_budget(tmp_path, capsys):
+    folder = tmp_path / "c"
+    code, _, _ = run(capsys, "11982-11982", "--memory", "1M", "-q", "--out", folder)
+    assert code == 3
+    [row] = table(folder)
+    assert row["claim"] == "unknown" and "--memory 1" in row["reason"]
+    code, _, _ = run(capsys, "11982-11982", "--memory", "200M", "--retry-unknown", "-q",
+                     "--out", folder)
+    assert code == 0 and table(folder)[0]["positions"] == 83239
+
+
+def test_the_default_memory_budget_is_shared_among_the_local_workers(monkeypatch):
+    monkeypatch.setattr(command, "default_memory", lambda: 8 * 2**30)
+    assert command.memory_budget(None, 4, None) == 2 * 2**30
+    assert command.memory_budget(None, 1, None) == 8 * 2**30
+    assert command.memory_budget(2**20, 4, None) == 2**20
+    assert command.memory_budget(None, 4, "127.0.0.1:8786") is None
+    monkeypatch.setattr(command, "default_memory", lambda: None)
+    assert command.memory_budget(None, 4, None) is None
+
+
 def test_rules_go_in_the_names_and_the_header(tmp_path, capsys):
     code, out, _ = run(capsys, "1-2", "--cells", 3, "--foundation-moves", "-q", "--out",
                        tmp_path / "c")

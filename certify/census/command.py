@@ -9,7 +9,7 @@ import time
 from .. import engine, output, progress, range_certificate
 from ..options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                        Parser, Usage, add_budget_options, add_rule_options, deal_range,
-                       positive_count)
+                       default_memory, memory_size, positive_count)
 from ..names import range_name
 from ..outcome import UNKNOWN, VERDICTS
 from . import chunks, work
@@ -36,6 +36,11 @@ def census_parser():
                    help="where to write the range certificate (default DIR/A-B.msgpack.zst)")
     add_rule_options(p)
     add_budget_options(p, scope="each deal's whole proof, the solver's attempt included")
+    p.add_argument("--memory", type=memory_size, metavar="SIZE",
+                   help="the memory each deal's exhaustive search may take, such as 500M "
+                        "(default: three quarters of this machine's memory, shared among the "
+                        "local workers; on a Dask cluster none, each worker's own memory "
+                        "bounding it); past it the deal is unknown")
     p.add_argument("--retry-unknown", action="store_true",
                    help="prove again the deals that are unknown (e.g. with a bigger budget)")
     p.add_argument("--chunk", type=int, metavar="N",
@@ -59,6 +64,7 @@ def run_census(argv):
     folder = args.out or f"census-{span.start}-{span.stop - 1}"
     settings = work.Settings(args.cells, args.fixed_columns, args.foundation_moves,
                              args.chunk or 1000, args.max_positions, args.time_limit)
+    memory = memory_budget(args.memory, args.jobs or len(os.sched_getaffinity(0)), args.scheduler)
     name = range_name(span.start, span.stop - 1, settings.rules())
     target = os.path.join(folder, name) if args.output is None else output.target(args.output, name)
     client = dask_client(args.scheduler) if args.scheduler else None
@@ -71,7 +77,8 @@ def run_census(argv):
             raise Usage(str(e)) from None
         try:
             settings = work.Settings(args.cells, args.fixed_columns, args.foundation_moves,
-                                     recorded["chunk"], args.max_positions, args.time_limit)
+                                     recorded["chunk"], args.max_positions, args.time_limit,
+                                     memory)
             try:
                 census = Census(folder, recorded)
             except chunks.ChunkError as e:
@@ -82,6 +89,16 @@ def run_census(argv):
     finally:
         if client is not None:
             client.close()
+
+
+def memory_budget(given, jobs, scheduler):
+    """The bytes each deal's search may take: --memory if given; else, on this machine, its
+    default shared among the `jobs` local workers, which search at once; on a Dask cluster
+    none, as this machine's memory says nothing of the workers'."""
+    if given is not None or scheduler:
+        return given
+    share = default_memory()
+    return None if share is None else share // jobs
 
 
 def dask_client(address):

@@ -34,6 +34,7 @@ class Settings:
     chunk: int = 1000
     max_positions: int = None
     time_limit: float = None
+    memory: int = None   # bytes each deal's search may take (None: no budget)
 
     def rules(self):
         return Rules(self.cells, self.fixed_columns, self.foundation_moves)
@@ -78,7 +79,7 @@ def as_certify_does(deal, settings):
     writes; tests/test_range.py holds the two to the same bytes. Nothing is written."""
     rules = settings.rules()
     return proved(start(deals.deal(deal)), rules, deal, settings.max_positions,
-                  settings.time_limit)
+                  settings.time_limit, memory=settings.memory)
 
 
 def prove_chunk(numbers, settings, tick=None):
