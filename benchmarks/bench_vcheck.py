@@ -5,7 +5,8 @@
         (default certificates/7484159.msgpack.zst and certificates/11982.msgpack.zst) N times
         (1) with each checker, one process each (check with -j 1): the median CPU seconds
         (user + system), wall seconds and peak resident MiB of each, and vcheck's positions a
-        CPU second for a no-win.
+        CPU second for a no-win, and the machine's load (the 1-minute load average, before
+        and after the runs: the machine may be shared, and the wall times depend on it).
 
 Every run is its own process; its figures are its own (os.wait4), so nothing else need be
 installed. The targets (the design of vcheck): 7484159 within 20 s of CPU and 150 MB.
@@ -47,10 +48,12 @@ def main(argv=None):
     checkers = {"vcheck": [str(args.build / "vcheck"), "--json"],
                 "check": [sys.executable, "-m", "check", "-j", "1", "--json"]}
     print(f"{'file':<28} {'checker':<7} {'verdict':<9} {'CPU s':>8} {'wall s':>8} "
-          f"{'peak MiB':>9} {'positions/CPU s':>16}")
+          f"{'peak MiB':>9} {'positions/CPU s':>16} {'load':>11}")
     for path in args.files or DEFAULT_FILES:
         for name, command in checkers.items():
+            before = os.getloadavg()[0]
             runs = [measure([*command, str(path)]) for _ in range(args.runs)]
+            load = f"{before:.2f}-{os.getloadavg()[0]:.2f}"
             line, code = runs[0][0], runs[0][1]
             item = json.loads(line) if line.startswith("{") else {}
             cpu = statistics.median(r[2] for r in runs)
@@ -59,7 +62,7 @@ def main(argv=None):
             rate = (f"{item['count'] / cpu:>16,.0f}" if item.get("claim") == "no-win" and cpu
                     else f"{'':>16}")
             print(f"{path.name:<28} {name:<7} {item.get('verdict', f'exit {code}'):<9} "
-                  f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {rate}", flush=True)
+                  f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {rate} {load:>11}", flush=True)
 
 
 if __name__ == "__main__":

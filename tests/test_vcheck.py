@@ -4,17 +4,23 @@ Builds it once per source version (cached in the temp folder, keyed by the sourc
 checks that its Rules.v is the export's template with only the three constants made
 parameters, that every theorem is closed, that a checker changed to skip a record's closure no
 longer proves, and that it agrees with check/ on published certificates and on every file of
-the bad-certificate corpus.
+the bad-certificate corpus: the same lines (the sha256 line too), the same --json vocabulary,
+standard input as `-`, progress on standard error, and a range's entries split with -j N.
 """
 
 import difflib
+import fcntl
 import hashlib
 import json
 import os
+import pty
+import re
+import struct
 import shutil
 import subprocess
 import sys
 import tempfile
+import termios
 from pathlib import Path
 
 import pytest
@@ -60,8 +66,9 @@ def build():
     return folder
 
 
-def vcheck(build, *args):
-    return subprocess.run([str(build / "vcheck"), *map(str, args)], capture_output=True, text=True)
+def vcheck(build, *args, **options):
+    return subprocess.run([str(build / "vcheck"), *map(str, args)], capture_output=True,
+                          text=True, **options)
 
 
 def verdicts(command, paths):
@@ -75,6 +82,10 @@ def verdicts(command, paths):
 
 
 CHECK = [sys.executable, "-m", "check"]
+
+
+def check(*args, **options):
+    return subprocess.run([*CHECK, *map(str, args)], capture_output=True, text=True, **options)
 
 
 # ---- The shared statement of the rules ----
@@ -180,7 +191,8 @@ def test_bad_corpus_agrees_with_check(build, tmp_path):
 @pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("symmetry", ["columns", "none"])
 def test_written_certificates_verify(build, tmp_path, version, symmetry):
-    """Custom boards, both record layouts, both symmetries (11982-fm is the foundation-moves rule)."""
+    """Custom boards, both record layouts, both symmetries (11982-fm is the foundation-moves
+    rule)."""
     files = {
         "nowin1": certgen.nowin_file(certgen.NOWIN1, 1, symmetry=symmetry, version=version),
         "nowin0": certgen.nowin_file(certgen.NOWIN0, 0, symmetry=symmetry, version=version),
@@ -220,9 +232,174 @@ def test_several_files_at_once_keep_their_order(build, tmp_path):
     one = vcheck(build, "--json", *paths)
     two = vcheck(build, "--json", "-j", "2", *paths)
     assert one.returncode == two.returncode == 2
-    strip = lambda out: [{k: v for k, v in json.loads(line).items()} for line in out.splitlines()]
+    strip = lambda out: [{k: v for k, v in json.loads(line).items() if k != "seconds"}
+                         for line in out.splitlines()]
     assert strip(one.stdout) == strip(two.stdout)
     assert [item["verdict"] for item in strip(two.stdout)] == ["verified"] * 4 + ["unreadable"]
+
+
+# ---- The command line beside check's ----
+
+def test_lines_are_checks_lines(build):
+    """The VERIFIED line and the sha256 line after it, one file and several, as check prints."""
+    one = [CERTS / "11982.msgpack.zst"]
+    several = [CERTS / name for name in PUBLISHED]
+    for paths in (one, several):
+        mine, theirs = vcheck(build, *paths), check(*paths)
+        assert mine.returncode == theirs.returncode == 0
+        assert mine.stdout == theirs.stdout
+    digest = hashlib.sha256((CERTS / "11982.msgpack.zst").read_bytes()).hexdigest()
+    assert vcheck(build, *one).stdout.splitlines()[1] == f"  sha256 {digest}"
+    assert vcheck(build, "-q", *several).stdout == ""
+
+
+def test_standard_input(build):
+    """`-` reads the certificate from standard input, a pipe or a file, named `-` as by check."""
+    path = CERTS / "11982-cells3.msgpack.zst"
+    blob = path.read_bytes()
+    piped = subprocess.run([str(build / "vcheck"), "-"], input=blob, capture_output=True)
+    with open(path, "rb") as f:
+        redirected = subprocess.run([str(build / "vcheck"), "-"], stdin=f, capture_output=True)
+    assert piped.returncode == redirected.returncode == 0
+    assert piped.stdout == redirected.stdout == vcheck(build, path).stdout.encode()
+    mine = json.loads(subprocess.run([str(build / "vcheck"), "--json", "-"], input=blob,
+                                     capture_output=True).stdout)
+    theirs = json.loads(subprocess.run([*CHECK, "--json", "-"], input=blob,
+                                       capture_output=True).stdout)
+    assert mine["path"] == theirs["path"] == "-"
+    assert mine["sha256"] == theirs["sha256"] == hashlib.sha256(blob).hexdigest()
+    bad = subprocess.run([str(build / "vcheck"), "-"], input=b"not a certificate",
+                         capture_output=True, text=False)
+    assert bad.returncode == 2 and bad.stdout.startswith(b"UNREADABLE: ")
+    assert len(bad.stdout.splitlines()) == 1
+    with open(os.devnull, "rb") as f:   # a device, not a file or a pipe
+        assert vcheck(build, "-", stdin=f).returncode == 2
+    assert "-: a certificate on standard input" in vcheck(build, "--help").stdout
+
+
+def test_sha256_of_every_padding(build):
+    """The file's SHA-256 (vcheck's own code) at the lengths where its padding changes shape."""
+    for n in (0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 4151):
+        blob = bytes((7 * i + n) % 256 for i in range(n))
+        run = subprocess.run([str(build / "vcheck"), "--json", "-"], input=blob,
+                             capture_output=True)
+        item = json.loads(run.stdout)
+        assert item["verdict"] == "unreadable"
+        assert item["sha256"] == hashlib.sha256(blob).hexdigest(), n
+
+
+def test_json_speaks_checks_vocabulary(build, tmp_path):
+    """Every field check's --json has, the same values but the seconds and the reason's words,
+    on published files and on the bad-certificate corpus (verified, rejected, unreadable; win, no-win, range)."""
+    certgen.write_corpus(tmp_path)
+    _, entries = certgen.unpack_range((CERTS / "1-32000.msgpack.zst").read_bytes())
+    (tmp_path / "range.msgpack.zst").write_bytes(
+        certgen.range_file(11982, [certgen.entry(*e) for e in entries[11981:11984]]))
+    paths = [*(CERTS / name for name in PUBLISHED), *sorted(tmp_path.iterdir())]
+    parse = lambda out: {Path(item["path"]).name: item
+                         for item in map(json.loads, out.splitlines())}
+    mine = parse(vcheck(build, "--json", *paths).stdout)
+    theirs = parse(check("--json", *paths).stdout)
+    assert mine.keys() == theirs.keys() and len(mine) == len(paths)
+    seen = set()
+    for name, item in theirs.items():
+        for key, value in item.items():
+            if key not in ("seconds", "reason"):   # (each says why in its own words)
+                assert mine[name][key] == value, (name, key, mine[name][key], value)
+        assert (mine[name]["theorem"] is None) == (item["verdict"] != "verified"), name
+        seen |= {item["verdict"], item["claim"]}
+    assert {"verified", "rejected", "unreadable", "win", "no-win", "range"} <= seen
+
+
+PROGRESS = re.compile(r"^(.*): (record [\d,]+ of [\d,]+ closed"
+                      r"|deal [\d,]+ \([\d,]+ of [\d,]+\))$")
+
+
+def test_progress_on_standard_error(build, tmp_path):
+    """With a short interval: lines naming the file and how far the check is, one process or
+    two; none under -q, and none on standard output."""
+    path = CERTS / "11982.msgpack.zst"
+    for jobs in ("1", "2"):
+        run = vcheck(build, "--progress-every", "0", "-j", jobs, path)
+        lines = run.stderr.splitlines()
+        assert run.returncode == 0 and len(lines) >= 3, run.stderr
+        for line in lines:
+            label, what = PROGRESS.match(line).groups()
+            assert label == str(path) and what.endswith("of 83,239 closed")
+        assert len(run.stdout.splitlines()) == 2
+    assert vcheck(build, "-q", "--progress-every", "0", path).stderr == ""
+    assert vcheck(build, path).stderr == ""   # a check of under 10 s says nothing
+    _, entries = certgen.unpack_range((CERTS / "1-32000.msgpack.zst").read_bytes())
+    ranged = tmp_path / "range.msgpack.zst"
+    chosen = [certgen.entry(*e) for e in entries[11980:11986]]
+    ranged.write_bytes(certgen.range_file(11981, chosen))
+    run = vcheck(build, "--progress-every", "0", ranged)
+    assert run.stderr.splitlines()[:2] == [f"{ranged}: deal 11,981 (1 of 6)",
+                                           f"{ranged}: deal 11,982 (2 of 6)"]
+    run = vcheck(build, "--progress-every", "0", "-j", "2", ranged)
+    assert run.returncode == 0 and all(PROGRESS.match(line) for line in run.stderr.splitlines())
+
+
+def test_progress_fits_the_terminal(build, tmp_path):
+    """On a terminal of 40 columns each line is cut to 39; in a log (above) it is whole."""
+    long = tmp_path / ("a-long-folder-name-" * 4)
+    long.mkdir()
+    path = long / "11982.msgpack.zst"
+    shutil.copy(CERTS / "11982.msgpack.zst", path)
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
+    run = subprocess.run([str(build / "vcheck"), "--progress-every", "0", path],
+                         stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    lines = shown.decode().splitlines()
+    assert run.returncode == 0 and len(lines) >= 3
+    assert all(len(line) == 39 and str(path).startswith(line) for line in lines), lines
+
+
+def test_range_split_across_processes(build, tmp_path):
+    """-j 2 checks a range's entries in two processes: the same verdict and the same line as
+    one process, for a true range and for one whose third and fifth entries are false (each
+    process meets one: the first in the file is named)."""
+    _, entries = certgen.unpack_range((CERTS / "1-32000.msgpack.zst").read_bytes())
+    chosen = [list(e) for e in entries[11980:11986]]
+    good = tmp_path / "good.msgpack.zst"
+    good.write_bytes(certgen.range_file(11981, [certgen.entry(*e) for e in chosen]))
+    for i in (2, 4):   # a win whose first move is changed: no longer a legal line
+        assert chosen[i][1] == "win"
+        body = bytearray(chosen[i][3])
+        body[0] = (body[0] + 1) % 52
+        chosen[i][3] = bytes(body)
+    bad = tmp_path / "bad.msgpack.zst"
+    bad.write_bytes(certgen.range_file(11981, [certgen.entry(*e) for e in chosen]))
+    for path, code in ((good, 0), (bad, 1)):
+        one, two, three = (vcheck(build, "-j", j, path) for j in ("1", "2", "3"))
+        assert one.returncode == two.returncode == three.returncode == code, one.stdout
+        assert one.stdout == two.stdout == three.stdout
+        assert verdicts(CHECK, [path]) == {path.name: ["verified", "rejected"][code]}
+    assert vcheck(build, bad).stdout.startswith("REJECTED: deal 11983: the moves do not replay")
+
+
+def test_ocaml_lines_fit_the_house_style():
+    """At most 100 columns, and the trusted lines still marked."""
+    for path in [*VCHECK.glob("ocaml/*"), VCHECK / "build.sh"]:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert len(line) <= 100, f"{path.name}:{number} has {len(line)} columns"
+    driver = (VCHECK / "ocaml" / "vcheck.ml").read_text(encoding="utf-8")
+    for marked in ("TRUSTED: [nat_of n]", "TRUSTED: the 64 of", "TRUSTED: [start], [cells]",
+                   "TRUSTED: entry i is checked", "TRUSTED: by its definition",
+                   "(TRUSTED: it is the position", "TRUSTED: the range holds",
+                   "TRUSTED:\n   result i is"):
+        assert marked in driver, marked
 
 
 @pytest.mark.slow

@@ -16,7 +16,8 @@ for f in Rules RulesBoard Check CheckBoard; do coq "$f.v"; done
 coq Assumptions.v > assumptions.txt
 coq AssumptionsBoard.v >> assumptions.txt
 cat assumptions.txt
-theorems=$(grep -c '^Print Assumptions' Assumptions.v AssumptionsBoard.v | awk -F: '{s += $2} END {print s}')
+theorems=$(grep -c '^Print Assumptions' Assumptions.v AssumptionsBoard.v |
+  awk -F: '{s += $2} END {print s}')
 closed=$(grep -c '^Closed under the global context$' assumptions.txt || true)
 if [ "$closed" != "$theorems" ]; then
   echo "vcheck build: only $closed of $theorems theorems are closed under the global context" >&2
@@ -24,10 +25,10 @@ if [ "$closed" != "$theorems" ]; then
 fi
 coq Extract.v
 coq ExtractBoard.v
-cp "$here"/ocaml/vcheck.ml "$here"/ocaml/zstd_stubs.c .
+cp "$here"/ocaml/vcheck.ml "$here"/ocaml/*.c .
 ml() { nice ocamlfind ocamlopt -unsafe -inline 200 -package unix "$@"; }
 ml -w -a -c vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml   # extracted
-ml -c zstd_stubs.c vcheck.ml
-ml -linkpkg vcheck_core.cmx vcheck_board.cmx zstd_stubs.o vcheck.cmx \
+ml -c zstd_stubs.c sha256.c terminal.c vcheck.ml
+ml -linkpkg vcheck_core.cmx vcheck_board.cmx zstd_stubs.o sha256.o terminal.o vcheck.cmx \
   -cclib -lzstd -cclib -l:libxxhash.so.0 -o vcheck
 echo "vcheck built: $out/vcheck"

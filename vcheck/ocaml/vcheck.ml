@@ -48,8 +48,11 @@ let rejected fmt = Printf.ksprintf (fun s -> raise (Rejected s)) fmt
 
 type buf = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
 
-external read_zstd : string -> buf = "vc_read"
+external read_file : string -> buf = "vc_read"         (* "-": standard input *)
+external decompress : buf -> buf = "vc_decompress"
+external sha256 : buf -> string = "vc_sha256"
 external xxh3 : buf -> int -> int -> string = "vc_xxh3"
+external stderr_columns : unit -> int = "vc_stderr_columns"
 
 let get (d : buf) i = Char.code (Bigarray.Array1.unsafe_get d i)
 
@@ -207,30 +210,121 @@ let max_columns = ref 1_000_000
 let max_moves = ref 100_000
 let jobs = ref 1
 
+(* ---- Words ---- *)
+
+let printable s =
+  String.concat "" (List.map (fun ch -> if ch >= ' ' && ch <> '\127' then String.make 1 ch
+                               else Printf.sprintf "\\x%02x" (Char.code ch))
+                      (List.init (String.length s) (String.get s)))
+
+let commas n =
+  let s = string_of_int n in
+  let b = Buffer.create 16 in
+  String.iteri (fun i ch ->
+      if i > 0 && (String.length s - i) mod 3 = 0 then Buffer.add_char b ',';
+      Buffer.add_char b ch) s;
+  Buffer.contents b
+
+(* ---- Progress of a long check: a line on standard error at most every [progress_every]
+   seconds (none in the first), cut to the terminal's width when it is one, whole in a log ---- *)
+
+let progress_every = ref 10.0
+let progress_on = ref true                    (* off under -q *)
+let progress_label = ref ""
+let progress_next = ref infinity
+
+let progress_begin label =
+  progress_label := label;
+  progress_next := if !progress_on then Unix.gettimeofday () +. !progress_every else infinity
+
+let progress text =
+  if Unix.gettimeofday () >= !progress_next then begin
+    let line = printable (!progress_label ^ ": " ^ text) in
+    let columns = stderr_columns () in
+    prerr_endline (if columns > 1 && String.length line >= columns
+                   then String.sub line 0 (columns - 1) else line);
+    progress_next := Unix.gettimeofday () +. !progress_every
+  end
+
+(* Called with k, now and then, as record k is about to be closed. *)
+let record_reached = ref (fun (_ : int) -> ())
+
+(* [work i tell] for each i < parts, each in a forked process of its own (so that each sees
+   the same data), and their results in order (None for a process that failed).  [tell n]
+   says how far process i is: the parent calls [show] with the latest of each.  TRUSTED:
+   result i is what [work i] returned in process i (or None), which the conjunctions below
+   rely on; the progress it passes to [show] is not. *)
+let in_processes parts (work : int -> (int -> unit) -> 'a) (show : int array -> unit) =
+  flush_all ();
+  let news, tidings = Unix.pipe () in
+  let start i =
+    let r, w = Unix.pipe () in
+    match Unix.fork () with
+    | 0 ->
+        Unix.close news; Unix.close r;
+        let message = Bytes.create 16 and last = ref 0.0 in
+        let tell n =   (* at most a few a second; 16 bytes, so that writes never interleave *)
+          let now = Unix.gettimeofday () in
+          if now -. !last >= 0.25 then begin
+            last := now;
+            Bytes.set_int64_le message 0 (Int64.of_int i);
+            Bytes.set_int64_le message 8 (Int64.of_int n);
+            ignore (Unix.write tidings message 0 16)
+          end in
+        let result = try Some (work i tell) with _ -> None in
+        Unix.close tidings;
+        let oc = Unix.out_channel_of_descr w in
+        (try Marshal.to_channel oc result []; close_out oc with _ -> ());
+        Unix._exit 0
+    | pid -> Unix.close w; (pid, r) in
+  let children = Array.init parts start in
+  Unix.close tidings;
+  (* Until every process has closed its end of [news]. *)
+  let counts = Array.make parts 0 and chunk = Bytes.create 4096 and held = Buffer.create 32 in
+  let rec listen () =
+    match Unix.read news chunk 0 4096 with
+    | 0 -> ()
+    | n ->
+        Buffer.add_subbytes held chunk 0 n;
+        let whole = Buffer.length held / 16 * 16 in
+        let m = Buffer.to_bytes held in
+        for j = 0 to whole / 16 - 1 do
+          let i = Int64.to_int (Bytes.get_int64_le m (16 * j)) in
+          if i >= 0 && i < parts then counts.(i) <- Int64.to_int (Bytes.get_int64_le m (16 * j + 8))
+        done;
+        Buffer.clear held;
+        Buffer.add_subbytes held m whole (Bytes.length m - whole);
+        show counts;
+        listen ()
+    | exception Unix.Unix_error (Unix.EINTR, _, _) -> listen () in
+  listen ();
+  Unix.close news;
+  Array.map (fun (pid, r) ->
+      let ic = Unix.in_channel_of_descr r in
+      let result = try Marshal.from_channel ic with _ -> None in
+      close_in ic;
+      ignore (Unix.waitpid [] pid);
+      result) children
+
 (* The no-win check in [jobs] processes: [check_nowin_slices] with the bounds that cut the
    records into [jobs] slices.  TRUSTED: by its definition [check_nowin_slices ... bounds] is
    [start_held ... && slice_closed ... 64 0 b1 && slice_closed ... 64 b1 b2 && ... &&
    slice_closed ... 64 bn count]; each conjunct is evaluated here, the slices each in a
-   process of its own (forked, so each sees the same data), and the answer is their
-   conjunction. *)
+   process of its own, and the answer is their conjunction. *)
 let nowin_in_parallel ~start_held ~slice_closed ~count =
   let parts = max 1 (min !jobs (count / 100)) in
   if not (start_held ()) then false
   else if parts = 1 then slice_closed 0 count
   else begin
-    let bounds = List.init (parts + 1) (fun i -> count * i / parts) in
-    let rec pairs = function a :: (b :: _ as rest) -> (a, b) :: pairs rest | _ -> [] in
-    flush_all ();
-    let children = List.map (fun (lo, hi) ->
-        match Unix.fork () with
-        | 0 -> Unix._exit (try if slice_closed lo hi then 0 else 1 with _ -> 3)
-        | pid -> pid) (pairs bounds) in
-    List.fold_left (fun ok pid ->
-        let _, status = Unix.waitpid [] pid in
-        match status with
-        | Unix.WEXITED 0 -> ok
-        | Unix.WEXITED 1 -> false
-        | _ -> unreadable "a checking process failed (out of memory?)") true children
+    let bound i = count * i / parts in
+    let closed i tell =
+      record_reached := (fun k -> tell (k - bound i));
+      slice_closed (bound i) (bound (i + 1)) in
+    let show counts = progress (Printf.sprintf "record %s of %s closed"
+                                  (commas (Array.fold_left ( + ) 0 counts)) (commas count)) in
+    let results = in_processes parts closed show in
+    if Array.mem None results then unreadable "a checking process failed (out of memory?)";
+    Array.for_all (( = ) (Some true)) results
   end
 
 (* ---- The proved checker's data, built from the certificate (untrusted) ---- *)
@@ -323,8 +417,9 @@ module Data (C : CORE) = struct
     done;
     let scratch = Bytes.create width in
     let same k =
-      let rec go j = j = width ||
-                     (Bytes.unsafe_get rows (k * width + j) = Bytes.unsafe_get scratch j && go (j + 1)) in
+      let rec go j =
+        j = width ||
+        (Bytes.unsafe_get rows (k * width + j) = Bytes.unsafe_get scratch j && go (j + 1)) in
       go 0 in
     let lookup () =
       let i = ref (hash scratch 0 land mask) and found = ref count in
@@ -356,10 +451,18 @@ module Data (C : CORE) = struct
       else (Char.code (Bytes.unsafe_get rows off) lsl 16) lor Bytes.get_uint16_be rows (off + 1) in
     let row k j = Char.code (Bytes.unsafe_get rows (k * width + j)) in
     let valid k = k >= 0 && k < count in
+    (* For progress: [rhome] is asked first for the record being closed, and, after each
+       [find], for the record found; the former are counted. *)
+    let after_find = ref false and closing = ref 0 in
+    let reached k =
+      if !after_find then after_find := false
+      else (incr closing; if !closing land 4095 = 0 then !record_reached k) in
     { count;
-      rhome = (fun k -> if valid k then { clubs = nats.(row k 0); diamonds = nats.(row k 1);
-                                           hearts = nats.(row k 2); spades = nats.(row k 3) }
-                else { clubs = O; diamonds = O; hearts = O; spades = O });
+      rhome = (fun k ->
+          reached k;
+          if valid k then { clubs = nats.(row k 0); diamonds = nats.(row k 1);
+                            hearts = nats.(row k 2); spades = nats.(row k 3) }
+          else { clubs = O; diamonds = O; hearts = O; spades = O });
       rcells = (fun k ->
           if not (valid k) then [] else
             let l = ref [] in
@@ -370,7 +473,7 @@ module Data (C : CORE) = struct
       rids = (fun k ->
           if not (valid k) then []
           else [id k 0; id k 1; id k 2; id k 3; id k 4; id k 5; id k 6; id k 7]);
-      find = (fun f cs ids -> if encode f cs ids then lookup () else count) }
+      find = (fun f cs ids -> after_find := true; if encode f cs ids then lookup () else count) }
 
   (* A custom start position from the header's board (TRUSTED: it is the position the
      theorem is about; its meaning is docs/certificate-format.md, "Custom boards"). *)
@@ -394,7 +497,9 @@ module Data (C : CORE) = struct
     let pos = ref (4 + cells) and cols = ref [] in
     for _ = 1 to 8 do
       let col = ref [] in
-      while !pos < len && at !pos <> 0xff do take (at !pos); col := cards.(at !pos) :: !col; incr pos done;
+      while !pos < len && at !pos <> 0xff do
+        take (at !pos); col := cards.(at !pos) :: !col; incr pos
+      done;
       if !pos >= len then fail ();
       incr pos;
       cols := !col :: !cols
@@ -467,13 +572,15 @@ let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
       if !p >= stop then rejected "records: there are fewer than %d" count;
       let shared = get d !p in
       incr p;
-      if shared >= width || (k = 0 && shared <> 0) then rejected "records: record %d shares %d bytes" (k + 1) shared;
+      if shared >= width || (k = 0 && shared <> 0) then
+        rejected "records: record %d shares %d bytes" (k + 1) shared;
       if stop - !p < width - shared then rejected "records: record %d is cut short" (k + 1);
       if k > 0 then Bytes.blit rows ((k - 1) * width) rows (k * width) shared;
       for j = shared to width - 1 do
         Bytes.unsafe_set rows (k * width + j) (Bigarray.Array1.unsafe_get d !p); incr p
       done;
-      if k > 0 && Bytes.get rows ((k - 1) * width + shared) = Bytes.get rows (k * width + shared) then
+      if k > 0 && Bytes.get rows ((k - 1) * width + shared) = Bytes.get rows (k * width + shared)
+      then
         rejected "records: record %d does not give its whole shared prefix" (k + 1)
     done;
     if !p <> stop then rejected "records: there are more than %d" count
@@ -487,10 +594,11 @@ let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
     let base = k * width in
     let at j = Char.code (Bytes.unsafe_get rows (base + j)) in
     if k > 0 then begin
+      let before j = Bytes.unsafe_get rows (base - width + j)
+      and here j = Bytes.unsafe_get rows (base + j) in
       let j = ref 0 in
-      while !j < width && Bytes.unsafe_get rows (base - width + !j) = Bytes.unsafe_get rows (base + !j)
-      do incr j done;
-      if !j = width || Bytes.unsafe_get rows (base - width + !j) > Bytes.unsafe_get rows (base + !j) then
+      while !j < width && before !j = here !j do incr j done;
+      if !j = width || before !j > here !j then
         rejected "records: record %d does not sort strictly after record %d" (k + 1) k
     end;
     let acc = ref 0 in
@@ -521,7 +629,8 @@ let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
     done;
     if !acc <> all_cards then rejected "record %d: the 52 cards are not each in one place" (k + 1)
   done;
-  Array.iteri (fun i u -> if not u then rejected "column %d of the table is used by no record" i) used;
+  Array.iteri (fun i u ->
+      if not u then rejected "column %d of the table is used by no record" i) used;
   { entries; w; rows }
 
 (* ---- The theorem's words (TRUSTED: they are printed from the values the proved function was
@@ -536,22 +645,18 @@ let who path = function
   | Some n when n >= 1 lsl 31 -> Printf.sprintf "FreeCell Pro's extended deal %d" n
   | Some n -> Printf.sprintf "Microsoft FreeCell deal %d" n
 
-let commas n =
-  let s = string_of_int n in
-  let b = Buffer.create 16 in
-  String.iteri (fun i ch -> if i > 0 && (String.length s - i) mod 3 = 0 then Buffer.add_char b ',';
-                 Buffer.add_char b ch) s;
-  Buffer.contents b
-
 (* ---- One certificate ---- *)
 
 (* Check one claim about one start under one set of rules; the theorem's sentence, or Rejected.
    TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the proved function
    and, the same values, to the sentence. *)
-let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry ~count (off, len) =
-  let sentence_nowin () = Printf.sprintf "%s (%s) cannot be won: %s positions closed under every legal move, none won"
+let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry ~count
+    (off, len) =
+  let sentence_nowin () =
+    Printf.sprintf "%s (%s) cannot be won: %s positions closed under every legal move, none won"
       (who path deal) (rules cells fm) (commas count) in
-  let sentence_win () = Printf.sprintf "%s (%s) can be won: %d single-card moves replay to a won position"
+  let sentence_win () =
+    Printf.sprintf "%s (%s) can be won: %d single-card moves replay to a won position"
       (who path deal) (rules cells fm) count in
   if claim = "win" then begin
     if symmetry <> "none" then rejected "a win certificate must have symmetry \"none\"";
@@ -565,10 +670,12 @@ let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry 
     let ok = match deal, board with
       | Some n, _ -> Numbered.check_win n DN.nats.(cells) fm (line DN.cards DN.nats)
       | None, Some b ->
-          Custom.check_win (DC.board_position d b ~cells) DC.nats.(cells) fm (line DC.cards DC.nats)
+          let s = DC.board_position d b ~cells in
+          Custom.check_win s DC.nats.(cells) fm (line DC.cards DC.nats)
       | None, None -> rejected "no deal and no board" in
     if ok then sentence_win ()
-    else rejected "the moves do not replay to a won position: one is illegal or the last position is not won"
+    else rejected "the moves do not replay to a won position: %s"
+        "one is illegal or the last position is not won"
   end else begin
     let start = match deal, board with
       | None, Some b -> `Board (DC.board_position d b ~cells)
@@ -597,71 +704,158 @@ let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry 
               ~slice_closed:(fun lo hi ->
                   Custom.slice_closed t r sorted DC.nats.(cells) fm DC.fuel lo hi) in
     if ok then sentence_nowin ()
-    else rejected "the records are not closed under every legal move from the starting position, or one is won"
+    else rejected "the records are not closed under every legal move from the %s"
+        "starting position, or one is won"
   end
 
-type outcome = { verdict : string; text : string; h : header option; lost : int list }
+(* ---- A range certificate ---- *)
+
+type entry = { number : int; claim_of : string; count_of : int; body : int * int }
+
+(* The entries, as far as they are well formed, and what is wrong with the next one (or
+   with what follows the last), if anything. *)
+let range_entries (d : buf) (h : header) ~from =
+  let n = Bigarray.Array1.dim d in
+  let c = { data = d; pos = from; limit = n } in
+  let entries = ref [] in
+  let broken = try
+      for i = 0 to h.count - 1 do
+        (* TRUSTED: entry i is checked, and counted, as the theorem of deal first + i. *)
+        let number = h.first + i in
+        let e = match value c 0 with Arr e when Array.length e = 4 -> e
+                                   | _ -> rejected "entry %d is not an array of four values" i in
+        if e.(0) <> Int number then rejected "entry %d is not about deal %d" i number;
+        let claim_of = match e.(1) with Str ("win" | "no-win" as s) -> s
+                                      | _ -> rejected "entry %d: claim %s" i (show e.(1)) in
+        let count_of = match e.(2) with Int k when k >= 0 -> k
+                                      | _ -> rejected "entry %d: count" i in
+        let body = match e.(3) with Bin (o, l) -> (o, l) | _ -> rejected "entry %d: body" i in
+        entries := { number; claim_of; count_of; body } :: !entries
+      done;
+      if c.pos <> n then rejected "there are bytes after the last entry";
+      None
+    with (Rejected _ | Unreadable _) as e -> Some e in
+  Array.of_list (List.rev !entries), broken
+
+(* Entries [from], [from + step], ... checked in turn, [reached i] told before entry i: the
+   first that fails, as (its index, its verdict, why), or None. *)
+let check_entries d ~path (h : header) entries ~from ~step ~reached =
+  let failed = ref None and i = ref from in
+  while !failed = None && !i < Array.length entries do
+    let e = entries.(!i) in
+    reached !i;
+    let symmetry = if e.claim_of = "win" then "none" else h.symmetry in
+    (try ignore (check_one d ~path ~claim:e.claim_of ~version:2 ~deal:(Some e.number)
+                   ~board:None ~cells:h.cells ~fm:h.fm ~symmetry ~count:e.count_of e.body)
+     with Rejected m -> failed := Some (!i, "rejected", Printf.sprintf "deal %d: %s" e.number m)
+        | Unreadable m -> failed := Some (!i, "unreadable", m));
+    i := !i + step
+  done;
+  !failed
+
+(* The range's theorem, or Rejected.  With -j N the entries are checked in N processes, entry
+   i in process i mod N.  TRUSTED: the range holds when every entry's check holds (each a
+   theorem of its own deal), so the answer is their conjunction; the failure reported is the
+   first entry's, as if they were checked in turn. *)
+let check_range d ~path (h : header) ~from =
+  let entries, broken = range_entries d h ~from in
+  let total = Array.length entries in
+  let parts = max 1 (min !jobs total) in
+  let say i done_ = Printf.sprintf "deal %s (%s of %s)" (commas (h.first + i))
+      (commas (done_ + 1)) (commas h.count) in
+  let failures =
+    if parts = 1 then
+      [check_entries d ~path h entries ~from:0 ~step:1 ~reached:(fun i -> progress (say i i))]
+    else begin
+      let part p tell =
+        jobs := 1;
+        check_entries d ~path h entries ~from:p ~step:parts
+          ~reached:(fun i -> tell ((i - p) / parts)) in
+      (* The earliest entry still being checked, and how many are done. *)
+      let show counts =
+        let next p = p + parts * counts.(p) in
+        let least = ref total in
+        Array.iteri (fun p _ -> least := min !least (next p)) counts;
+        if !least < total then progress (say !least (Array.fold_left ( + ) 0 counts)) in
+      Array.to_list (Array.map (function
+          | Some f -> f
+          | None -> unreadable "a checking process failed (out of memory?)")
+          (in_processes parts part show))
+    end in
+  let first = List.fold_left (fun best f -> match best, f with
+      | Some (i, _, _), Some (j, _, _) when i <= j -> best
+      | _, Some _ -> f
+      | _, None -> best) None failures in
+  (match first, broken with
+   | Some (_, "rejected", m), _ -> raise (Rejected m)
+   | Some (_, _, m), _ -> raise (Unreadable m)
+   | None, Some e -> raise e
+   | None, None -> ());
+  let lost = List.filter_map (fun e -> if e.claim_of = "no-win" then Some e.number else None)
+      (Array.to_list entries) in
+  let whose = if h.last < 1 lsl 31 then "Microsoft FreeCell deals"
+    else if h.first >= 1 lsl 31 then "FreeCell Pro's extended deals"
+    else "FreeCell Pro's deals" in
+  let text = Printf.sprintf "of %s %s..%s (%s) exactly %s cannot be won%s%s; %s"
+      whose (commas h.first) (commas h.last) (rules h.cells h.fm) (commas (List.length lost))
+      (if lost = [] then "" else ": ") (String.concat ", " (List.map string_of_int lost))
+      (Printf.sprintf "each of the other %s is won by a line that replays"
+         (commas (h.count - List.length lost))) in
+  text, lost
+
+(* ---- A file ---- *)
+
+type outcome = {
+  verdict : string; text : string; h : header option; lost : int list;
+  sha : string option; seconds : float;       (* the file's sha256; the seconds it took *)
+}
 
 let verify path =
-  let d = try read_zstd path with Failure m -> unreadable "%s" m in
-  let n = Bigarray.Array1.dim d in
-  let c = { data = d; pos = 0; limit = min n 65536 } in
-  let h = read_header c in
-  let rest = c.pos in
-  if h.claim = "range" then begin
-    if xxh3 d rest (n - rest) <> h.hash then rejected "the entries do not match its xxh3_64";
-    let c = { data = d; pos = rest; limit = n } in
-    let lost = ref [] in
-    for i = 0 to h.count - 1 do
-      (* TRUSTED: entry i is checked, and counted, as the theorem of deal first + i. *)
-      let deal = h.first + i in
-      let e = match value c 0 with Arr e when Array.length e = 4 -> e
-                                 | _ -> rejected "entry %d is not an array of four values" i in
-      if e.(0) <> Int deal then rejected "entry %d is not about deal %d" i deal;
-      let claim = match e.(1) with Str ("win" | "no-win" as s) -> s
-                                  | _ -> rejected "entry %d: claim %s" i (show e.(1)) in
-      let count = match e.(2) with Int k when k >= 0 -> k | _ -> rejected "entry %d: count" i in
-      let body = match e.(3) with Bin (o, l) -> (o, l) | _ -> rejected "entry %d: body" i in
-      let symmetry = if claim = "win" then "none" else h.symmetry in
-      (try ignore (check_one d ~path ~claim ~version:2 ~deal:(Some deal) ~board:None
-                     ~cells:h.cells ~fm:h.fm ~symmetry ~count body)
-       with Rejected m -> rejected "deal %d: %s" deal m);
-      if claim = "no-win" then lost := deal :: !lost
-    done;
-    if c.pos <> n then rejected "there are bytes after the last entry";
-    let lost = List.rev !lost in
-    let whose = if h.last < 1 lsl 31 then "Microsoft FreeCell deals"
-      else if h.first >= 1 lsl 31 then "FreeCell Pro's extended deals" else "FreeCell Pro's deals" in
-    let text = Printf.sprintf "of %s %s..%s (%s) exactly %s cannot be won%s%s; each of the other %s is won by a line that replays"
-        whose (commas h.first) (commas h.last) (rules h.cells h.fm) (commas (List.length lost))
-        (if lost = [] then "" else ": ") (String.concat ", " (List.map string_of_int lost))
-        (commas (h.count - List.length lost)) in
-    { verdict = "verified"; text; h = Some h; lost }
-  end else begin
-    let off, len = match value { data = d; pos = rest; limit = n } 0 with
-      | Bin (o, l) -> (o, l) | _ -> unreadable "the body is not a msgpack bin" in
-    if off + len <> n then
-      unreadable "the data decompresses to more than its header and body (%d bytes, not %d)" n (off + len);
-    if xxh3 d off len <> h.hash then rejected "the body does not match its xxh3_64";
-    let text = check_one d ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board:h.board
-        ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~count:h.count (off, len) in
-    { verdict = "verified"; text; h = Some h; lost = [] }
-  end
-
-let verify_safely path =
-  try verify path with
-  | Unreadable m -> { verdict = "unreadable"; text = m; h = None; lost = [] }
-  | Rejected m -> { verdict = "rejected"; text = m; h = None; lost = [] }
-  | Failure m -> { verdict = "unreadable"; text = m; h = None; lost = [] }
-  | Out_of_memory -> { verdict = "unreadable"; text = "out of memory"; h = None; lost = [] }
-  | Stack_overflow -> { verdict = "unreadable"; text = "out of stack"; h = None; lost = [] }
-  | e -> { verdict = "unreadable"; text = "internal error: " ^ Printexc.to_string e; h = None; lost = [] }
+  let began = Unix.gettimeofday () and got = ref None and sha = ref None in
+  let outcome verdict text lost =
+    { verdict; text; h = !got; lost; sha = !sha; seconds = Unix.gettimeofday () -. began } in
+  progress_begin path;
+  try
+    let d =
+      let file = try read_file path with Failure m -> unreadable "%s" m in
+      sha := Some (sha256 file);
+      try decompress file with Failure m -> unreadable "%s" m in
+    let n = Bigarray.Array1.dim d in
+    let c = { data = d; pos = 0; limit = min n 65536 } in
+    let h = read_header c in
+    got := Some h;
+    let rest = c.pos in
+    if h.claim = "range" then begin
+      if xxh3 d rest (n - rest) <> h.hash then rejected "the entries do not match its xxh3_64";
+      record_reached := ignore;
+      let text, lost = check_range d ~path h ~from:rest in
+      outcome "verified" text lost
+    end else begin
+      let off, len = match value { data = d; pos = rest; limit = n } 0 with
+        | Bin (o, l) -> (o, l) | _ -> unreadable "the body is not a msgpack bin" in
+      if off + len <> n then
+        unreadable "the data decompresses to more than its header and body (%d bytes, not %d)"
+          n (off + len);
+      if xxh3 d off len <> h.hash then rejected "the body does not match its xxh3_64";
+      record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
+                                              (commas k) (commas h.count)));
+      let text = check_one d ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal
+          ~board:h.board ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~count:h.count
+          (off, len) in
+      outcome "verified" text []
+    end
+  with
+  | Unreadable m | Failure m -> outcome "unreadable" m []
+  | Rejected m -> outcome "rejected" m []
+  | Out_of_memory -> outcome "unreadable" "out of memory" []
+  | Stack_overflow -> outcome "unreadable" "out of stack" []
+  | e -> outcome "unreadable" ("internal error: " ^ Printexc.to_string e) []
 
 (* Several files with -j N: N at once, each in a forked process that sends back its outcome
-   (one file: its records are split instead, see [nowin_in_parallel]).  The outcomes come back
-   in the order of the files. *)
+   (one file: its records or entries are split instead).  The outcomes come back in the
+   order of the files. *)
 let verify_all files report =
-  if !jobs = 1 || List.length files < 2 then List.map (fun p -> report p (verify_safely p)) files
+  if !jobs = 1 || List.length files < 2 then List.map (fun p -> report p (verify p)) files
   else begin
     let start path =
       flush_all ();
@@ -670,7 +864,7 @@ let verify_all files report =
       | 0 ->
           Unix.close r;
           jobs := 1;
-          let o = verify_safely path in
+          let o = verify path in
           let oc = Unix.out_channel_of_descr w in
           Marshal.to_channel oc (o : outcome) [];
           close_out oc;
@@ -680,7 +874,7 @@ let verify_all files report =
       let ic = Unix.in_channel_of_descr r in
       let o = try (Marshal.from_channel ic : outcome)
         with _ -> { verdict = "unreadable"; text = "the checking process died (out of memory?)";
-                    h = None; lost = [] } in
+                    h = None; lost = []; sha = None; seconds = 0.0 } in
       close_in ic;
       ignore (Unix.waitpid [] pid);
       report path o in
@@ -695,88 +889,124 @@ let verify_all files report =
 
 (* ---- Command line ---- *)
 
-let printable s =
-  String.concat "" (List.map (fun ch -> if ch >= ' ' && ch <> '\127' then String.make 1 ch
-                               else Printf.sprintf "\\x%02x" (Char.code ch))
-                      (List.init (String.length s) (String.get s)))
-
 let json_string s =
   let b = Buffer.create (String.length s + 2) in
   Buffer.add_char b '"';
   String.iter (fun ch -> match ch with
       | '"' -> Buffer.add_string b "\\\"" | '\\' -> Buffer.add_string b "\\\\"
-      | ch when ch < ' ' || ch = '\127' -> Buffer.add_string b (Printf.sprintf "\\u%04x" (Char.code ch))
+      | ch when ch < ' ' || ch = '\127' ->
+          Buffer.add_string b (Printf.sprintf "\\u%04x" (Char.code ch))
       | ch -> Buffer.add_char b ch) s;
   Buffer.add_char b '"';
   Buffer.contents b
 
-let usage = "usage: vcheck [-q] [--json] [-j N] [--max-positions N] [--max-columns N] [--max-moves N] CERTIFICATE|FOLDER ..."
+(* One JSON object: check's fields (verdict: verified, rejected or unreadable; claim: win,
+   no-win or range; null where unknown), and the theorem of a verified file. *)
+let json path o =
+  let field f = match o.h with None -> "null" | Some h -> f h in
+  let number n = string_of_int n and text s = json_string s in
+  let ranged f = field (fun h -> if h.claim = "range" then f h else "null") in
+  let fields = [
+    "path", text path; "verdict", text o.verdict;
+    "claim", field (fun h -> text h.claim);
+    "deal", field (fun h -> match h.deal with Some n -> number n | None -> "null");
+    "first", ranged (fun h -> number h.first); "last", ranged (fun h -> number h.last);
+    "unwinnable", ranged (fun _ ->
+        if o.verdict = "verified" then "[" ^ String.concat ", " (List.map number o.lost) ^ "]"
+        else "null");
+    "cells", field (fun h -> number h.cells); "foundation_moves", field (fun h ->
+        string_of_bool h.fm);
+    "symmetry", field (fun h -> text h.symmetry); "count", field (fun h -> number h.count);
+    "sha256", (match o.sha with Some s -> text s | None -> "null");
+    "seconds", Printf.sprintf "%.3f" o.seconds;
+    "theorem", (if o.verdict = "verified" then text o.text else "null");
+    "reason", (if o.verdict = "verified" then "null" else text o.text)] in
+  "{" ^ String.concat ", " (List.map (fun (k, v) -> json_string k ^ ": " ^ v) fields) ^ "}"
+
+let usage = "usage: vcheck [-q] [--json] [-j N] [--progress-every S] [--max-positions N] \
+             [--max-columns N] [--max-moves N] CERTIFICATE|FOLDER|- ..."
 
 let help = usage ^ "\n\n\
 Check FreeCell certificates with a checker proved correct in Coq (vcheck/README.md).\n\
-Exit 0: every certificate verified; 1: one is rejected; 2: one is unreadable (or bad usage).\n\n\
-  -q, --quiet          print only what is not verified\n\
-  --json               one JSON object per certificate\n\
-  -j N                 check a no-win's records in N processes, in slices (default 1)\n\
-  --max-positions N    refuse a no-win of more than N positions (default 4000000)\n\
-  --max-columns N      refuse a column table of more than N entries (default 1000000)\n\
-  --max-moves N        refuse a win of more than N moves (default 100000)\n\
-  --version            print the version\n"
+A folder: each *.msgpack.zst in it; -: a certificate on standard input.\n\
+Exit 0: every certificate verified; 1: one is rejected; 2: one is unreadable (or bad usage).\n\
+A verified file's line is followed by its sha256, as check prints it.\n\n\
+\  -q, --quiet          print only what is not verified, and no progress\n\
+\  --json               one JSON object per certificate (check's fields, and its theorem)\n\
+\  -j N                 N processes: several files N at once; one file's records (a no-win)\n\
+\                       or entries (a range) split N ways (default 1)\n\
+\  --progress-every S   a progress line on standard error at most every S seconds of a long\n\
+\                       check (default 10)\n\
+\  --max-positions N    refuse a no-win of more than N positions (default 4000000)\n\
+\  --max-columns N      refuse a column table of more than N entries (default 1000000)\n\
+\  --max-moves N        refuse a win of more than N moves (default 100000)\n\
+\  --version            print the version\n"
 
 let () =
   (* The checker allocates many short-lived lists: a larger minor heap makes that cheaper. *)
   Gc.set { (Gc.get ()) with Gc.minor_heap_size = 1 lsl 20 };
-  let quiet = ref false and json = ref false and paths = ref [] in
+  let quiet = ref false and as_json = ref false and paths = ref [] in
   let args = Array.to_list Sys.argv |> List.tl in
   let usage_error m = prerr_endline ("vcheck: " ^ m); prerr_endline usage; exit 2 in
   let rec parse = function
     | [] -> ()
     | ("-q" | "--quiet") :: rest -> quiet := true; parse rest
-    | "--json" :: rest -> json := true; parse rest
+    | "--json" :: rest -> as_json := true; parse rest
     | "-j" :: v :: rest ->
-        (match int_of_string_opt v with Some n when n >= 1 -> jobs := n
-                                      | _ -> usage_error ("-j: not a number of processes: " ^ v));
+        (match int_of_string_opt v with
+         | Some n when n >= 1 -> jobs := n
+         | _ -> usage_error ("-j: not a number of processes: " ^ v));
+        parse rest
+    | "--progress-every" :: v :: rest ->
+        (match float_of_string_opt v with
+         | Some s when s >= 0.0 -> progress_every := s
+         | _ -> usage_error ("--progress-every: not a number of seconds: " ^ v));
         parse rest
     | ("-h" | "--help") :: _ -> print_string help; exit 0
     | "--version" :: _ -> print_endline version; exit 0
     | ("--max-positions" | "--max-columns" | "--max-moves" as o) :: v :: rest ->
-        let n = match int_of_string_opt v with Some n when n >= 0 -> n
-                                             | _ -> usage_error (o ^ ": not a count: " ^ v) in
+        let n = match int_of_string_opt v with
+          | Some n when n >= 0 -> n
+          | _ -> usage_error (o ^ ": not a count: " ^ v) in
         (match o with "--max-positions" -> max_positions := n
                     | "--max-columns" -> max_columns := n | _ -> max_moves := n);
         parse rest
     | o :: _ when String.length o > 1 && o.[0] = '-' -> usage_error ("unknown option " ^ o)
     | p :: rest -> paths := p :: !paths; parse rest in
   parse args;
+  progress_on := not !quiet;
   let paths = List.rev !paths in
   if paths = [] then usage_error "no certificate given";
+  let folder p = p <> "-" && Sys.file_exists p && Sys.is_directory p in
+  (* (the name to print, the path): a file by its own name, a folder's certificates (its
+     *.msgpack.zst) by theirs; a folder that cannot be listed is read as a file, and refused. *)
   let files = List.concat_map (fun p ->
-      if Sys.file_exists p && Sys.is_directory p then
-        Sys.readdir p |> Array.to_list |> List.filter (fun f -> Filename.check_suffix f ".zst")
-        |> List.sort compare |> List.map (Filename.concat p)
-      else [p]) paths in
-  let several = List.length files > 1 || List.exists (fun p -> Sys.file_exists p && Sys.is_directory p) paths in
-  let verdicts = verify_all files (fun path o ->
-      if !json then begin
-        let h = o.h in
-        let field f = match h with None -> "null" | Some h -> f h in
-        Printf.printf "{\"path\": %s, \"verdict\": %s, \"claim\": %s, \"deal\": %s, \"cells\": %s, \"foundation_moves\": %s, \"symmetry\": %s, \"count\": %s, \"unwinnable\": %s, \"%s\": %s}\n%!"
-          (json_string path) (json_string o.verdict)
-          (field (fun h -> json_string h.claim))
-          (field (fun h -> match h.deal with Some n -> string_of_int n | None -> "null"))
-          (field (fun h -> string_of_int h.cells)) (field (fun h -> string_of_bool h.fm))
-          (field (fun h -> json_string h.symmetry)) (field (fun h -> string_of_int h.count))
-          (field (fun h -> if h.claim = "range" then
-                     "[" ^ String.concat ", " (List.map string_of_int o.lost) ^ "]" else "null"))
-          (if o.verdict = "verified" then "theorem" else "reason") (json_string o.text)
-      end else if o.verdict <> "verified" || not !quiet then
-        print_endline (printable ((if several then path ^ ": " else "") ^
+      match if folder p then Some (Sys.readdir p) else None with
+      | Some names ->
+          Array.to_list names |> List.filter (fun f -> Filename.check_suffix f ".msgpack.zst")
+          |> List.sort compare |> List.map (fun f -> (f, Filename.concat p f))
+      | None | exception Sys_error _ ->
+          [((if p = "-" then p else Filename.basename p), p)]) paths in
+  let several = List.length files > 1 || List.exists folder paths in
+  let shown = Hashtbl.create 16 in
+  List.iter (fun (name, p) -> Hashtbl.replace shown p name) files;
+  let verdicts = verify_all (List.map snd files) (fun path o ->
+      if !as_json then print_endline (json path o)
+      else if o.verdict <> "verified" || not !quiet then begin
+        let name = Hashtbl.find shown path in
+        print_endline (printable ((if several then name ^ ": " else "") ^
                                   String.uppercase_ascii o.verdict ^ ": " ^ o.text));
+        match o.verdict, o.sha with
+        | "verified", Some sha -> print_endline ("  sha256 " ^ sha)
+        | _ -> ()
+      end;
+      flush stdout;
       o.verdict) in
   let n = List.length verdicts in
   let ok = List.length (List.filter (( = ) "verified") verdicts) in
   let bad = List.length (List.filter (( = ) "unreadable") verdicts) in
-  if several && not !json && not !quiet then
-    Printf.printf "%s certificate%s: %s verified, %s rejected%s\n" (commas n) (if n = 1 then "" else "s")
-      (commas ok) (commas (n - ok)) (if bad > 0 then Printf.sprintf " (%s unreadable)" (commas bad) else "");
+  if several && not !as_json && not !quiet then
+    Printf.printf "%s certificate%s: %s verified, %s rejected%s\n" (commas n)
+      (if n = 1 then "" else "s") (commas ok) (commas (n - ok))
+      (if bad > 0 then Printf.sprintf " (%s unreadable)" (commas bad) else "");
   exit (if List.mem "rejected" verdicts then 1 else if bad > 0 then 2 else 0)

@@ -1,4 +1,5 @@
-/* The certificate file's bytes: zstd frames decompressed into one buffer, and XXH3-64.
+/* The certificate file's bytes (a file, or standard input), zstd frames decompressed into one
+ * buffer, and XXH3-64.
  *
  * Untrusted: whatever these return is read by the driver and checked by the proved checker;
  * a wrong byte can only make a check fail.  One error discipline: every failure raises
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 #include <caml/alloc.h>
 #include <caml/bigarray.h>
@@ -25,10 +27,49 @@ static char message[512];
 
 static void fail(const char *what) { caml_failwith(what); }
 
+/* Standard input, read to its end (a pipe or a file; a terminal would wait for a person). */
+static unsigned char *read_stdin(size_t *size, size_t limit)
+{
+    struct stat st;
+    if (fstat(0, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        snprintf(message, sizeof message, "standard input is not a regular file or a pipe");
+        return NULL;
+    }
+    size_t cap = 1 << 16, used = 0;
+    unsigned char *buf = malloc(cap);
+    if (!buf) { snprintf(message, sizeof message, "out of memory"); return NULL; }
+    for (;;) {
+        if (used == cap) {
+            if (cap >= limit) {
+                free(buf);
+                snprintf(message, sizeof message, "standard input holds more than 4 GiB");
+                return NULL;
+            }
+            unsigned char *grown = realloc(buf, cap * 2);
+            if (!grown) {
+                free(buf); snprintf(message, sizeof message, "out of memory"); return NULL;
+            }
+            buf = grown; cap *= 2;
+        }
+        ssize_t got = read(0, buf + used, cap - used);
+        if (got == 0) break;
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            snprintf(message, sizeof message, "cannot read standard input: %s", strerror(errno));
+            free(buf);
+            return NULL;
+        }
+        used += (size_t)got;
+    }
+    *size = used;
+    return buf;
+}
+
 /* The whole file, read into memory: a certificate is small compressed. */
 static unsigned char *read_file(const char *path, size_t *size, size_t limit)
 {
     struct stat st;
+    if (strcmp(path, "-") == 0) return read_stdin(size, limit);
     FILE *f = fopen(path, "rb");
     if (!f) { snprintf(message, sizeof message, "cannot open: %s", strerror(errno)); return NULL; }
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -60,7 +101,10 @@ static unsigned char *decompress(const unsigned char *in, size_t in_size, size_t
     if (!ds || !out) { snprintf(message, sizeof message, "out of memory"); goto error; }
     ZSTD_initDStream(ds);
     ZSTD_inBuffer input = { in, in_size, 0 };
-    if (in_size == 0) { snprintf(message, sizeof message, "not a valid zstd frame: the file is empty"); goto error; }
+    if (in_size == 0) {
+        snprintf(message, sizeof message, "not a valid zstd frame: the file is empty");
+        goto error;
+    }
     while (input.pos < input.size) {
         /* A new frame starts here. */
         if (input.size - input.pos >= 4) {
@@ -111,22 +155,33 @@ error:
     return NULL;
 }
 
-/* vc_read : string -> (char, int8_unsigned_elt, c_layout) Bigarray.Array1.t */
+static value bigarray_of(unsigned char *data, size_t size)
+{
+    unsigned char *fit = size ? realloc(data, size) : data;
+    if (fit) data = fit;
+    intnat dim = (intnat)size;
+    return caml_ba_alloc(CAML_BA_UINT8 | CAML_BA_C_LAYOUT | CAML_BA_MANAGED, 1, data, &dim);
+}
+
+/* vc_read : string -> bigarray: the file's bytes ("-": standard input's) */
 value vc_read(value path)
 {
     CAMLparam1(path);
-    const size_t limit = (size_t)4 << 30;
-    size_t in_size, out_size;
-    unsigned char *in = read_file(String_val(path), &in_size, limit);
+    size_t size;
+    unsigned char *in = read_file(String_val(path), &size, (size_t)4 << 30);
     if (!in) fail(message);
-    unsigned char *out = decompress(in, in_size, limit, &out_size);
-    free(in);
+    CAMLreturn(bigarray_of(in, size));
+}
+
+/* vc_decompress : bigarray -> bigarray: the data of the frames in it */
+value vc_decompress(value file)
+{
+    CAMLparam1(file);
+    size_t size;
+    unsigned char *out = decompress(Caml_ba_data_val(file), Caml_ba_array_val(file)->dim[0],
+                                    (size_t)4 << 30, &size);
     if (!out) fail(message);
-    if (out_size == 0) out_size = 0;
-    unsigned char *fit = out_size ? realloc(out, out_size) : out;
-    if (fit) out = fit;
-    intnat dim = (intnat)out_size;
-    CAMLreturn(caml_ba_alloc(CAML_BA_UINT8 | CAML_BA_C_LAYOUT | CAML_BA_MANAGED, 1, out, &dim));
+    CAMLreturn(bigarray_of(out, size));
 }
 
 /* vc_xxh3 : bigarray -> int -> int -> string (16 lowercase hex digits) */
