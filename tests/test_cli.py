@@ -499,8 +499,8 @@ def test_extract_keeps_what_is_not_its_deals_certificate(tmp_path, monkeypatch, 
 # Run certify's main twice in one process, as if the compiled engine had not been built.
 WITHOUT_COMPILED_ENGINE = """
 import sys
-from certify import cli, engine
-engine._search, engine._description = None, "python (the compiled engine is not built: test)"
+sys.modules['certify.engine._search'] = None
+from certify import cli
 for out in sys.argv[1:]:
     cli.main(["1", "--max-positions", "50", "--no-solver", "-o", out, *QUIET])
 """
@@ -511,7 +511,8 @@ def test_a_missing_compiled_engine_is_said_once_and_never_under_quiet(tmp_path, 
     script = WITHOUT_COMPILED_ENGINE.replace("*QUIET", "*['-q']" if quiet else "")
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "a.msgpack.zst"),
                            str(tmp_path / "b.msgpack.zst")],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, CERTIFY_ENGINE=""))
     said = [line for line in done.stderr.splitlines() if "compiled engine is not built" in line]
     assert said == ([] if quiet else
                     ["certify: the compiled engine is not built; running the slower Python engine"])

@@ -411,7 +411,8 @@ def test_engine_choice_from_the_environment(tmp_path):
     assert "not built" in missing.stderr and "Traceback" not in missing.stderr
     fallback = run({"CERTIFY_ENGINE": ""}, hide)
     assert fallback.returncode == 0 and fallback.stdout.startswith("python |")
-    assert fallback.stderr.count("\n") == 1 and "slower Python engine" in fallback.stderr
+    # Said by the command that searches (engine.warn_if_slow, tests/test_cli.py), not on import:
+    assert fallback.stderr == ""
 
 
 def test_a_reused_compressor_writes_what_a_fresh_one_writes():
