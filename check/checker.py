@@ -16,7 +16,7 @@ columns 1..8. Several files or folders: a line each, then a summary.
 # each leads to one of them, none is won) prove the sentence printed; a reader that mangled the
 # records could only make those checks fail. "§n" is section n of the format document.
 import argparse, concurrent.futures, contextlib, functools, hashlib, importlib.metadata, json
-import mmap, multiprocessing, os, reprlib, shutil, stat, struct, sys, tempfile, time
+import mmap, multiprocessing, os, reprlib, shutil, signal, stat, struct, sys, tempfile, time
 
 import msgpack, xxhash, zstandard
 
@@ -311,9 +311,9 @@ def header(s):
     unpacker.feed(bytes(s.buf[:65536]))
     try: h = unpacker.unpack()
     except (msgpack.OutOfData, ValueError) as e:   # msgpack's errors: format, limits, nesting
-        why = {msgpack.OutOfData: 'is cut short', msgpack.StackError: 'is nested too deeply'}.get(
-            type(e), f'is not valid msgpack ({e})')
-        raise Unreadable(f'the header (in the first 64 KiB) {why}') from None
+        raise Unreadable('the header (in the first 64 KiB) ' + {
+            msgpack.OutOfData: 'is cut short', msgpack.StackError: 'is nested too deeply'}.get(
+            type(e), f'is not valid msgpack ({e})')) from None
     s.take(unpacker.tell(), 'the header')
     need(type(h) is dict, 'the file does not start with a msgpack map: not a certificate',
          Unreadable)
@@ -386,8 +386,8 @@ def check_win(s, rules, size, limits, read):
 # nbytes of zeros: in memory, or (past the --memory budget) in a memory-mapped temporary file.
 def space(nbytes, spill):
     if not spill: return bytearray(nbytes)
-    with tempfile.TemporaryFile() as f:
-        f.truncate(max(nbytes, 1))
+    with tempfile.TemporaryFile() as f:   # (its room taken now: a full disk is an OSError here,
+        os.posix_fallocate(f.fileno(), 0, max(nbytes, 1))   # not a SIGBUS at a page's first write)
         return memoryview(mmap.mmap(f.fileno(), max(nbytes, 1)))[:nbytes]
 
 
@@ -508,6 +508,7 @@ def in_parts(work, shared, count, jobs):
                           [count * (k + 1) // jobs for k in range(jobs)]))
     except concurrent.futures.process.BrokenProcessPool:
         raise Unreadable('a closing process ended early') from None
+    finally: share.job = None   # (the records are not kept alive after their check)
 
 
 def share(lo, hi):
@@ -587,12 +588,10 @@ def verify(path, limits=LIMITS, want=None):
         return 'verified', h, theorem(h, path), s.digest()
     except (Rejected, Unreadable) as e:
         return type(e).__name__.lower(), h, str(e), s.digest() if s else None
-    except zstandard.ZstdError as e:
-        return ('unreadable', h, f'{shown_path} is not a certificate: not a valid zstd frame ({e})',
-                s.digest() if s else None)
-    except OSError as e:
-        return ('unreadable', h, f'cannot read {shown_path}: {e.strerror or e}',
-                s.digest() if s else None)
+    except (zstandard.ZstdError, OSError) as e:   # (OSError: also no room for --memory's files)
+        why = (f'cannot read {shown_path}: {e.strerror or e}' if isinstance(e, OSError) else
+               f'{shown_path} is not a certificate: not a valid zstd frame ({e})')
+        return 'unreadable', h, why, s.digest() if s else None
     except Exception as e:   # the last guard: an unforeseen failure is one line, never a verdict
         return 'unreadable', {}, f'internal error: {type(e).__name__}: {e}', None
     finally:
@@ -655,7 +654,7 @@ OPTIONS = [   # (group, flags, settings): what the file must prove, the limits, 
     (None, ('paths',), dict(nargs='*', help='certificates, or folders (each *.msgpack.zst in them '
                                             'and in their subfolders); - for standard input')),
     ('asked', ('--deal',), dict(type=int, metavar='N', help='this numbered deal')),
-    ('asked', ('--range',), dict(type=lambda text: tuple(map(int, text.split('-', 1))),
+    ('asked', ('--range',), dict(type=lambda text: tuple(map(int, text.partition('-')[::2])),
                                  metavar='A-B', help='a range certificate of deals A..B')),
     ('asked', ('--claim',), dict(choices=['no-win', 'win', 'range'])),
     ('asked', ('--cells',), dict(type=int, metavar='K', help='K free cells')),
@@ -694,6 +693,7 @@ def main(argv=None):
               'limits': p.add_argument_group('limits (past one, a file is UNREADABLE)')}
     for group, flags, settings in OPTIONS: groups[group].add_argument(*flags, **settings)
     args = p.parse_args(argv)   # --help, --version and bad usage exit here: 0 or 2
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # a reader gone: end quietly, as cat does
     if not args.paths: p.exit(2, 'usage: check [options] CERTIFICATE|FOLDER|- ... (see --help)\n')
     if args.jobs < 1: p.error(f'-j {args.jobs}: at least one process is needed')
     limits = {key: getattr(args, 'max_' * (key in ('positions', 'columns', 'moves')) +

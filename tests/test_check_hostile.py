@@ -264,3 +264,41 @@ def test_the_memory_option_reads_units():
     assert [checker.size(s) for s in ('100', '1K', '2m', '3G')] == [100, 1024, 2 << 20, 3 << 30]
     code, _, err = run('--memory', 'lots', 'x')
     assert code == 2 and '--memory' in err
+
+
+def test_no_room_for_the_memory_budgets_file_is_one_line_not_a_crash(workdir, monkeypatch):
+    # A full disk must be an error when the temporary file is made, not a SIGBUS at the first
+    # write into a page of a sparse file (its room is taken at once, with posix_fallocate).
+    p = workdir / 'no-room.msgpack.zst'
+    p.write_bytes(t.nowin('board1'))
+
+    def full(fd, offset, length):
+        raise OSError(28, 'No space left on device')
+
+    monkeypatch.setattr(checker.os, 'posix_fallocate', full)
+    verdict, _, text, _ = checker.verify(p, {**checker.LIMITS, 'memory': 0})
+    assert verdict == 'unreadable' and text.endswith('No space left on device')
+
+
+def test_the_records_of_a_split_check_are_not_kept_after_it(workdir, monkeypatch):
+    monkeypatch.setattr(checker, 'SPLIT', 2)
+    p = workdir / 'kept.msgpack.zst'
+    p.write_bytes(t.nowin('board1'))
+    assert checker.verify(p, {**checker.LIMITS, 'jobs': 2})[0] == 'verified'
+    assert checker.share.job is None
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly(workdir):
+    p = workdir / 'many.msgpack.zst'
+    p.write_bytes(t.win('win0'))
+    done = subprocess.run(f'{sys.executable} -m check -j 1 {" ".join([str(p)] * 50)} | true',
+                          shell=True, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert 'Traceback' not in done.stderr and 'Error' not in done.stderr
+
+
+@pytest.mark.parametrize('asked', ['3', '1-', '-5', '1-2-3', 'a-b'])
+def test_a_range_that_is_not_a_to_b_is_bad_usage(workdir, asked):
+    p = workdir / 'range-usage.msgpack.zst'
+    p.write_bytes(t.win('win0'))
+    code, out, err = run('--range', asked, p)
+    assert code == 2 and out == '' and '--range' in err and 'internal error' not in err
