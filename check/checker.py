@@ -693,7 +693,8 @@ def main(argv=None):
               'limits': p.add_argument_group('limits (past one, a file is UNREADABLE)')}
     for group, flags, settings in OPTIONS: groups[group].add_argument(*flags, **settings)
     args = p.parse_args(argv)   # --help, --version and bad usage exit here: 0 or 2
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # a reader gone: end quietly, as cat does
+    # Run as a program (not called with arguments): a reader gone ends it quietly, as cat does.
+    if argv is None: signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if not args.paths: p.exit(2, 'usage: check [options] CERTIFICATE|FOLDER|- ... (see --help)\n')
     if args.jobs < 1: p.error(f'-j {args.jobs}: at least one process is needed')
     limits = {key: getattr(args, 'max_' * (key in ('positions', 'columns', 'moves')) +
