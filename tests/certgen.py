@@ -12,6 +12,7 @@ import zstandard
 
 RANKS, SUITS = 'A23456789TJQK', 'CDHS'
 CELL, FOUNDATION = 8, 9
+CHUNK = 2**20   # the records of a version 3 chunk (section 7), the last chunk holding the rest
 
 
 def card(text):
@@ -149,6 +150,37 @@ def win_path(start, ncells, fmoves=False):
     return None
 
 
+def move_order(pos, ncells, fmoves):
+    """The ((card, dest), position after) of every legal move from pos, in version 3's move order
+    (section 7): to the foundation, then to columns 1..8, then to a free cell; by card within each."""
+    def key(item):
+        (c, d), _ = item
+        return (0 if d == FOUNDATION else 9 if d == CELL else 1 + d), c
+    return sorted(successors(pos, ncells, fmoves), key=key)
+
+
+def move_indices(start, ncells, fmoves, moves):
+    """The version 3 body of a line: each move's index among the legal moves, in the move order."""
+    pos, out = start, []
+    for mv in moves:
+        legal = move_order(pos, ncells, fmoves)
+        out.append([m for m, _ in legal].index(tuple(mv)))
+        pos = legal[out[-1]][1]
+    return bytes(out)
+
+
+def index_moves(start, ncells, fmoves, indices):
+    """The (card, dest) moves that version 3 indices name, or None at an index past the legal moves."""
+    pos, out = start, []
+    for i in indices:
+        legal = move_order(pos, ncells, fmoves)
+        if i >= len(legal):
+            return None
+        out.append(legal[i][0])
+        pos = legal[i][1]
+    return out
+
+
 def replay_wins(start, ncells, fmoves, moves):
     """The test's own oracle: do these (card, dest) moves replay legally to a won position?"""
     pos = start
@@ -196,6 +228,18 @@ def nowin_parts(positions, ncells, symmetry, width=None):
     return table, sorted(recs)
 
 
+def id_width(entries, version=2):
+    """The bytes of a column id for a table of this many entries (4 only from version 3)."""
+    return 2 if entries <= 65536 else 3 if entries <= 2**24 or version < 3 else 4
+
+
+def body_values(data):
+    """The msgpack values of a version 3 body (after the header), in order (trusting them)."""
+    u = msgpack.Unpacker(raw=False, max_buffer_size=1 << 31)
+    u.feed(data)
+    return list(u)
+
+
 def parse_board(board, ncells):
     """The start position a custom board holds; AssertionError if it is not well-formed."""
     found, cells = board[:4], [c for c in board[4:4 + ncells] if c != 0xFF]
@@ -214,6 +258,10 @@ def claim_holds(blob, limit=20000):
         h, body = unpack_file(blob)
         ncells, fm = h['cells'], h['foundation_moves']
         start = deal_start(h['deal']) if h['deal'] is not None else parse_board(h['board'], ncells)
+        if h['claim'] == 'win' and h['version'] == 3:
+            (line,) = body_values(body)
+            moves = index_moves(start, ncells, fm, line)
+            return moves is not None and replay_wins(start, ncells, fm, moves)
         if h['claim'] == 'win':
             return replay_wins(start, ncells, fm, zip(body[::2], body[1::2]))
         return not any(is_won(p) for p in explore(start, ncells, fm, limit=limit))
@@ -225,11 +273,16 @@ def nowin_positions(blob):
     """The positions of a no-win certificate file (version 1 or 2), read the test side's way: each
     as (foundations, cells, columns in record order)."""
     h, body = unpack_file(blob)
-    table, data = msgpack.unpackb(body)
     ncells = h['cells']
-    w = 2 if len(table) <= 65536 else 3
+    if h['version'] == 3:
+        table, *chunks = body_values(body)
+        w = id_width(len(table), 3)
+        recs = [r for c in chunks for r in unplane(c, len(c) // (4 + ncells + 8 * w))]
+    else:
+        table, data = msgpack.unpackb(body)
+        w = id_width(len(table))
+        recs = unplane(data, h['count']) if h['version'] == 2 else unfront(data, 4 + ncells + 8 * w)
     W = 4 + ncells + 8 * w
-    recs = unplane(data, h['count']) if h['version'] == 2 else unfront(data, W)
     out = []
     for rec in recs:
         ids = [int.from_bytes(rec[k:k + w], 'big') for k in range(4 + ncells, W, w)]
@@ -281,6 +334,8 @@ def header(claim, count, body, deal=None, board=None, cells=4, foundation_moves=
 def pack(h, body, raw_body=None, level=3):
     """A certificate file: one zstd frame of header then body (a bin), or raw_body bytes if given."""
     data = msgpack.packb(h, use_bin_type=True)
+    if raw_body is None and h.get('version') == 3:   # version 3: the body values as they stand
+        raw_body = body
     data += raw_body if raw_body is not None else msgpack.packb(body, use_bin_type=True)
     return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
 
@@ -293,27 +348,40 @@ def finish(h, body, changes):
     return pack(h, body)
 
 
-def nowin_body(parts, version=1):
-    """The body bytes of a no-win certificate: [column table, records], front-coded (1) or as byte planes (2)."""
+def nowin_body(parts, version=1, chunk=None):
+    """The body bytes of a no-win certificate: [column table, records], front-coded (1) or as byte planes (2);
+    for version 3 the body values: the column table, then the records in chunks of `chunk` records (the
+    format's CHUNK unless a test writes a wrong file), each as byte planes."""
     table, recs = parts
+    if version == 3:
+        chunk = chunk or CHUNK
+        return msgpack.packb(table, use_bin_type=True) + b''.join(
+            msgpack.packb(plane_code(recs[i:i + chunk]), use_bin_type=True) for i in range(0, len(recs), chunk))
     return msgpack.packb([table, front_code(recs) if version == 1 else plane_code(recs)], use_bin_type=True)
 
 
 def nowin_file(start, ncells, positions=None, fmoves=False, symmetry='columns', deal=None, parts=None,
-               version=1, width=None, **changes):
-    """A no-win certificate file (correct unless positions/parts/width/changes make it otherwise)."""
+               version=1, width=None, chunk=None, **changes):
+    """A no-win certificate file (correct unless positions/parts/width/chunk/changes make it otherwise)."""
     if parts is None:
         if positions is None:
             positions = explore(start, ncells, fmoves, symmetry)
         parts = nowin_parts(positions, ncells, symmetry, width)
-    body = nowin_body(parts, version)
+    body = nowin_body(parts, version, chunk)
     h = header('no-win', len(parts[1]), body, deal=deal, board=None if deal else board_bytes(start, ncells),
                cells=ncells, foundation_moves=fmoves, symmetry=symmetry, version=version)
     return finish(h, body, changes)
 
 
-def win_file(start, ncells, path, fmoves=False, deal=None, version=1, **changes):
-    body = bytes(b for mv in path for b in mv)
+def win_file(start, ncells, path, fmoves=False, deal=None, version=1, indices=None, **changes):
+    """A win certificate file for the (card, dest) moves of path; version 3 writes each move's index in
+    the move order (or the given indices instead, to write a wrong file)."""
+    if version == 3:
+        if indices is None:
+            indices = move_indices(start, ncells, fmoves, path)
+        body = msgpack.packb(bytes(indices), use_bin_type=True)
+    else:
+        body = bytes(b for mv in path for b in mv)
     h = header('win', len(path), body, deal=deal, board=None if deal else board_bytes(start, ncells),
                cells=ncells, foundation_moves=fmoves, symmetry='none', version=version)
     return finish(h, body, changes)
@@ -321,13 +389,16 @@ def win_file(start, ncells, path, fmoves=False, deal=None, version=1, **changes)
 
 # ---- Range certificates (section 6) ----
 
-def entry(deal, claim, count, body):
-    """One entry of a range certificate: [deal, claim, count, body]."""
+def entry(deal, claim, count, body, version=2):
+    """One entry of a range certificate: [deal, claim, count, body]; version 3: [deal, claim, count]
+    and then the body values (body: their bytes, as a single version 3 file holds them)."""
+    if version == 3:
+        return msgpack.packb([deal, claim, count], use_bin_type=True) + body
     return msgpack.packb([deal, claim, count, body], use_bin_type=True)
 
 
-def range_header(first, last, entries, cells=4, foundation_moves=False, symmetry='columns'):
-    return {'format': 'freecell-certificate', 'version': 2, 'claim': 'range', 'first': first, 'last': last,
+def range_header(first, last, entries, cells=4, foundation_moves=False, symmetry='columns', version=2):
+    return {'format': 'freecell-certificate', 'version': version, 'claim': 'range', 'first': first, 'last': last,
             'cells': cells, 'foundation_moves': foundation_moves, 'symmetry': symmetry, 'count': last - first + 1,
             'xxh3_64': xxhash.xxh3_64_hexdigest(b''.join(entries))}
 
@@ -336,14 +407,19 @@ def range_file(start, entries, level=3, **changes):
     """A range certificate for deals start.. from entry bytes (see entry()); the rules (cells, foundation_moves,
     symmetry) given, and then other header changes (the entries' hash is not redone for those)."""
     h = range_header(start, start + len(entries) - 1, entries, **{k: changes.pop(k) for k in
-                                                                 ('cells', 'foundation_moves', 'symmetry') if k in changes})
+                                                                 ('cells', 'foundation_moves', 'symmetry', 'version')
+                                                                 if k in changes})
     h.update(changes)
     data = msgpack.packb(h, use_bin_type=True) + b''.join(entries)
     return zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data)
 
 
-def as_entry(blob):
-    """The range entry that holds the same proof as a single certificate file (version 1 or 2), body in version 2."""
+def as_entry(blob, version=2):
+    """The range entry that holds the same proof as a single certificate file (version 1, 2 or 3), in that
+    version (2 or 3) of the range format."""
+    if version == 3:
+        h, body = unpack_file(blob if unpack_file(blob)[0]['version'] == 3 else as_version3(blob))
+        return entry(h['deal'], h['claim'], h['count'], body, version=3)
     h, body = unpack_file(blob)
     if h['claim'] == 'no-win' and h['version'] == 1:
         table, data = msgpack.unpackb(body)
@@ -353,20 +429,46 @@ def as_entry(blob):
 
 
 def unpack_range(blob):
-    """(header, [[deal, claim, count, body], ...]) of a range certificate (trusting it)."""
+    """(header, [[deal, claim, count, body], ...]) of a range certificate (trusting it); for version 3
+    each entry's body is the list of its body values."""
     data = zstandard.ZstdDecompressor().stream_reader(blob, read_across_frames=True).read()
     u = msgpack.Unpacker(raw=False, max_buffer_size=1 << 31)
     u.feed(data)
     h = next(u)
-    return h, list(u)
+    if h['version'] != 3:
+        return h, list(u)
+    out = []
+    for deal, claim, count in u:
+        if claim == 'win':
+            out.append([deal, claim, count, [next(u)]])
+        else:
+            table = next(u)
+            out.append([deal, claim, count, [table] + [next(u) for _ in range(-(-count // CHUNK))]])
+    return h, out
 
 
 def unpack_file(blob):
-    """(header dict, body bytes) of a certificate file (trusting it)."""
+    """(header dict, body bytes) of a certificate file (trusting it); for version 3 the body is every
+    byte after the header (the body values, as the header's xxh3_64 covers them)."""
     data = zstandard.ZstdDecompressor().stream_reader(blob, read_across_frames=True).read()
-    u = msgpack.Unpacker(raw=False)
+    u = msgpack.Unpacker(raw=False, max_buffer_size=1 << 31)
     u.feed(data)
-    return next(u), next(u)
+    h = next(u)
+    return (h, data[u.tell():]) if h.get('version') == 3 else (h, next(u))
+
+
+def as_version3(blob, chunk=None):
+    """The version 3 file that holds the same proof as a single certificate file of version 1 or 2."""
+    h, body = unpack_file(blob)
+    start = deal_start(h['deal']) if h['deal'] is not None else parse_board(h['board'], h['cells'])
+    if h['claim'] == 'win':
+        moves = list(zip(body[::2], body[1::2]))
+        return win_file(start, h['cells'], moves, h['foundation_moves'], h['deal'], version=3)
+    table, data = msgpack.unpackb(body)
+    W = 4 + h['cells'] + 8 * id_width(len(table))
+    recs = unplane(data, h['count']) if h['version'] == 2 else unfront(data, W)
+    return nowin_file(start, h['cells'], fmoves=h['foundation_moves'], symmetry=h['symmetry'], deal=h['deal'],
+                      parts=(table, recs), version=3, chunk=chunk)
 
 
 def rebuild(blob, body=None, **changes):
