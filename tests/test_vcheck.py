@@ -240,6 +240,26 @@ def test_several_files_at_once_keep_their_order(build, tmp_path):
 
 # ---- The command line beside check's ----
 
+def test_folders_are_read_to_the_bottom(build, tmp_path):
+    """A folder's certificates in its subfolders too, named from the folder down, as check names
+    them; a folder holding none is unreadable, and counted apart in the last line."""
+    (tmp_path / "tree" / "a" / "b").mkdir(parents=True)
+    (tmp_path / "tree" / "empty").mkdir()
+    (tmp_path / "tree" / "notes.txt").write_text("not a certificate")
+    for name, where in (("11982-cells3", "tree"), ("11982-fm", "tree/a"),
+                        ("11982-cells5", "tree/a/b")):
+        shutil.copy(CERTS / f"{name}.msgpack.zst", tmp_path / where)
+    for args in (["tree"], ["tree", "tree/empty"], ["-j", "2", "tree", "tree/empty"]):
+        mine, theirs = (vcheck(build, *args, cwd=tmp_path),
+                        check(*args, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}))
+        assert mine.stdout == theirs.stdout and mine.returncode == theirs.returncode, mine.stdout
+    lines = vcheck(build, "tree", "tree/empty", cwd=tmp_path).stdout.splitlines()
+    assert [line.split(":")[0] for line in lines if ": " in line][:4] == [
+        "11982-cells3.msgpack.zst", "a/11982-fm.msgpack.zst", "a/b/11982-cells5.msgpack.zst",
+        "tree/empty"]
+    assert lines[-1].endswith("; 1 folder not read or holding no certificate")
+
+
 def test_lines_are_checks_lines(build):
     """The VERIFIED line and the sha256 line after it, one file and several, as check prints."""
     one = [CERTS / "11982.msgpack.zst"]
@@ -407,3 +427,185 @@ def test_ocaml_lines_fit_the_house_style():
 def test_every_published_certificate(build):
     run = vcheck(build, "-q", "-j", "2", CERTS)
     assert run.returncode == 0, run.stdout[-2000:]
+
+
+# ---- Version 3 (docs/certificate-format.md, section 7): files from certgen's writer ----
+
+def outcome(build, path, *options):
+    """(exit code, the verdict line without the file's name) of vcheck on one file."""
+    run = vcheck(build, *options, path)
+    assert run.stderr == "" or "-j" in options, run.stderr
+    return run.returncode, run.stdout.splitlines()
+
+
+def single_v3(h, table, recs, **changes):
+    """A version 3 no-win of deal h['deal'] with these records, through certgen's writer."""
+    return certgen.nowin_file(certgen.deal_start(h["deal"]), h["cells"], deal=h["deal"],
+                              symmetry=h["symmetry"], parts=(table, recs), version=3, **changes)
+
+
+def range_v3(first, v2_entries, **changes):
+    """The version 3 range of these version 2 entries ([deal, claim, count, body])."""
+    entries = []
+    for deal, claim, count, body in v2_entries:
+        start = certgen.deal_start(deal)
+        if claim == "win":
+            blob = certgen.win_file(start, 4, list(zip(body[::2], body[1::2])), deal=deal,
+                                    version=3)
+        else:
+            table, data = certgen.msgpack.unpackb(body)
+            blob = certgen.nowin_file(start, 4, deal=deal, parts=(table, certgen.unplane(data, count)),
+                                      version=3)
+        entries.append(certgen.as_entry(blob, version=3))
+    return certgen.range_file(first, entries, version=3, **changes)
+
+
+def test_version3_true_claims(build, tmp_path):
+    """Published certificates, the written boards (both symmetries, a win with foundation moves)
+    and a range, each as version 3: verified, with the theorem of the same proof in version 2."""
+    pairs = [(CERTS / name).read_bytes() for name in PUBLISHED]
+    pairs = [(blob, certgen.as_version3(blob)) for blob in pairs]
+    moves = certgen.win_path(certgen.WIN1, 1)
+    for symmetry in ("columns", "none"):
+        for start, cells in ((certgen.NOWIN1, 1), (certgen.NOWIN0, 0)):
+            pairs.append(tuple(certgen.nowin_file(start, cells, symmetry=symmetry, version=v)
+                               for v in (2, 3)))
+    for fm in (False, True):
+        pairs.append(tuple(certgen.win_file(certgen.WIN1, 1, moves, fmoves=fm, version=v)
+                           for v in (2, 3)))
+    _, entries = certgen.unpack_range((CERTS / "1-32000.msgpack.zst").read_bytes())
+    chosen = entries[11980:11986]
+    pairs.append((certgen.range_file(11981, [certgen.entry(*e) for e in chosen]),
+                  range_v3(11981, chosen)))
+    (tmp_path / "2").mkdir()
+    (tmp_path / "3").mkdir()
+    for i, (old, new) in enumerate(pairs):   # (the same name: a custom layout's theorem says it)
+        (tmp_path / "2" / f"{i}.msgpack.zst").write_bytes(old)
+        (tmp_path / "3" / f"{i}.msgpack.zst").write_bytes(new)
+        assert certgen.unpack_file(new)[0]["version"] == 3
+        two, three = (outcome(build, tmp_path / v / f"{i}.msgpack.zst") for v in ("2", "3"))
+        assert two[0] == three[0] == 0, (i, three)
+        assert three[1][0] == two[1][0].replace("/2/", "/3/"), i
+        assert three[1][0].startswith("VERIFIED: ")
+    ranged = tmp_path / "3" / f"{len(pairs) - 1}.msgpack.zst"
+    assert outcome(build, ranged, "-j", "2")[1] == outcome(build, ranged)[1]
+
+
+def test_version3_column_ids_of_three_bytes(build, tmp_path):
+    """A table of more than 65,536 columns: ids of 3 bytes in version 3 as in version 2."""
+    positions = certgen.with_columns(certgen.explore(certgen.NOWIN0, 0), 0, 70_000)
+    path = tmp_path / "wide.msgpack.zst"
+    path.write_bytes(certgen.nowin_file(certgen.NOWIN0, 0, positions, version=3))
+    code, lines = outcome(build, path)
+    assert code == 0 and "cannot be won" in lines[0], lines
+
+
+def hostile_single_v3():
+    """name -> (file, words of the reason): version 3 files that must be refused."""
+    moves = certgen.win_path(certgen.WIN1, 1)
+    indices = bytearray(certgen.move_indices(certgen.WIN1, 1, False, moves))
+    pos = certgen.WIN1
+    for mv in moves[:3]:
+        pos = dict(certgen.successors(pos, 1, False))[tuple(mv)]
+    past = bytearray(indices)
+    past[3] = len(certgen.move_order(pos, 1, False))    # one past the last legal move there
+    other = bytearray(indices)
+    other[-1] = (other[-1] + 1) % len(certgen.move_order(certgen.WIN1, 1, False))
+    win = certgen.win_file(certgen.WIN1, 1, moves, version=3)
+    nowin = certgen.nowin_file(certgen.NOWIN1, 1, version=3)
+    h, body = certgen.unpack_file(win)
+    positions = certgen.explore(certgen.NOWIN1, 1)
+    return {
+        "index-past-the-moves": (certgen.win_file(certgen.WIN1, 1, moves, version=3,
+                                                  indices=past), "move 4: index"),
+        "index-of-another-move": (certgen.win_file(certgen.WIN1, 1, moves, version=3,
+                                                   indices=other), "do not replay"),
+        "win-count-too-big": (certgen.rebuild(win, count=len(moves) + 1), "not count"),
+        "win-trailing-bytes": (certgen.rebuild(win, body + b"\x00"), "bytes after the moves"),
+        "nowin-trailing-bytes": (certgen.rebuild(nowin, certgen.unpack_file(nowin)[1] + b"\xc0"),
+                                 "bytes after"),
+        "nowin-ids-too-wide": (certgen.nowin_file(certgen.NOWIN1, 1, positions, version=3,
+                                                  width=3), "chunk 0 has"),
+        "wrong-xxh3": (certgen.rebuild(nowin, xxh3_64="0123456789abcdef"), "xxh3_64"),
+        "win-wrong-xxh3": (certgen.rebuild(win, xxh3_64="0123456789abcdef"), "xxh3_64"),
+    }
+
+
+def test_version3_hostile_files(build, tmp_path):
+    """Each refused in one line, with a non-zero exit and nothing on standard error."""
+    for name, (blob, words) in hostile_single_v3().items():
+        path = tmp_path / f"{name}.msgpack.zst"
+        path.write_bytes(blob)
+        code, lines = outcome(build, path)
+        assert code in (1, 2) and len(lines) == 1 and words in lines[0], (name, lines)
+
+
+def test_version3_hostile_ranges(build, tmp_path):
+    """A range's entries in version 3: an index past the legal moves in one win, a wrong deal,
+    trailing bytes; refused in one line, in one process or two."""
+    _, entries = certgen.unpack_range((CERTS / "1-32000.msgpack.zst").read_bytes())
+    chosen = [list(e) for e in entries[11980:11984]]
+    _, data = certgen.unpack_file(range_v3(11981, chosen))
+
+    def ranged(blob_entries):
+        h = certgen.range_header(11981, 11984, blob_entries, version=3)
+        return certgen.zstandard.ZstdCompressor(level=3).compress(
+            certgen.msgpack.packb(h, use_bin_type=True) + b"".join(blob_entries))
+
+    deal, claim, count, body = chosen[2]
+    assert claim == "win"
+    indices = bytearray(certgen.move_indices(certgen.deal_start(deal), 4, False,
+                                             list(zip(body[::2], body[1::2]))))
+    indices[0] = 199
+    bad_win = certgen.entry(deal, claim, count, certgen.msgpack.packb(bytes(indices)), version=3)
+    _, kept = certgen.unpack_file(range_v3(11981, chosen[:2]))
+    _, after = certgen.unpack_file(range_v3(11984, chosen[3:]))
+    wrong = [list(e) for e in chosen]
+    wrong[1][0] = 11981
+    files = {"trailing": (ranged([data + b"\xc0"]), "after the last entry"),
+             "wrong-deal": (ranged([certgen.unpack_file(range_v3(11981, wrong))[1]]),
+                            "entry 1 is not about deal 11982"),
+             "index-past-the-moves": (ranged([kept, bad_win, after]),
+                                      "deal 11983: move 1: index 199")}
+    for name, (blob, words) in files.items():
+        path = tmp_path / f"{name}.msgpack.zst"
+        path.write_bytes(blob)
+        for jobs in ("1", "2"):
+            code, lines = outcome(build, path, "-j", jobs)
+            assert code in (1, 2) and len(lines) == 1 and words in lines[0], (name, lines)
+
+
+def test_version3_chunks(build, tmp_path):
+    """Deal 9771903's 1,146,143 positions: two chunks (2^20 records, then the rest), verified;
+    chunks of the wrong size, one missing, one too many, and records descending from one chunk to
+    the next are refused, each in one line."""
+    h, body = certgen.unpack_file((CERTS / "9771903.msgpack.zst").read_bytes())
+    table, data = certgen.msgpack.unpackb(body)
+    recs = certgen.unplane(data, h["count"])
+    chunk = certgen.CHUNK
+    assert chunk < len(recs) < 2 * chunk
+    good = single_v3(h, table, recs)
+    planes = [certgen.msgpack.packb(certgen.plane_code(part), use_bin_type=True)
+              for part in (recs[:chunk], recs[chunk:])]
+    values = certgen.msgpack.packb(table, use_bin_type=True)
+
+    def written(body_values):
+        head = certgen.header("no-win", len(recs), body_values, deal=h["deal"], version=3)
+        return certgen.pack(head, body_values)
+
+    descending = list(recs)
+    descending[chunk - 1], descending[chunk] = descending[chunk], descending[chunk - 1]
+    files = {
+        "good": (good, "VERIFIED: Microsoft FreeCell deal 9771903"),
+        "chunk-too-big": (single_v3(h, table, recs, chunk=chunk + 1), "chunk 0 has"),
+        "chunk-missing": (written(values + planes[0]), "there are 1 chunks, not"),
+        "chunk-extra": (written(values + planes[0] + planes[1] + planes[1]), "bytes after"),
+        "descending": (single_v3(h, table, descending),
+                       f"record {chunk + 1} does not sort strictly after record {chunk}"),
+    }
+    for name, (blob, words) in files.items():
+        path = tmp_path / f"{name}.msgpack.zst"
+        path.write_bytes(blob)
+        code, lines = outcome(build, path, "-j", "2")
+        assert (code == 0) == (name == "good") and words in lines[0], (name, lines)
+        assert len(lines) == (2 if name == "good" else 1)

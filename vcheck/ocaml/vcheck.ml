@@ -174,9 +174,9 @@ let read_header c =
   let field k = try List.assoc (Str k) h with Not_found -> Nil in
   let bad k = unreadable "header %s = %s" k (show (field k)) in
   if field "format" <> Str "freecell-certificate" then bad "format";
-  let hversion = match field "version" with Int (1 | 2 as v) -> v | _ -> bad "version" in
+  let hversion = match field "version" with Int (1 | 2 | 3 as v) -> v | _ -> bad "version" in
   let claim = match field "claim" with
-    | Str ("no-win" | "win" as s) -> s | Str "range" when hversion = 2 -> "range"
+    | Str ("no-win" | "win" as s) -> s | Str "range" when hversion >= 2 -> "range"
     | _ -> bad "claim" in
   let expected = if claim = "range" then range_keys else single_keys in
   if List.sort compare keys <> expected || List.length keys <> List.length h then
@@ -199,7 +199,8 @@ let read_header c =
       | Nil, Bin (o, n) -> None, Some (o, n)
       | Int _, _ | Nil, Nil -> bad "deal"
       | _, _ -> bad "board" in
-    let count = int_in "count" 0 (1 lsl 32) in
+    (* Version 3 counts are 64-bit; past 2 ^ 62 - 1 (far past any limit) msgpack refuses. *)
+    let count = int_in "count" 0 (if hversion = 3 then max_int else 1 lsl 32) in
     { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = 0; last = 0 }
   end
 
@@ -440,7 +441,9 @@ module Data (C : CORE) = struct
           j < 8 && e lsr (8 * w) = 0 &&
           (let off = 4 + cells + w * j in
            if w = 2 then Bytes.set_uint16_be scratch off e
-           else (put off (e lsr 16); Bytes.set_uint16_be scratch (off + 1) (e land 0xffff));
+           else if w = 3 then
+             (put off (e lsr 16); Bytes.set_uint16_be scratch (off + 1) (e land 0xffff))
+           else Bytes.set_int32_be scratch off (Int32.of_int e);
            fill_ids (j + 1) rest) in
     let encode f cs ids =
       home_byte 0 f.clubs && home_byte 1 f.diamonds && home_byte 2 f.hearts &&
@@ -448,7 +451,9 @@ module Data (C : CORE) = struct
     let id k j =
       let off = k * width + 4 + cells + w * j in
       if w = 2 then Bytes.get_uint16_be rows off
-      else (Char.code (Bytes.unsafe_get rows off) lsl 16) lor Bytes.get_uint16_be rows (off + 1) in
+      else if w = 3 then
+        (Char.code (Bytes.unsafe_get rows off) lsl 16) lor Bytes.get_uint16_be rows (off + 1)
+      else Int32.to_int (Bytes.get_int32_be rows off) land 0xffff_ffff in
     let row k j = Char.code (Bytes.unsafe_get rows (k * width + j)) in
     let valid k = k >= 0 && k < count in
     (* For progress: [rhome] is asked first for the record being closed, and, after each
@@ -508,6 +513,60 @@ module Data (C : CORE) = struct
     { home = { clubs = nats.(at 0); diamonds = nats.(at 1); hearts = nats.(at 2);
                spades = nats.(at 3) };
       cells = List.rev !cs; columns = List.rev !cols }
+
+  (* Version 3 move indices, as the (card, destination) moves they name: from [s], each index
+     picks among the legal moves listed in the format's move order (to the foundation, to
+     columns 1..8, to a free cell; within each, by ascending card).  Not trusted: the proved
+     [check_win] checks every move it is given against Rules.moves and the last position
+     against Won, so a wrong move here can only make the check fail. *)
+  let line_of_indices (s : position) ~cells ~fm (d : buf) off count =
+    let home = [| int_of_nat 0 s.home.clubs; int_of_nat 0 s.home.diamonds;
+                  int_of_nat 0 s.home.hearts; int_of_nat 0 s.home.spades |] in
+    let held = ref (List.map card_number s.cells) in
+    let cols = Array.of_list (List.map (List.map card_number) s.columns) in
+    let ncols = Array.length cols in
+    let red x = let su = x land 3 in su = 1 || su = 2 in
+    let stacks x onto = onto lsr 2 = (x lsr 2) + 1 && red x <> red onto in
+    (* The cards that can move, ascending, each with where it is: a column 0..7, 8 a free
+       cell, 9 its foundation. *)
+    let card_of = Array.make 24 0 and from_of = Array.make 24 0 and movable = ref 0 in
+    let add_source x from =
+      let i = ref !movable in
+      while !i > 0 && card_of.(!i - 1) > x do
+        card_of.(!i) <- card_of.(!i - 1); from_of.(!i) <- from_of.(!i - 1); decr i
+      done;
+      card_of.(!i) <- x; from_of.(!i) <- from; incr movable in
+    let line = ref [] in
+    for i = 0 to count - 1 do
+      let wanted = get d (off + i) in
+      movable := 0;
+      Array.iteri (fun j col -> match col with x :: _ -> add_source x j | [] -> ()) cols;
+      List.iter (fun x -> add_source x 8) !held;
+      if fm then Array.iteri (fun su n -> if n > 0 then add_source (4 * (n - 1) + su) 9) home;
+      let listed = ref 0 and chosen = ref (-1, -1, -1) in
+      let offer x from dest = (if !listed = wanted then chosen := (x, from, dest)); incr listed in
+      let each keep dest =
+        for m = 0 to !movable - 1 do
+          if keep card_of.(m) from_of.(m) then offer card_of.(m) from_of.(m) dest
+        done in
+      each (fun x from -> from <> 9 && home.(x land 3) = x lsr 2) 9;
+      for j = 0 to ncols - 1 do
+        each (fun x from -> from <> j &&
+                            (match cols.(j) with [] -> true | onto :: _ -> stacks x onto)) j
+      done;
+      if List.length !held < cells then each (fun _ from -> from < 8) 8;
+      let x, from, dest = !chosen in
+      if x < 0 then
+        rejected "move %d: index %d, but there are only %d legal moves" (i + 1) wanted !listed;
+      if from < 8 then cols.(from) <- List.tl cols.(from)
+      else if from = 8 then held := List.filter (( <> ) x) !held
+      else home.(x land 3) <- home.(x land 3) - 1;
+      if dest < 8 then cols.(dest) <- x :: cols.(dest)
+      else if dest = 8 then held := x :: !held
+      else home.(x land 3) <- home.(x land 3) + 1;
+      line := (cards.(x), nats.(dest)) :: !line
+    done;
+    List.rev !line
 end
 
 module DN = Data (Numbered)
@@ -520,11 +579,13 @@ let all_cards = (1 lsl 52) - 1
 
 type nowin = { entries : string array; w : int; rows : Bytes.t }
 
+let chunk_records = 1 lsl 20      (* version 3: the records come in chunks of this many *)
+
 let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
   if count > !max_positions then
     unreadable "%d positions is more than --max-positions %d" count !max_positions;
   let c = { data = d; pos = off; limit = off + len } in
-  if byte c <> 0x92 then rejected "the body is not an array of two values";
+  if version < 3 && byte c <> 0x92 then rejected "the body is not an array of two values";
   let b = byte c in
   let ncols = if b land 0xf0 = 0x90 then b land 0x0f
     else if b = 0xdc then uint c 2 else if b = 0xdd then uint c 4
@@ -548,42 +609,67 @@ let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
       rejected "the column table is not in strictly ascending order at entry %d" i;
     entries.(i) <- s
   done;
-  let w = if ncols <= 65536 then 2 else 3 in
+  let w = if ncols <= 1 lsl 16 then 2 else if version < 3 || ncols <= 1 lsl 24 then 3 else 4 in
   let width = 4 + cells + 8 * w in
-  let rlen = match byte c with 0xc4 -> uint c 1 | 0xc5 -> uint c 2 | 0xc6 -> uint c 4
-                             | _ -> rejected "the records are not a bin" in
-  room c rlen "the records";
-  let roff = c.pos in
-  c.pos <- c.pos + rlen;
-  if c.pos <> c.limit then rejected "the body has bytes after the records";
+  let bin_length what = match byte c with
+    | 0xc4 -> uint c 1 | 0xc5 -> uint c 2 | 0xc6 -> uint c 4
+    | _ -> rejected "%s not a bin" what in
   let rows = Bytes.create (count * width) in
-  if version = 2 then begin
-    if rlen <> count * width then
-      rejected "records: there are %d bytes, not count x %d = %d" rlen width (count * width);
+  (* [n] records as byte planes at [roff] (byte j of record k at roff + j * n + k), into the
+     rows from record [first] on. *)
+  let unplane roff n first =
     for j = 0 to width - 1 do
-      let base = roff + j * count in
-      for k = 0 to count - 1 do
-        Bytes.unsafe_set rows (k * width + j) (Bigarray.Array1.unsafe_get d (base + k))
+      let base = roff + j * n and row = first * width + j in
+      for k = 0 to n - 1 do
+        Bytes.unsafe_set rows (row + k * width) (Bigarray.Array1.unsafe_get d (base + k))
       done
-    done
-  end else begin
-    let p = ref roff and stop = roff + rlen in
-    for k = 0 to count - 1 do
-      if !p >= stop then rejected "records: there are fewer than %d" count;
-      let shared = get d !p in
-      incr p;
-      if shared >= width || (k = 0 && shared <> 0) then
-        rejected "records: record %d shares %d bytes" (k + 1) shared;
-      if stop - !p < width - shared then rejected "records: record %d is cut short" (k + 1);
-      if k > 0 then Bytes.blit rows ((k - 1) * width) rows (k * width) shared;
-      for j = shared to width - 1 do
-        Bytes.unsafe_set rows (k * width + j) (Bigarray.Array1.unsafe_get d !p); incr p
-      done;
-      if k > 0 && Bytes.get rows ((k - 1) * width + shared) = Bytes.get rows (k * width + shared)
-      then
-        rejected "records: record %d does not give its whole shared prefix" (k + 1)
+    done in
+  if version = 3 then begin
+    let chunks = (count + chunk_records - 1) / chunk_records in
+    for i = 0 to chunks - 1 do
+      let first = i * chunk_records in
+      let n = min chunk_records (count - first) in
+      if c.pos = c.limit then
+        rejected "records: there are %d chunks, not ceil(count / 2^20) = %d" i chunks;
+      let rlen = bin_length (Printf.sprintf "records: chunk %d is" i) in
+      if rlen <> n * width then
+        rejected "records: chunk %d has %d bytes, not its %d records x %d = %d" i rlen n width
+          (n * width);
+      room c rlen "a chunk of records";
+      unplane c.pos n first;
+      c.pos <- c.pos + rlen
     done;
-    if !p <> stop then rejected "records: there are more than %d" count
+    if c.pos <> c.limit then
+      rejected "the body has bytes after its ceil(count / 2^20) = %d chunks of records" chunks
+  end else begin
+    let rlen = bin_length "the records are" in
+    room c rlen "the records";
+    let roff = c.pos in
+    c.pos <- c.pos + rlen;
+    if c.pos <> c.limit then rejected "the body has bytes after the records";
+    if version = 2 then begin
+      if rlen <> count * width then
+        rejected "records: there are %d bytes, not count x %d = %d" rlen width (count * width);
+      unplane roff count 0
+    end else begin
+      let p = ref roff and stop = roff + rlen in
+      for k = 0 to count - 1 do
+        if !p >= stop then rejected "records: there are fewer than %d" count;
+        let shared = get d !p in
+        incr p;
+        if shared >= width || (k = 0 && shared <> 0) then
+          rejected "records: record %d shares %d bytes" (k + 1) shared;
+        if stop - !p < width - shared then rejected "records: record %d is cut short" (k + 1);
+        if k > 0 then Bytes.blit rows ((k - 1) * width) rows (k * width) shared;
+        for j = shared to width - 1 do
+          Bytes.unsafe_set rows (k * width + j) (Bigarray.Array1.unsafe_get d !p); incr p
+        done;
+        if k > 0 && Bytes.get rows ((k - 1) * width + shared) = Bytes.get rows (k * width + shared)
+        then
+          rejected "records: record %d does not give its whole shared prefix" (k + 1)
+      done;
+      if !p <> stop then rejected "records: there are more than %d" count
+    end
   end;
   (* Each record a well-formed position, the records strictly ascending, every column used:
      not needed for soundness, but the format requires it. *)
@@ -661,17 +747,31 @@ let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry 
   if claim = "win" then begin
     if symmetry <> "none" then rejected "a win certificate must have symmetry \"none\"";
     if count > !max_moves then unreadable "%d moves is more than --max-moves %d" count !max_moves;
-    if len <> 2 * count then rejected "the body has %d bytes, not 2 x count = %d" len (2 * count);
-    let line (type c) (cards : c array) (nats : _ array) =
+    (* Version 3: one bin of [count] move indices; before: [count] (card, destination) pairs *)
+    let off = if version < 3 then off else
+        match value { data = d; pos = off; limit = off + len } 0 with
+        | Bin (o, l) when o + l = off + len ->
+            if l <> count then rejected "the moves are %d bytes, not count = %d" l count;
+            o
+        | Bin _ -> rejected "the body has bytes after the moves"
+        | _ -> rejected "the moves are not a msgpack bin" in
+    if version < 3 && len <> 2 * count then
+      rejected "the body has %d bytes, not 2 x count = %d" len (2 * count);
+    let pairs (type c) (cards : c array) (nats : _ array) =
       List.init count (fun i ->
           let c = get d (off + 2 * i) and dest = get d (off + 2 * i + 1) in
           if c >= 52 || dest > 9 then rejected "move %d is not a card and a destination" (i + 1);
           (cards.(c), nats.(dest))) in
     let ok = match deal, board with
-      | Some n, _ -> Numbered.check_win n DN.nats.(cells) fm (line DN.cards DN.nats)
+      | Some n, _ ->
+          let line = if version < 3 then pairs DN.cards DN.nats
+            else DN.line_of_indices (Numbered.start n) ~cells ~fm d off count in
+          Numbered.check_win n DN.nats.(cells) fm line
       | None, Some b ->
           let s = DC.board_position d b ~cells in
-          Custom.check_win s DC.nats.(cells) fm (line DC.cards DC.nats)
+          let line = if version < 3 then pairs DC.cards DC.nats
+            else DC.line_of_indices s ~cells ~fm d off count in
+          Custom.check_win s DC.nats.(cells) fm line
       | None, None -> rejected "no deal and no board" in
     if ok then sentence_win ()
     else rejected "the moves do not replay to a won position: %s"
@@ -722,14 +822,33 @@ let range_entries (d : buf) (h : header) ~from =
       for i = 0 to h.count - 1 do
         (* TRUSTED: entry i is checked, and counted, as the theorem of deal first + i. *)
         let number = h.first + i in
-        let e = match value c 0 with Arr e when Array.length e = 4 -> e
-                                   | _ -> rejected "entry %d is not an array of four values" i in
+        let values = if h.hversion = 3 then 3 else 4 in
+        let e = match value c 0 with
+          | Arr e when Array.length e = values -> e
+          | _ -> rejected "entry %d is not an array of %s values" i
+                   (if values = 3 then "three" else "four") in
         if e.(0) <> Int number then rejected "entry %d is not about deal %d" i number;
         let claim_of = match e.(1) with Str ("win" | "no-win" as s) -> s
                                       | _ -> rejected "entry %d: claim %s" i (show e.(1)) in
         let count_of = match e.(2) with Int k when k >= 0 -> k
                                       | _ -> rejected "entry %d: count" i in
-        let body = match e.(3) with Bin (o, l) -> (o, l) | _ -> rejected "entry %d: body" i in
+        let body = if values = 4 then
+            match e.(3) with Bin (o, l) -> (o, l) | _ -> rejected "entry %d: body" i
+          else begin
+            (* Version 3: the body values follow the entry (a win's bin of indices; a no-win's
+               column table and chunks), read here only to find where they end. *)
+            if claim_of = "no-win" && count_of > !max_positions then
+              unreadable "deal %d: %d positions is more than --max-positions %d" number count_of
+                !max_positions;
+            let start = c.pos in
+            let parts = if claim_of = "win" then 1
+              else 1 + (count_of + chunk_records - 1) / chunk_records in
+            for _ = 1 to parts do
+              if c.pos = n then rejected "entry %d: the data ends inside its body" i;
+              ignore (value c 0)
+            done;
+            (start, c.pos - start)
+          end in
         entries := { number; claim_of; count_of; body } :: !entries
       done;
       if c.pos <> n then rejected "there are bytes after the last entry";
@@ -745,7 +864,7 @@ let check_entries d ~path (h : header) entries ~from ~step ~reached =
     let e = entries.(!i) in
     reached !i;
     let symmetry = if e.claim_of = "win" then "none" else h.symmetry in
-    (try ignore (check_one d ~path ~claim:e.claim_of ~version:2 ~deal:(Some e.number)
+    (try ignore (check_one d ~path ~claim:e.claim_of ~version:h.hversion ~deal:(Some e.number)
                    ~board:None ~cells:h.cells ~fm:h.fm ~symmetry ~count:e.count_of e.body)
      with Rejected m -> failed := Some (!i, "rejected", Printf.sprintf "deal %d: %s" e.number m)
         | Unreadable m -> failed := Some (!i, "unreadable", m));
@@ -810,12 +929,16 @@ type outcome = {
   sha : string option; seconds : float;       (* the file's sha256; the seconds it took *)
 }
 
+(* Paths that are not certificates, and why: a folder that cannot be read, or holds none. *)
+let not_certificates : (string, string) Hashtbl.t = Hashtbl.create 4
+
 let verify path =
   let began = Unix.gettimeofday () and got = ref None and sha = ref None in
   let outcome verdict text lost =
     { verdict; text; h = !got; lost; sha = !sha; seconds = Unix.gettimeofday () -. began } in
   progress_begin path;
   try
+    Option.iter (unreadable "%s") (Hashtbl.find_opt not_certificates path);
     let d =
       let file = try read_file path with Failure m -> unreadable "%s" m in
       sha := Some (sha256 file);
@@ -831,8 +954,10 @@ let verify path =
       let text, lost = check_range d ~path h ~from:rest in
       outcome "verified" text lost
     end else begin
-      let off, len = match value { data = d; pos = rest; limit = n } 0 with
-        | Bin (o, l) -> (o, l) | _ -> unreadable "the body is not a msgpack bin" in
+      (* Version 3: the body values are everything after the header. *)
+      let off, len = if h.hversion = 3 then (rest, n - rest) else
+          match value { data = d; pos = rest; limit = n } 0 with
+          | Bin (o, l) -> (o, l) | _ -> unreadable "the body is not a msgpack bin" in
       if off + len <> n then
         unreadable "the data decompresses to more than its header and body (%d bytes, not %d)"
           n (off + len);
@@ -923,12 +1048,46 @@ let json path o =
     "reason", (if o.verdict = "verified" then "null" else text o.text)] in
   "{" ^ String.concat ", " (List.map (fun (k, v) -> json_string k ^ ": " ^ v) fields) ^ "}"
 
+(* A folder's certificates, as check finds them: (the name to print, the path) of each
+   *.msgpack.zst in it and in its subfolders, named from the folder down, in the order of their
+   paths; then each subfolder that cannot be read; or the folder itself when it holds none.
+   Subfolders are found by a list of those still to read, not by recursion (a tree may be nested
+   thousands deep), and a symbolic link is not followed into a folder. *)
+let in_folder top =
+  let found = ref [] and unread = ref [] and todo = ref [(top, "")] in
+  while !todo <> [] do
+    let where, named = List.hd !todo in
+    todo := List.tl !todo;
+    match Sys.readdir where with
+    | exception Sys_error _ ->
+        let why = try ignore (Unix.opendir where); "unknown"
+          with Unix.Unix_error (e, _, _) -> Unix.error_message e in
+        Hashtbl.replace not_certificates where
+          (Printf.sprintf "cannot read the folder %s: %s" where why);
+        unread := (where, where) :: !unread
+    | names ->
+        Array.iter (fun name ->
+            let path = Filename.concat where name
+            and shown = if named = "" then name else named ^ "/" ^ name in
+            match (Unix.lstat path).Unix.st_kind with
+            | Unix.S_DIR -> todo := (path, shown) :: !todo
+            | _ when Filename.check_suffix name ".msgpack.zst" -> found := (shown, path) :: !found
+            | _ | exception Unix.Unix_error _ -> ()) names
+  done;
+  let by_path = List.sort (fun (_, a) (_, b) -> compare a b) in
+  match by_path !found, by_path !unread with
+  | [], [] ->
+      Hashtbl.replace not_certificates top
+        (Printf.sprintf "%s holds no certificate (*.msgpack.zst)" top);
+      [(top, top)]
+  | files, unread -> files @ unread
+
 let usage = "usage: vcheck [-q] [--json] [-j N] [--progress-every S] [--max-positions N] \
              [--max-columns N] [--max-moves N] CERTIFICATE|FOLDER|- ..."
 
 let help = usage ^ "\n\n\
 Check FreeCell certificates with a checker proved correct in Coq (vcheck/README.md).\n\
-A folder: each *.msgpack.zst in it; -: a certificate on standard input.\n\
+A folder: each *.msgpack.zst in it and its subfolders; -: a certificate on standard input.\n\
 Exit 0: every certificate verified; 1: one is rejected; 2: one is unreadable (or bad usage).\n\
 A verified file's line is followed by its sha256, as check prints it.\n\n\
 \  -q, --quiet          print only what is not verified, and no progress\n\
@@ -978,15 +1137,8 @@ let () =
   let paths = List.rev !paths in
   if paths = [] then usage_error "no certificate given";
   let folder p = p <> "-" && Sys.file_exists p && Sys.is_directory p in
-  (* (the name to print, the path): a file by its own name, a folder's certificates (its
-     *.msgpack.zst) by theirs; a folder that cannot be listed is read as a file, and refused. *)
-  let files = List.concat_map (fun p ->
-      match if folder p then Some (Sys.readdir p) else None with
-      | Some names ->
-          Array.to_list names |> List.filter (fun f -> Filename.check_suffix f ".msgpack.zst")
-          |> List.sort compare |> List.map (fun f -> (f, Filename.concat p f))
-      | None | exception Sys_error _ ->
-          [((if p = "-" then p else Filename.basename p), p)]) paths in
+  let files = List.concat_map (fun p -> if folder p then in_folder p
+                                else [((if p = "-" then p else Filename.basename p), p)]) paths in
   let several = List.length files > 1 || List.exists folder paths in
   let shown = Hashtbl.create 16 in
   List.iter (fun (name, p) -> Hashtbl.replace shown p name) files;
@@ -1002,11 +1154,15 @@ let () =
       end;
       flush stdout;
       o.verdict) in
-  let n = List.length verdicts in
+  let empty = Hashtbl.length not_certificates in   (* folders not read, or holding none *)
+  let n = List.length verdicts - empty in
   let ok = List.length (List.filter (( = ) "verified") verdicts) in
-  let bad = List.length (List.filter (( = ) "unreadable") verdicts) in
+  let bad = List.length (List.filter (( = ) "unreadable") verdicts) - empty in
+  let plural n word = Printf.sprintf "%s %s%s" (commas n) word (if n = 1 then "" else "s") in
   if several && not !as_json && not !quiet then
-    Printf.printf "%s certificate%s: %s verified, %s rejected%s\n" (commas n)
-      (if n = 1 then "" else "s") (commas ok) (commas (n - ok))
-      (if bad > 0 then Printf.sprintf " (%s unreadable)" (commas bad) else "");
-  exit (if List.mem "rejected" verdicts then 1 else if bad > 0 then 2 else 0)
+    Printf.printf "%s: %s verified, %s rejected%s%s\n" (plural n "certificate") (commas ok)
+      (commas (n - ok))
+      (if bad > 0 then Printf.sprintf " (%s unreadable)" (commas bad) else "")
+      (if empty > 0 then Printf.sprintf "; %s not read or holding no certificate"
+           (plural empty "folder") else "");
+  exit (if List.mem "rejected" verdicts then 1 else if bad + empty > 0 then 2 else 0)
