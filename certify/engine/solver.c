@@ -49,8 +49,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(address) __builtin_prefetch(address)
+#define HOT static inline __attribute__((always_inline))  /* small, and called per child */
 #else
 #define PREFETCH(address) ((void)(address))
+#define HOT static inline
 #endif
 
 /* The tuning of certify/solver.py, in the same units (UNIT = a twentieth of a move). */
@@ -71,6 +73,7 @@ static const int SEQUENCED_WEIGHT[NSTYLES] = {5, 20, 5, 5};
 static int rank(int card) { return card >> 2; }
 static int suit(int card) { return card & 3; }
 static int is_red(int card) { return suit(card) == 1 || suit(card) == 2; } /* C D H S */
+static int rank_card(int r, int u) { return r * 4 + u; }  /* the card of rank r, suit u */
 
 /* May `card` lie on `onto` in a column? One rank lower and the other colour. */
 static int stacks_on(int card, int onto)
@@ -98,31 +101,37 @@ static void init_tables(void)
     }
 }
 
-/* May `card` go home without ever being missed? (notation.is_safe_home) */
-static int is_safe_home(int card, const uint8_t *found)
+/* The cards that may go home without ever being missed (notation.is_safe_home), a bit each:
+** the next card of a suit, when it is an ace or a two or both suits of the other colour have
+** its rank home already. (A suit that is all home names a card past 51, which is no card.) */
+HOT uint64_t safe_home(const uint8_t *found)
 {
-    int r = rank(card), s = suit(card);
-    if (found[s] != r)
-        return 0;
-    if (r <= 1)
-        return 1;
-    for (int o = 0; o < 4; o++)
-        if (is_red(o) != is_red(s) && found[o] < r)
-            return 0;
-    return 1;
+    int black = found[0] < found[3] ? found[0] : found[3];
+    int red = found[1] < found[2] ? found[1] : found[2];
+    uint64_t safe = 0;
+    for (int u = 0; u < 4; u++) {
+        int r = found[u];
+        if (r <= 1 || (is_red(u) ? black : red) >= r)
+            safe |= 1ULL << rank_card(r, u);
+    }
+    return safe;
 }
 
 /* ---- memory: every block belongs to the Solver; a failure jumps back to solve() ---------- */
 
 typedef struct Solver Solver;
 static void *grow(Solver *s, void *block, size_t count, size_t size);
-static void *empty_block(Solver *s, size_t count, size_t size);
+static void *room_for(Solver *s, void *block, size_t *cap, size_t count, size_t size);
+static void out_of_memory(Solver *s);
 
 /* ---- columns, interned in a trie ---------------------------------------------------------- */
 
 /* Column 0 is the empty column. What the moves and the estimate need is kept with each. */
 typedef struct {
     uint32_t below;  /* the column without its top card */
+    uint32_t on[2];  /* the column with a card put on that may lie on the top, by the card's
+                     ** suit & 1 (the two such cards are of the two suits of the other colour,
+                     ** one odd, one even); 0 until it is made */
     uint8_t top;     /* its top card (NONE for the empty column) */
     uint8_t len;     /* how many cards */
     uint8_t run;     /* how many cards at the top form an alternating run (notation.run_length) */
@@ -133,14 +142,17 @@ typedef struct {
     uint64_t wants;  /* the cards that some card of its run may go onto, a bit each */
 } Column;
 
+/* Every column has one id: a column is made from the one below it by the card put on, found
+** through `bottom` (a card alone) or Column.on (a card that may lie on the top). A card that
+** may not lie on the card below it is there as it was dealt; no move can put it there again,
+** so such a column is made once, when the position given is read, and needs no link. */
 typedef struct {
     Column *at;
-    uint32_t n, cap;
-    uint32_t *slots; /* open addressing over ids; 0 marks a free slot (column 0 is not in it) */
-    uint32_t mask;
+    size_t n, cap;
+    uint32_t bottom[NCARDS];  /* the column of that card alone, or 0 until it is made */
 } Columns;
 
-static uint64_t mix64(uint64_t x)
+HOT uint64_t mix64(uint64_t x)
 {
     x ^= x >> 31;
     x *= 0x9E3779B97F4A7C15ULL;
@@ -149,51 +161,22 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 32);
 }
 
-static uint32_t mix32(uint64_t x) { return (uint32_t)(mix64(x) >> 32); }
-
-static uint32_t column_slot(const Columns *t, uint32_t below, int card)
+/* The column `below` with `card` put on top, made now. */
+static uint32_t column_made(Solver *s, Columns *t, uint32_t below, int card)
 {
-    uint32_t i = mix32(((uint64_t)below << 8) | (uint64_t)card) & t->mask;
-    for (;;) {
-        uint32_t id = t->slots[i];
-        if (id == 0 || (t->at[id].below == below && t->at[id].top == card))
-            return i;
-        i = (i + 1) & t->mask;
-    }
-}
-
-static void columns_rehash(Solver *s, Columns *t, uint32_t nslots)
-{
-    free(t->slots);
-    t->slots = NULL;
-    t->slots = empty_block(s, nslots, sizeof *t->slots);
-    t->mask = nslots - 1;
-    for (uint32_t id = 1; id < t->n; id++)
-        t->slots[column_slot(t, t->at[id].below, t->at[id].top)] = id;
-}
-
-/* The column `below` with `card` put on top. */
-static uint32_t column_with(Solver *s, Columns *t, uint32_t below, int card)
-{
-    uint32_t i = column_slot(t, below, card);
-    if (t->slots[i])
-        return t->slots[i];
-    if (t->n == t->cap) {
-        t->cap *= 2;
-        t->at = grow(s, t->at, t->cap, sizeof *t->at);
-    }
     const Column *b = &t->at[below];
-    Column c = {below, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq, 0,
-                PARENT_BITS[card]};
+    int linked = below == 0 || stacks_on(card, b->top);
+    Column c = {below, {0, 0}, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq,
+                0, PARENT_BITS[card]};
     if (b->len == 0) {
         c.low = (uint8_t)rank(card);
     } else {
-        if (stacks_on(card, b->top)) {
+        if (linked) {
             c.run = (uint8_t)(b->run + 1);
             c.wants |= b->wants;
         }
         if (rank(card) > b->low) {  /* it lies above a lower card */
-            if (stacks_on(card, b->top))
+            if (linked)
                 c.seq++;
             else
                 c.out++;
@@ -201,13 +184,33 @@ static uint32_t column_with(Solver *s, Columns *t, uint32_t below, int card)
             c.low = (uint8_t)rank(card);
         }
     }
-    uint32_t id = t->n++;
+    if (t->n >= UINT32_MAX)
+        out_of_memory(s);
+    uint32_t id = (uint32_t)t->n++;
+    t->at = room_for(s, t->at, &t->cap, t->n, sizeof *t->at);
     c.mix = mix64(id);
     t->at[id] = c;
-    t->slots[i] = id;
-    if (2 * t->n > t->mask + 1)
-        columns_rehash(s, t, 2 * (t->mask + 1));
+    if (below == 0)
+        t->bottom[card] = id;
+    else if (linked)
+        t->at[below].on[suit(card) & 1] = id;
     return id;
+}
+
+/* The column `below` with `card` put on top, where a move may put it: on the empty column, or
+** on a card it may lie on. */
+HOT uint32_t column_on(Solver *s, Columns *t, uint32_t below, int card)
+{
+    uint32_t id = below ? t->at[below].on[suit(card) & 1] : t->bottom[card];
+    return id ? id : column_made(s, t, below, card);
+}
+
+/* The column `below` with any card put on top (as a column is read from the position given). */
+static uint32_t column_with(Solver *s, Columns *t, uint32_t below, int card)
+{
+    if (below == 0 || stacks_on(card, t->at[below].top))
+        return column_on(s, t, below, card);
+    return column_made(s, t, below, card);
 }
 
 /* The top k cards of column `id`, bottom to top, into cards[0..k-1]. */
@@ -217,14 +220,6 @@ static void top_cards(const Columns *t, uint32_t id, int k, uint8_t *cards)
         cards[i] = t->at[id].top;
         id = t->at[id].below;
     }
-}
-
-/* Column `id` less its top k cards. */
-static uint32_t column_less(const Columns *t, uint32_t id, int k)
-{
-    while (k-- > 0)
-        id = t->at[id].below;
-    return id;
 }
 
 /* ---- positions ---------------------------------------------------------------------------- */
@@ -240,7 +235,7 @@ typedef struct {
 
 /* Put column `id` in place j; every change of a column goes through here, to keep the sums
 ** that the hash and the estimate need up to date. */
-static void set_column(const Columns *t, Position *p, int j, uint32_t id)
+HOT void set_column(const Columns *t, Position *p, int j, uint32_t id)
 {
     const Column *was = &t->at[p->col[j]], *now = &t->at[id];
     p->out = (uint16_t)(p->out - was->out + now->out);
@@ -304,7 +299,7 @@ static int same_position(const Position *a, const Place *b)
 }
 
 /* A hash that does not depend on the order of the columns: their shares are added. */
-static uint32_t position_hash(const Position *p)
+HOT uint32_t position_hash(const Position *p)
 {
     uint32_t found;
     uint64_t cells;
@@ -319,17 +314,18 @@ static int is_won(const Position *p)
     return p->found[0] == 13 && p->found[1] == 13 && p->found[2] == 13 && p->found[3] == 13;
 }
 
-static void cell_remove(Position *p, int card)
+HOT void cell_remove(Position *p, int card)
 {
     int i = 0;
     while (p->cells[i] != card)
         i++;
-    memmove(p->cells + i, p->cells + i + 1, (size_t)(7 - i));
+    for (; i < 7; i++)
+        p->cells[i] = p->cells[i + 1];
     p->cells[7] = NONE;
     p->ncell--;
 }
 
-static void cell_add(Position *p, int card)
+HOT void cell_add(Position *p, int card)
 {
     int i = p->ncell++;
     for (; i > 0 && p->cells[i - 1] > card; i--)
@@ -349,16 +345,19 @@ typedef struct {
 typedef struct {    /* an open-addressing hash set of nodes */
     uint64_t *slots;   /* the key's hash << 32 | (node + 1); 0 marks a free slot. The hash */
     uint32_t mask, n;  /* skips most unequal keys without comparing them. */
+    size_t room;       /* slots allocated */
 } NodeSet;
 
 typedef struct {        /* one best_first search of one style */
+    int begun;
     int move_weight, sequenced_weight;
     Node *nodes;
-    uint32_t n, cap;
+    size_t n, cap;
     NodeSet set;
     /* The nodes waiting to be expanded: priorities are small whole numbers, so a queue for
-    ** each (first[q] .. last[q], linked by Node.next), the earlier push first as in the
-    ** reference's heap of (priority, push counter); `lowest` is at or below the least. */
+    ** each (first[q] .. last[q], linked by Node.next; last[q] means nothing while first[q] is
+    ** NO_NODE), the earlier push first as in the reference's heap of (priority, push
+    ** counter); `lowest` is at or below the least. */
     uint32_t *first, *last;
     size_t npriorities, lowest, waiting;
     uint32_t won;       /* the node of a won position once found */
@@ -374,33 +373,76 @@ typedef struct {
     size_t n, cap;
 } Line;
 
+typedef struct {
+    Node *at;         /* the path's positions, root first */
+    size_t n, cap;
+    NodeSet index;    /* the same positions, to find their places on the path */
+} Path;
+
+/* Everything a solve works in. Its blocks are kept from one solve to the next (solve() keeps a
+** few Solvers): a fresh block costs a page fault a page, and most deals are solved in less
+** time than their blocks would take to fault in. Each solve starts by resetting the counts. */
 struct Solver {
     int ncells;
     Columns columns;
     Search search[NSTYLES];
+    uint64_t *spare;    /* the slots a growing set moves into (then its old ones are spare) */
+    size_t spare_room;
+    Path path;
+    Move *moves;        /* the player moves of the shortcut line */
+    size_t nmoves, moves_cap;
     Line line;
     jmp_buf fail;
 };
+
+static void out_of_memory(Solver *s)
+{
+    longjmp(s->fail, 1);
+}
 
 /* A block of `count` items, the old contents kept; jumps out on failure. */
 static void *grow(Solver *s, void *block, size_t count, size_t size)
 {
     if (count > SIZE_MAX / size)
-        longjmp(s->fail, 1);
+        out_of_memory(s);
     void *b = realloc(block, count * size);
     if (b == NULL)
-        longjmp(s->fail, 1);
+        out_of_memory(s);
     return b;
 }
 
-/* A block of `count` zeroed items (zeroed.h: its pages written, not merely mapped); jumps out on
-** failure. */
-static void *empty_block(Solver *s, size_t count, size_t size)
+/* `block` (of *cap items) with room for `count`: twice as many if it must grow, the contents
+** kept. */
+static void *room_for(Solver *s, void *block, size_t *cap, size_t count, size_t size)
 {
-    void *b = zeroed(count, size);
-    if (b == NULL)
-        longjmp(s->fail, 1);
-    return b;
+    if (count <= *cap)
+        return block;
+    size_t now = *cap ? *cap : 1;
+    while (now < count) {
+        if (now > SIZE_MAX / 2)
+            out_of_memory(s);
+        now *= 2;
+    }
+    block = grow(s, block, now, size);
+    *cap = now;
+    return block;
+}
+
+/* `block` (of *cap slots) with `count` zeroed slots, their pages written (zeroed.h); the
+** contents are not kept. */
+static uint64_t *zeroed_slots(Solver *s, uint64_t *block, size_t *cap, size_t count)
+{
+    if (count > *cap) {
+        free(block);
+        *cap = 0;
+        block = zeroed(count, sizeof *block);
+        if (block == NULL)
+            out_of_memory(s);
+        *cap = count;
+    } else {
+        write_bytes(block, 0, count * sizeof *block);
+    }
+    return block;
 }
 
 /* ---- player moves (solver.player_moves), in the same order ---------------------------------- */
@@ -409,74 +451,82 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
 {
     const Columns *t = &s->columns;
     int free = s->ncells - p->ncell, n = 0, empty = 0, first_empty = -1;
-    int8_t where[NCARDS];  /* top card -> its column */
+    int8_t where[NCARDS];  /* top card -> its column, for the cards in `tops` only */
     uint64_t tops = 0;     /* the top cards, a bit each */
-    memset(where, -1, sizeof where);
+    const Column *cols[8];
     for (int j = 0; j < 8; j++) {
+        cols[j] = &t->at[p->col[j]];
         if (p->col[j]) {
-            where[t->at[p->col[j]].top] = (int8_t)j;
-            tops |= 1ULL << t->at[p->col[j]].top;
+            where[cols[j]->top] = (int8_t)j;
+            tops |= 1ULL << cols[j]->top;
         }
         else if (empty++ == 0)
             first_empty = j;
     }
     int room = (free + 1) << empty;  /* most cards onto a non-empty column */
     int room_empty = empty ? (free + 1) << (empty - 1) : 0;  /* ... onto an empty one */
+    uint64_t next_home = 0;  /* the card each suit takes next, a bit each (past 51 when done) */
+    for (int u = 0; u < 4; u++)
+        next_home |= 1ULL << (rank_card(p->found[u], u));
 
     for (int i = 0; i < p->ncell; i++) {
         int card = p->cells[i];
-        if (p->found[suit(card)] == rank(card))
+        if (next_home >> card & 1)
             out[n++] = (Move){(uint8_t)card, HOME, 1, -1};
     }
+    if (tops & next_home)
+        for (int j = 0; j < 8; j++)
+            if (p->col[j] && next_home >> cols[j]->top & 1)
+                out[n++] = (Move){cols[j]->top, HOME, 1, (int8_t)j};
     for (int j = 0; j < 8; j++) {
-        int card = p->col[j] ? t->at[p->col[j]].top : -1;
-        if (card >= 0 && p->found[suit(card)] == rank(card))
-            out[n++] = (Move){(uint8_t)card, HOME, 1, (int8_t)j};
-    }
-    for (int j = 0; j < 8; j++) {
-        const Column *c = &t->at[p->col[j]];
+        const Column *c = cols[j];
         if (c->len == 0)
             continue;
         /* The k-th card of the run from the top is of rank top + k - 1, of the top's
         ** colour when k is odd, so which tops it could go on is known without looking at it:
         ** the cards are looked up (walking down the column) only where there is one. */
-        uint32_t id = p->col[j];
-        int depth = 1, most = c->run < room ? c->run : room;
-        if (!(tops & c->wants))
-            most = 0;
-        for (int k = 1; k <= most && rank(c->top) + k < 13; k++) {
-            int red_parent = is_red(c->top) != (k % 2 == 1);
-            if (!(tops & TOPS_OF[rank(c->top) + k][red_parent]))
-                continue;
-            for (; depth < k; depth++)
-                id = t->at[id].below;
-            int card = t->at[id].top;
-            for (int q = 0; q < NPARENTS[card]; q++) {
-                int d = where[PARENTS[card][q]];
-                if (d >= 0)
-                    out[n++] = (Move){(uint8_t)card, (uint8_t)d, (uint8_t)k, (int8_t)j};
+        if (tops & c->wants) {
+            uint32_t id = p->col[j];
+            int depth = 1, most = c->run < room ? c->run : room;
+            if (most > 12 - rank(c->top))
+                most = 12 - rank(c->top);
+            for (int k = 1; k <= most; k++) {
+                int red_parent = is_red(c->top) != (k % 2 == 1);
+                if (!(tops & TOPS_OF[rank(c->top) + k][red_parent]))
+                    continue;
+                for (; depth < k; depth++)
+                    id = t->at[id].below;
+                int card = t->at[id].top;
+                for (int q = 0; q < NPARENTS[card]; q++) {
+                    int parent = PARENTS[card][q];
+                    if (tops >> parent & 1)
+                        out[n++] = (Move){(uint8_t)card, (uint8_t)where[parent], (uint8_t)k,
+                                          (int8_t)j};
+                }
             }
         }
         if (empty) {
             uint8_t run[NCARDS];  /* run[k - 1]: the k-th card from the top */
             int alone = c->run < c->len - 1 ? c->run : c->len - 1;  /* never the whole column */
-            id = p->col[j];
+            if (alone > room_empty)
+                alone = room_empty;
+            uint32_t id = p->col[j];
             for (int k = 0; k < alone; k++, id = t->at[id].below)
                 run[k] = t->at[id].top;
             for (int k = alone; k >= 1; k--)
-                if (k <= room_empty)
-                    out[n++] = (Move){run[k - 1], (uint8_t)first_empty, (uint8_t)k, (int8_t)j};
+                out[n++] = (Move){run[k - 1], (uint8_t)first_empty, (uint8_t)k, (int8_t)j};
         }
         if (free)
             out[n++] = (Move){c->top, CELL, 1, (int8_t)j};
     }
     for (int i = 0; i < p->ncell; i++) {
         int card = p->cells[i];
-        for (int q = 0; q < NPARENTS[card]; q++) {
-            int d = where[PARENTS[card][q]];
-            if (d >= 0)
-                out[n++] = (Move){(uint8_t)card, (uint8_t)d, 1, -1};
-        }
+        if (tops & PARENT_BITS[card])
+            for (int q = 0; q < NPARENTS[card]; q++) {
+                int parent = PARENTS[card][q];
+                if (tops >> parent & 1)
+                    out[n++] = (Move){(uint8_t)card, (uint8_t)where[parent], 1, -1};
+            }
         if (empty)
             out[n++] = (Move){(uint8_t)card, (uint8_t)first_empty, 1, -1};
     }
@@ -503,14 +553,15 @@ static void autoplay(Solver *s, Position *p, Line *line)
 {
     const Columns *t = &s->columns;
     for (;;) {
+        uint64_t safe = safe_home(p->found);
         int card = -1;
         for (int i = 0; i < p->ncell && card < 0; i++)
-            if (is_safe_home(p->cells[i], p->found)) {
+            if (safe >> p->cells[i] & 1) {
                 card = p->cells[i];
                 cell_remove(p, card);
             }
         for (int j = 0; j < 8 && card < 0; j++)
-            if (p->col[j] && is_safe_home(t->at[p->col[j]].top, p->found)) {
+            if (p->col[j] && safe >> t->at[p->col[j]].top & 1) {
                 card = t->at[p->col[j]].top;
                 set_column(t, p, j, t->at[p->col[j]].below);
             }
@@ -521,43 +572,37 @@ static void autoplay(Solver *s, Position *p, Line *line)
     }
 }
 
-/* The position after a player move, before any automatic foundation moves. */
-static void after(Solver *s, Position *p, const Move *m)
+/* The position after a player move and the safe foundation moves it allows, from a position
+** that has none left (`safe`: the cards that may go home safely there): unless the move went
+** home, only the card it uncovered may now go. */
+HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child)
 {
     Columns *t = &s->columns;
-    uint8_t moved[NCARDS];
-    if (m->source < 0) {
-        cell_remove(p, m->card);
-        moved[0] = m->card;
-    } else {
-        top_cards(t, p->col[m->source], m->k, moved);
-        set_column(t, p, m->source, column_less(t, p->col[m->source], m->k));
-    }
-    if (m->dest == HOME) {
-        p->found[suit(m->card)]++;
-    } else if (m->dest == CELL) {
-        cell_add(p, m->card);
-    } else {
-        uint32_t id = p->col[m->dest];
-        for (int i = 0; i < m->k; i++)
-            id = column_with(s, t, id, moved[i]);
-        set_column(t, p, m->dest, id);
-    }
-}
-
-/* The position after a player move and the safe foundation moves it allows, from a position
-** that has none left: unless the move went home, only the card it uncovered may now go. */
-static void successor(Solver *s, const Position *p, const Move *m, Position *child)
-{
+    uint8_t moved[NCARDS];  /* the cards moved, bottom to top */
     *child = *p;
-    after(s, child, m);
-    if (m->dest == HOME) {
-        autoplay(s, child, NULL);
-    } else if (m->source >= 0) {
-        uint32_t rest = child->col[m->source];
-        if (rest && is_safe_home(s->columns.at[rest].top, child->found))
-            autoplay(s, child, NULL);
+    int k = m->k, card = m->card, dest = m->dest, autoplays = dest == HOME;
+    if (m->source < 0) {
+        cell_remove(child, card);
+        moved[0] = (uint8_t)card;
+    } else {
+        uint32_t id = p->col[m->source];
+        for (int i = k - 1; i >= 0; i--, id = t->at[id].below)
+            moved[i] = t->at[id].top;
+        set_column(t, child, m->source, id);
+        autoplays |= id && safe >> t->at[id].top & 1;
     }
+    if (dest == HOME) {
+        child->found[suit(card)]++;
+    } else if (dest == CELL) {
+        cell_add(child, card);
+    } else {
+        uint32_t id = p->col[dest];
+        for (int i = 0; i < k; i++)
+            id = column_on(s, t, id, moved[i]);
+        set_column(t, child, dest, id);
+    }
+    if (autoplays)
+        autoplay(s, child, NULL);
 }
 
 /* ---- the hash set of positions ------------------------------------------------------------- */
@@ -584,7 +629,7 @@ static void set_put(NodeSet *set, uint32_t slot, uint32_t hash, uint32_t node)
 
 static void set_init(Solver *s, NodeSet *set, uint32_t nslots)
 {
-    set->slots = empty_block(s, nslots, sizeof *set->slots);
+    set->slots = zeroed_slots(s, set->slots, &set->room, nslots);
     set->mask = nslots - 1;
     set->n = 0;
 }
@@ -594,8 +639,8 @@ static void set_grow(Solver *s, NodeSet *set)
 {
     uint32_t old = set->mask + 1;
     if (old > UINT32_MAX / 2)
-        longjmp(s->fail, 1);
-    uint64_t *slots = empty_block(s, 2 * old, sizeof *slots);
+        out_of_memory(s);
+    uint64_t *slots = s->spare = zeroed_slots(s, s->spare, &s->spare_room, 2 * (size_t)old);
     uint32_t mask = 2 * old - 1;
     for (uint32_t i = 0; i < old; i++)
         if (set->slots[i]) {
@@ -604,14 +649,17 @@ static void set_grow(Solver *s, NodeSet *set)
                 j = (j + 1) & mask;
             slots[j] = set->slots[i];
         }
-    free(set->slots);
+    s->spare = set->slots;
     set->slots = slots;
+    size_t room = set->room;
+    set->room = s->spare_room;
+    s->spare_room = room;
     set->mask = mask;
 }
 
 /* ---- one search (solver.best_first) ------------------------------------------------------- */
 
-static uint64_t estimate(const Position *p, int sequenced_weight)
+HOT uint64_t estimate(const Position *p, int sequenced_weight)
 {
     int64_t e = UNIT * (52 - p->found[0] - p->found[1] - p->found[2] - p->found[3]
                         + CELL_COST * p->ncell);
@@ -627,11 +675,11 @@ static void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
         r->first = grow(s, r->first, now, sizeof *r->first);
         r->last = grow(s, r->last, now, sizeof *r->last);
         for (size_t q = was; q < now; q++)
-            r->first[q] = r->last[q] = NO_NODE;
+            r->first[q] = NO_NODE;
         r->npriorities = now;
     }
     r->nodes[node].next = NO_NODE;
-    if (r->last[priority] == NO_NODE)
+    if (r->first[priority] == NO_NODE)
         r->first[priority] = node;
     else
         r->nodes[r->last[priority]].next = node;
@@ -648,8 +696,6 @@ static uint32_t dequeue(Search *r)
         r->lowest++;
     uint32_t node = r->first[r->lowest];
     r->first[r->lowest] = r->nodes[node].next;
-    if (r->first[r->lowest] == NO_NODE)
-        r->last[r->lowest] = NO_NODE;
     r->waiting--;
     return node;
 }
@@ -659,12 +705,11 @@ static uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, con
                          uint32_t parent, uint32_t g)
 {
     if (r->n == r->cap) {
-        if (r->cap > UINT32_MAX / 2)
-            longjmp(s->fail, 1);
-        r->cap *= 2;
-        r->nodes = grow(s, r->nodes, r->cap, sizeof *r->nodes);
+        if (r->cap >= NO_NODE / 2)
+            out_of_memory(s);
+        r->nodes = room_for(s, r->nodes, &r->cap, r->n + 1, sizeof *r->nodes);
     }
-    uint32_t node = r->n++;
+    uint32_t node = (uint32_t)r->n++;
     Node *v = &r->nodes[node];
     place_of(p, &v->at);
     v->parent = parent;
@@ -676,20 +721,25 @@ static uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, con
     return node;
 }
 
+/* Slots a search starts with: enough for most deals' positions, at most half of them taken. */
+#define FIRST_SLOTS 8192
+
 static void search_init(Solver *s, Search *r, int style, const Position *root)
 {
+    r->begun = 1;
     r->move_weight = MOVE_WEIGHT[style];
     r->sequenced_weight = SEQUENCED_WEIGHT[style];
-    r->cap = 1024;
-    r->nodes = grow(s, NULL, r->cap, sizeof *r->nodes);
-    r->npriorities = 1024;
-    r->first = grow(s, NULL, r->npriorities, sizeof *r->first);
-    r->last = grow(s, NULL, r->npriorities, sizeof *r->last);
+    r->n = 0;
+    r->nodes = room_for(s, r->nodes, &r->cap, 1024, sizeof *r->nodes);
+    if (r->npriorities == 0) {
+        r->first = room_for(s, r->first, &r->npriorities, 1024, sizeof *r->first);
+        r->last = grow(s, r->last, r->npriorities, sizeof *r->last);
+    }
     for (size_t q = 0; q < r->npriorities; q++)
-        r->first[q] = r->last[q] = NO_NODE;
+        r->first[q] = NO_NODE;
     r->lowest = r->npriorities;
     r->waiting = 0;
-    set_init(s, &r->set, 2048);
+    set_init(s, &r->set, FIRST_SLOTS);
     uint32_t hash = position_hash(root);
     uint32_t node = add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root,
                              NO_NODE, 0);
@@ -712,9 +762,10 @@ static int search_turn(Solver *s, Search *r, long long size)
         Position p = position_at(&s->columns, &r->nodes[node].at);
         uint32_t g = r->nodes[node].g;
         int n = player_moves(s, &p, moves);
+        uint64_t safe = safe_home(p.found);
         /* All the children first, so that their slots can be fetched from memory at once. */
         for (int i = 0; i < n; i++) {
-            successor(s, &p, &moves[i], &children[i]);
+            successor(s, &p, safe, &moves[i], &children[i]);
             hashes[i] = position_hash(&children[i]);
             PREFETCH(&r->set.slots[hashes[i] & r->set.mask]);
         }
@@ -749,7 +800,7 @@ static int search_in_turns(Solver *s, const Position *root, long long budget)
         if (size <= 0)
             return -1;
         budget -= size;
-        if (s->search[style].nodes == NULL)  /* most deals are won in the first turn */
+        if (!s->search[style].begun)  /* most deals are won in the first turn */
             search_init(s, &s->search[style], style, root);
         int outcome = search_turn(s, &s->search[style], size);
         if (outcome == WON)
@@ -761,19 +812,13 @@ static int search_in_turns(Solver *s, const Position *root, long long budget)
 
 /* ---- from the path found to single-card moves (solver.shortcut, single_card_moves) ------ */
 
-typedef struct {
-    Node *at;         /* the path's positions, root first */
-    uint32_t n;
-    NodeSet index;    /* the same positions, to find their places on the path */
-} Path;
-
 static void path_of(Solver *s, const Search *r, Path *path)
 {
-    uint32_t n = 0;
+    size_t n = 0;
     for (uint32_t v = r->won; v != NO_NODE; v = r->nodes[v].parent)
         n++;
     path->n = n;
-    path->at = grow(s, NULL, n, sizeof *path->at);
+    path->at = room_for(s, path->at, &path->cap, n, sizeof *path->at);
     for (uint32_t v = r->won; v != NO_NODE; v = r->nodes[v].parent)
         path->at[--n] = r->nodes[v];
     uint32_t nslots = 16;
@@ -795,23 +840,23 @@ static long path_index(const Path *path, const Position *p)
     return v ? (long)slot_node(v) : -1;
 }
 
-/* Player moves from the path's start to its win, each jumping as far along as one move goes;
-** returns how many, into *moves (grown as needed). A jump that goes nowhere is a bug. */
-static uint32_t shortcut(Solver *s, const Path *path, Move **moves)
+/* Player moves from the path's start to its win, each jumping as far along as one move goes,
+** into s->moves. A jump that goes nowhere is a bug. */
+static void shortcut(Solver *s, const Path *path)
 {
     Move offered[MAX_MOVES];
     Position p = position_at(&s->columns, &path->at[0].at);
-    uint32_t n = 0, cap = 64;
     long i = 0;
-    *moves = grow(s, NULL, cap, sizeof **moves);
+    s->nmoves = 0;
     while (i < (long)path->n - 1) {
         long best = -2;
         Move move = {0, 0, 0, 0};
         Position next = p;
         int count = player_moves(s, &p, offered);
+        uint64_t safe = safe_home(p.found);
         for (int m = 0; m < count; m++) {
             Position child;
-            successor(s, &p, &offered[m], &child);
+            successor(s, &p, safe, &offered[m], &child);
             long j = path_index(path, &child);
             if (j > best) {
                 best = j;
@@ -821,15 +866,11 @@ static uint32_t shortcut(Solver *s, const Path *path, Move **moves)
         }
         if (best <= i)
             longjmp(s->fail, 2);
-        if (n == cap) {
-            cap *= 2;
-            *moves = grow(s, *moves, cap, sizeof **moves);
-        }
-        (*moves)[n++] = move;
+        s->moves = room_for(s, s->moves, &s->moves_cap, s->nmoves + 1, sizeof *s->moves);
+        s->moves[s->nmoves++] = move;
         i = best;
         p = next;
     }
-    return n;
 }
 
 /* The single-card moves that carry `cards` (bottom to top, k of them) from column `source` to
@@ -883,11 +924,11 @@ static void play(Solver *s, Position *p, int card, int dest)
 
 /* The line of single-card moves for player moves from `start`, safe foundation moves (made
 ** before the first move and after each) written out. */
-static void single_card_moves(Solver *s, const Position *start, const Move *moves, uint32_t n)
+static void single_card_moves(Solver *s, const Position *start, const Move *moves, size_t n)
 {
     Position p = *start;
     autoplay(s, &p, &s->line);
-    for (uint32_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         const Move *m = &moves[i];
         size_t from = s->line.n;
         if (m->k == 1) {
@@ -964,33 +1005,46 @@ enum { SOLVED, GAVE_UP, OUT_OF_MEMORY, BROKEN };
 static void free_solver(Solver *s)
 {
     free(s->columns.at);
-    free(s->columns.slots);
     for (int i = 0; i < NSTYLES; i++) {
         free(s->search[i].nodes);
         free(s->search[i].first);
         free(s->search[i].last);
         free(s->search[i].set.slots);
     }
+    free(s->spare);
+    free(s->path.at);
+    free(s->path.index.slots);
+    free(s->moves);
     free(s->line.at);
+    free(s);
 }
 
-/* What solve_board allocates outside the Solver, freed by solve(). */
-typedef struct {
-    Path path;
-    Move *moves;
-} Scratch;
+/* The bytes a Solver holds. */
+static size_t solver_bytes(const Solver *s)
+{
+    size_t bytes = sizeof *s + s->columns.cap * sizeof(Column)
+                   + (s->spare_room + s->path.index.room) * sizeof(uint64_t)
+                   + s->path.cap * sizeof(Node) + s->moves_cap * sizeof(Move) + s->line.cap;
+    for (int i = 0; i < NSTYLES; i++)
+        bytes += s->search[i].cap * sizeof(Node) + s->search[i].set.room * sizeof(uint64_t)
+                 + 2 * s->search[i].npriorities * sizeof(uint32_t);
+    return bytes;
+}
 
-static int solve_board(Solver *s, const Board *board, long long budget, Scratch *scratch)
+static int solve_board(Solver *s, const Board *board, long long budget)
 {
     int failure = setjmp(s->fail);
     if (failure)
         return failure == 1 ? OUT_OF_MEMORY : BROKEN;
     Columns *t = &s->columns;
-    t->cap = 1024;
-    t->at = grow(s, NULL, t->cap, sizeof *t->at);
-    t->at[0] = (Column){0, NONE, 0, 0, 99, 0, 0, mix64(0), 0};
+    t->at = room_for(s, t->at, &t->cap, 1024, sizeof *t->at);
+    t->at[0] = (Column){0, {0, 0}, NONE, 0, 0, 99, 0, 0, mix64(0), 0};
     t->n = 1;
-    columns_rehash(s, t, 2048);
+    memset(t->bottom, 0, sizeof t->bottom);
+    for (int i = 0; i < NSTYLES; i++)
+        s->search[i].begun = 0;
+    s->nmoves = 0;
+    s->line.n = 0;
 
     Position start;
     memcpy(start.found, board->found, 4);
@@ -1009,16 +1063,36 @@ static int solve_board(Solver *s, const Board *board, long long budget, Scratch 
     }
     Position root = start;
     autoplay(s, &root, NULL);
-    uint32_t nmoves = 0;
     if (!is_won(&root)) {
         int style = search_in_turns(s, &root, budget);
         if (style < 0)
             return GAVE_UP;
-        path_of(s, &s->search[style], &scratch->path);
-        nmoves = shortcut(s, &scratch->path, &scratch->moves);
+        path_of(s, &s->search[style], &s->path);
+        shortcut(s, &s->path);
     }
-    single_card_moves(s, &start, scratch->moves, nmoves);
+    single_card_moves(s, &start, s->moves, s->nmoves);
     return replays_to_win(*board, s->ncells, &s->line) ? SOLVED : BROKEN;
+}
+
+/* The Solvers kept between solves, for the next solve (in any thread) to take: taken and given
+** back with the GIL held, which is all that guards them. A Solver grown past KEPT_BYTES, or one
+** more than KEPT, is freed instead. */
+#define KEPT 4
+#define KEPT_BYTES ((size_t)32 << 20)
+static Solver *kept[KEPT];
+static int nkept;
+
+static Solver *take_solver(void)
+{
+    return nkept > 0 ? kept[--nkept] : calloc(1, sizeof(Solver));
+}
+
+static void give_back(Solver *s)
+{
+    if (nkept < KEPT && solver_bytes(s) <= KEPT_BYTES)
+        kept[nkept++] = s;
+    else
+        free_solver(s);
 }
 
 /* Read the arguments into a Board, or set a ValueError/TypeError and return 0. */
@@ -1114,17 +1188,13 @@ static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs)
                     columns, ncells))
         return NULL;
 
-    Solver *s = calloc(1, sizeof *s);
-    Scratch *scratch = calloc(1, sizeof *scratch);
-    if (s == NULL || scratch == NULL) {
-        free(s);
-        free(scratch);
+    Solver *s = take_solver();
+    if (s == NULL)
         return PyErr_NoMemory();
-    }
     s->ncells = ncells;
     int outcome;
     Py_BEGIN_ALLOW_THREADS
-    outcome = solve_board(s, &board, budget, scratch);
+    outcome = solve_board(s, &board, budget);
     Py_END_ALLOW_THREADS
     PyObject *result = NULL;
     if (outcome == SOLVED)
@@ -1136,12 +1206,10 @@ static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs)
     else
         PyErr_SetString(PyExc_RuntimeError,
                         "certify.engine._solver: the line found does not replay (a bug)");
-    free(scratch->path.at);
-    free(scratch->path.index.slots);
-    free(scratch->moves);
-    free(scratch);
-    free_solver(s);
-    free(s);
+    if (outcome == OUT_OF_MEMORY)
+        free_solver(s);
+    else
+        give_back(s);
     return result;
 }
 
@@ -1153,10 +1221,17 @@ static PyMethodDef methods[] = {
      "the budget of positions runs out or the solver's graph is exhausted."},
     {NULL, NULL, 0, NULL}};
 
+static void free_kept(void *unused)
+{
+    (void)unused;
+    while (nkept > 0)
+        free_solver(kept[--nkept]);
+}
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_solver",
     "The best-first win solver of certify/solver.py, in C (certify/engine/solver.c).", -1,
-    methods, NULL, NULL, NULL, NULL};
+    methods, NULL, NULL, NULL, free_kept};
 
 /* The tuning, as module constants, so that a test can hold it to certify/solver.py's. */
 static int add_tuning(PyObject *m)
