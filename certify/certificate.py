@@ -4,9 +4,23 @@ Encoding is deterministic (everything sorted, fixed compression settings, zstd f
 rule of the data alone, no timestamps), so the same deal and rules give the same bytes everywhere,
 on any number of processors. Files are written by certify/output.py.
 
-certify writes version 2 (no-win records as byte planes) and reads versions 1 and 2. The writer
-here is the reference; the compiled engine's (certify/engine/search.c) gives the same bytes
-without a Python object per position, and prove() uses whichever engine runs.
+certify writes version 3 (section 7: the body as msgpack values after the header, a no-win's
+records in chunks of 2^20 laid out as byte planes, a win as one move index a byte) and reads
+versions 1, 2 and 3. The writer here is the reference; the compiled engine's
+(certify/engine/search.c) gives the same bytes without a Python object per position, and prove()
+uses whichever engine runs.
+
+Inside certify a certificate's **body** is what its writers hand around: for a win, its line,
+two bytes a move (card, destination), as the solver gives it and Result.moves reads it; for a
+no-win, its **body values**, the bytes that follow the header in the file (the column table,
+then the chunks). A win's line becomes its body value (move indices) here, in win_values().
+
+    header(claim, deal, board, rules, count, body)  the header of a single certificate
+    encode_file(head, body)                         the file's bytes, all in memory
+    NowinWriter(out, columns, rules, deal, board)   a no-win written as its records stream in,
+                                                    in memory bounded by a chunk (a search on
+                                                    disk writes this way; the same bytes)
+    load(path) -> Certificate                       the one reader, for every version
 
 Every reader inside certify (explain, the exports, the index of certificates/) reads a file
 with load(path) -> Certificate, which checks the header and the start position once, for all
@@ -21,13 +35,14 @@ import msgpack
 import xxhash
 import zstandard
 
-from . import deals
-from .outcome import MOST_RECORD_BYTES, NO_WIN, WIN, FormatFull, too_large
-from .rules import Rules, start
+from . import deals, output
+from .outcome import NO_WIN, WIN
+from .rules import CELL, HOME, Rules, moves, start
 
 FORMAT = "freecell-certificate"
-VERSION = 2  # what certify writes; read() reads VERSIONS
-VERSIONS = (1, 2)
+VERSION = 3  # what certify writes; read() reads VERSIONS
+VERSIONS = (1, 2, 3)
+CHUNK = 1 << 20  # records in each chunk of a version 3 no-win body, but the last
 # zstd's settings, spelled out rather than as a level (what a level means may move between
 # zstd releases; these do not): the fastest found that keeps deal 11982 within 1.1 bytes a
 # position. A small window suits the byte planes, whose matches are near: measured
@@ -42,12 +57,10 @@ VERSIONS = (1, 2)
 # (benchmarks/bench_engine.py --levels prints these figures again.)
 ZSTD_SETTINGS = dict(strategy=zstandard.STRATEGY_BTLAZY2, window_log=18, chain_log=17,
                      hash_log=16, search_log=6, min_match=4, target_length=16)
-# A no-win certificate whose records take at least this many bytes is written in frames, one for
-# each byte plane of its records (frame_pieces(); measured on 11982's 2,000,014 bytes, two processors:
-# 22 ms against 40 for one frame, and 1.091 bytes a position against 1.095).
+# A chunk whose records take at least this many bytes is written in frames, one for each of its
+# byte planes (chunk_pieces(); measured on 11982's 2,000,014 bytes, two processors: 22 ms
+# against 40 for one frame, and 1.091 bytes a position against 1.095).
 FRAMED = 1 << 20
-# What check/ reads of a file's decompressed data at most (docs §5): certify writes no more.
-MOST_CONTENT = 1 << 32
 
 
 class CertificateError(ValueError):
@@ -60,6 +73,14 @@ def digest(data):
 
 
 def header(claim, deal, board, rules, count, body):
+    """The header of a single certificate whose body (a win's line, a no-win's body values:
+    the module's docstring) is `body`."""
+    values = body_values(claim, body, deal, board, rules)
+    return values_header(claim, deal, board, rules, count, xxhash.xxh3_64_hexdigest(values))
+
+
+def values_header(claim, deal, board, rules, count, xxh3):
+    """The header, given the xxh3_64 (hex) of the body values that follow it."""
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -68,9 +89,9 @@ def header(claim, deal, board, rules, count, body):
         "board": board,
         "cells": rules.ncells,
         "foundation_moves": rules.foundation_moves,
-        "symmetry": "none" if claim == "win" or rules.fixed_columns else "columns",
+        "symmetry": "none" if claim == WIN or rules.fixed_columns else "columns",
         "count": count,
-        "xxh3_64": xxhash.xxh3_64_hexdigest(body),
+        "xxh3_64": xxh3,
     }
 
 
@@ -81,15 +102,26 @@ def board_bytes(position, ncells):
             + b"".join(bytes(c) + b"\xff" for c in cols))
 
 
-def no_win_body(keys, columns, ncells, fixed_columns, most=MOST_RECORD_BYTES):
-    """The body of a no-win certificate (version 2) from the search's keys and its columns.
+def id_width(columns):
+    """Bytes per column id for a table of `columns` entries (section 7): 2, 3 or 4."""
+    return 2 if columns <= 1 << 16 else 3 if columns <= 1 << 24 else 4
+
+
+def record_width(ncells, columns):
+    """W, the bytes of a record, for a table of `columns` entries."""
+    return 4 + ncells + 8 * id_width(columns)
+
+
+# ---- No-win bodies --------------------------------------------------------------------------
+
+def no_win_body(keys, columns, ncells, fixed_columns):
+    """The body values of a no-win certificate (version 3) from the search's keys and columns.
 
     The search numbers columns in the order it met them; the file numbers them in sorted
     order, so every key is renumbered (and its ids re-sorted under symmetry), then the
-    records are sorted and laid out as byte planes. (The compiled engine's writer,
-    certify/engine/search.c, does the same without a Python object per position; the two
-    give the same bytes.) A body of more than `most` bytes (smaller only in tests) raises
-    FormatFull: the file holds it in one msgpack bin, whose length has 32 bits.
+    records are sorted and laid out in chunks of byte planes (nowin_values). (The compiled
+    engine's writer, certify/engine/search.c, does the same without a Python object per
+    position; the two give the same bytes.)
     """
     ids_at = 4 + ncells
     keys = list(keys)
@@ -104,10 +136,7 @@ def no_win_body(keys, columns, ncells, fixed_columns, most=MOST_RECORD_BYTES):
     renumber = [0] * len(columns)
     for new, old in enumerate(order):
         renumber[old] = new
-    width = 2 if len(table) <= 65536 else 3
-    size = body_size([len(c) for c in table], len(keys), ids_at + 8 * width)
-    if size > most:   # (before the records are made: the compiled writer refuses there too)
-        raise FormatFull(too_large(len(keys), size, most))
+    width = id_width(len(table))
     records = []
     for k, olds in zip(keys, old_ids):
         ids = [renumber[i] for i in olds]
@@ -115,25 +144,30 @@ def no_win_body(keys, columns, ncells, fixed_columns, most=MOST_RECORD_BYTES):
             ids.sort()
         records.append(k[:ids_at] + b"".join(i.to_bytes(width, "big") for i in ids))
     records.sort()
-    return msgpack.packb([table, byte_planes(records, ids_at + 8 * width)],
-                         use_bin_type=True)
+    return nowin_values(table, records, ids_at + 8 * width)
 
 
-def body_size(column_lengths, count, width):
-    """The bytes of a version 2 no-win body: msgpack [table, records of `width` bytes]."""
-    def array_head(n):
-        return 1 if n <= 15 else 3 if n <= 0xFFFF else 5
+def nowin_values(table, records, width):
+    """A no-win's body values from its column table and its sorted records of `width` bytes:
+    the table (a msgpack array of bin), then each chunk of CHUNK records as a bin of its byte
+    planes (chunk_value)."""
+    out = [msgpack.packb(table, use_bin_type=True)]
+    for i in range(0, len(records), CHUNK):
+        out.append(chunk_value(b"".join(records[i:i + CHUNK]), width))
+    return b"".join(out)
 
-    def bin_head(n):
-        return 2 if n <= 0xFF else 3 if n <= 0xFFFF else 5
-    return (1 + array_head(len(column_lengths)) + sum(bin_head(n) + n for n in column_lengths)
-            + bin_head(count * width) + count * width)
+
+def chunk_value(rows, width):
+    """A chunk's value in the file, from its records one after another (`rows`, a whole number
+    of `width`-byte records): its bin header, then byte j of every record for j = 0, 1, ..."""
+    return bin_header(len(rows)) + byte_planes(rows, width)
 
 
-def byte_planes(records, width):
-    """Records of `width` bytes as version 2 lays them out: byte j of record k at
-    j * len(records) + k."""
-    rows = b"".join(records)
+def byte_planes(rows, width):
+    """Records of `width` bytes, given one after another, as byte planes: byte j of record k
+    at j * (number of records) + k. (`rows` may also be a list of records.)"""
+    if not isinstance(rows, (bytes, bytearray, memoryview)):
+        rows = b"".join(rows)
     return b"".join(rows[j::width] for j in range(width))
 
 
@@ -145,16 +179,6 @@ def from_planes(data, count, width):
     for j in range(width):
         rows[j::width] = data[j * count:(j + 1) * count]
     return [bytes(rows[i:i + width]) for i in range(0, len(rows), width)]
-
-
-def records(head, data, width):
-    """The records of a no-win body's `data`, for either version of the format."""
-    if head.get("version") == 1:
-        return front_decode(data, width)
-    count = head.get("count")
-    if type(count) is not int or count < 0:
-        raise CertificateError("the header's count is not a number of positions")
-    return from_planes(data, count, width)
 
 
 def front_code(records):
@@ -185,54 +209,166 @@ def front_decode(data, width):
     return records
 
 
+# ---- Win bodies -----------------------------------------------------------------------------
+
 def win_body(moves):
-    """The body of a win certificate: card and destination of each move. A line that is bytes
-    already (the engine's solve_line) is its own body."""
-    if isinstance(moves, bytes):
+    """The body of a win certificate inside certify: its line, card and destination of each
+    move. A line that is bytes already (the engine's solve_line) is its own body, and keeps
+    what it carries (its move indices, worked out by the compiled engine)."""
+    if isinstance(moves, (bytes, bytearray)):
         return moves
     return bytes(b for card, dest in moves for b in (card, dest))
 
 
+def move_rank(card, dest):
+    """Where a move stands in section 7's move order: to a foundation first, then to columns
+    1..8, then to a free cell; within one destination by ascending card."""
+    return (0 if dest == HOME else 9 if dest == CELL else 1 + dest), card
+
+
+def ordered_moves(position, rules):
+    """The legal moves of a position in the move order: [(card, dest, next position), ...]."""
+    return sorted(moves(position, rules.ncells, rules.foundation_moves),
+                  key=lambda m: move_rank(m[0], m[1]))
+
+
+def move_indices(position, line, rules):
+    """A line (bytes: card, destination, ...) from `position` as move indices (section 7),
+    one byte a move; ValueError if a move is not legal where it is made. The reference: the
+    compiled engine's twin (certify/engine/search.c, move_indices) gives the same bytes."""
+    out = bytearray()
+    for m in range(0, len(line), 2):
+        wanted = line[m], line[m + 1]
+        for i, (card, dest, after) in enumerate(ordered_moves(position, rules)):
+            if (card, dest) == wanted:
+                out.append(i)
+                position = after
+                break
+        else:
+            raise ValueError(f"move {m // 2 + 1} of the line ({wanted}) is not legal")
+    return bytes(out)
+
+
+def line_of(position, indices, rules):
+    """The (card, dest) moves that move indices name from `position`; CertificateError at an
+    index that names no legal move."""
+    line = []
+    for k, i in enumerate(indices):
+        legal = ordered_moves(position, rules)
+        if i >= len(legal):
+            raise CertificateError(f"move {k + 1}: index {i}, but only {len(legal)} moves "
+                                   f"are legal there")
+        card, dest, position = legal[i]
+        line.append((card, dest))
+    return line
+
+
+_last_win = (None, None)  # (what a win's values were made from, the values): header, file
+
+
+def win_values(line, deal, board, rules):
+    """A win's body value: one bin of its move indices. `line` is its body inside certify (the
+    card, destination bytes; it may carry its `indices` already). The last one made is kept,
+    since header() and encode_file() both ask for it."""
+    global _last_win
+    key = (bytes(line), deal, board, rules.ncells, rules.foundation_moves)
+    made, values = _last_win
+    if made == key:
+        return values
+    indices = getattr(line, "indices", None)
+    if indices is None:
+        indices = move_indices(start_of(deal, board, rules.ncells), key[0], rules)
+    values = bin_header(len(indices)) + indices
+    _last_win = key, values
+    return values
+
+
+def body_values(claim, body, deal, board, rules):
+    """The bytes that follow the header in the file, for a body inside certify."""
+    if claim == WIN:
+        return win_values(body, deal, board, rules)
+    return body
+
+
+# ---- The file -------------------------------------------------------------------------------
+
 def encode_file(head, body, level=None, fresh=False):
+    """The certificate file of `head` and its body (as inside certify: a win's line, a
+    no-win's body values): encode_values()."""
+    rules = Rules(head["cells"], head["symmetry"] == "none", head["foundation_moves"])
+    values = body_values(head["claim"], body, head["deal"], head["board"], rules)
+    return encode_values(head, values, level, fresh)
+
+
+def encode_values(head, values, level=None, fresh=False):
     """The certificate file: zstd (ZSTD_SETTINGS, or a plain zstd `level` for tests) of the
-    msgpack header then the body, in the frames frame_pieces() cuts them into. fresh: new
-    compressors, as the one file of `certify DEAL` has (for benchmarks); else each thread's own,
-    kept."""
-    # msgpack's packb(body) would copy the body once more (a large one is ~60 MB): its bin
-    # header is written here instead, the same bytes (tests/test_engine.py).
-    before = msgpack.packb(head, use_bin_type=True) + bin_header(len(body))
-    if len(before) + len(body) > MOST_CONTENT:
-        raise FormatFull(too_large(head.get("count", 0), len(before) + len(body), MOST_CONTENT))
-    pieces = frame_pieces(before, head, body)
+    msgpack header then the body values, in the frames frame_pieces() cuts them into. fresh:
+    new compressors, as the one file of `certify DEAL` has (for benchmarks); else each
+    thread's own, kept."""
+    pieces = frame_pieces(msgpack.packb(head, use_bin_type=True), head, values)
     try:
         if len(pieces) == 1:
             return (new_compressor(level) if fresh else compressor(level)).compress(pieces[0])
         return b"".join(compress_each(pieces, level, fresh))
     except zstandard.ZstdError as e:
-        # zstd fails on our own content only where it could not allocate its tables: that is
-        # running out of memory (an honest unknown), not a fault of the certificate.
-        if "memory" in str(e).lower() or "alloc" in str(e).lower():
-            raise MemoryError(str(e)) from None
-        raise
+        raise as_memory_error(e) from None
 
 
-def frame_pieces(before, head, body):
-    """The file's content (`before` the body, then the body) cut where its zstd frames begin and
-    end (§3): one frame, except for a no-win certificate whose records take FRAMED bytes or more.
-    That one has a frame for all that comes before the records, then one for each of their byte
-    planes, so that the planes are compressed on several processors at once (compress_each;
-    the bytes are the same for any number). [content] or [bytes, memoryview, ...], in order."""
-    count = head.get("count")
-    if head.get("claim") != "no-win" or head.get("version") != 2 or \
-            count * (4 + head["cells"] + 16) < FRAMED:   # (records are at least that wide)
-        return [before + body]
-    header = msgpack.Unpacker()   # [table, records]: the table's length sets the ids' width
-    header.feed(body[:16])
-    header.read_array_header()
-    width = 4 + head["cells"] + 8 * (2 if header.read_array_header() <= 65536 else 3)
-    view, first = memoryview(body), len(body) - count * width   # (the body ends with the records)
-    return [before + body[:first]] + [view[first + j * count:first + (j + 1) * count]
-                                      for j in range(width)]
+def as_memory_error(e):
+    """zstd fails on our own content only where it could not allocate its tables: that is
+    running out of memory (an honest unknown), not a fault of the certificate."""
+    if "memory" in str(e).lower() or "alloc" in str(e).lower():
+        return MemoryError(str(e))
+    return e
+
+
+def frame_pieces(before, head, values):
+    """The file's content (`before` the body values: the packed header, then the values) cut
+    where its zstd frames begin and end (section 7): a win in one frame; a no-win's header and
+    column table in one, then each chunk's (chunk_pieces). [bytes or memoryview, ...]."""
+    if head.get("claim") != NO_WIN:
+        return [before + values]
+    count = head["count"]
+    table, first = table_end(values)
+    width = record_width(head["cells"], table)
+    pieces = [before + values[:first]]
+    view, at = memoryview(values), first
+    for i in range(0, count, CHUNK):
+        n = min(CHUNK, count - i)
+        at += len(bin_header(n * width))
+        pieces += chunk_pieces(view[at:at + n * width], n, width)
+        at += n * width
+    if at != len(values):
+        raise ValueError("the body values are not the table and the chunks of the header's count")
+    return pieces
+
+
+def chunk_pieces(planes, n, width):
+    """The frames' contents for one chunk of `n` records (`planes`: its n x width bytes as byte
+    planes): the chunk's bin header and its first plane, then each other plane, when its records
+    take FRAMED bytes or more (so that planes are compressed on several processors at once,
+    compress_each: the same bytes for any number); else the whole chunk in one."""
+    head = bin_header(n * width)
+    if n * width < FRAMED:
+        return [head + bytes(planes)]
+    view = memoryview(planes)
+    return [head + bytes(view[:n])] + [view[j * n:(j + 1) * n] for j in range(1, width)]
+
+
+def table_end(values):
+    """(entries, the offset where it ends) of the column table that begins a no-win's values."""
+    tag = values[0]
+    if 0x90 <= tag <= 0x9F:
+        entries, at = tag & 0x0F, 1
+    elif tag in (0xDC, 0xDD):
+        size = 2 if tag == 0xDC else 4
+        entries, at = int.from_bytes(values[1:1 + size], "big"), 1 + size
+    else:
+        raise ValueError("the body values do not begin with the column table")
+    for _ in range(entries):
+        size = {0xC4: 1, 0xC5: 2, 0xC6: 4}[values[at]]
+        at += 1 + size + int.from_bytes(values[at + 1:at + 1 + size], "big")
+    return entries, at
 
 
 def compress_each(pieces, level=None, fresh=False):
@@ -298,20 +434,159 @@ def new_compressor(level=None):
 
 
 def bin_header(n):
-    """The msgpack header of a bin of n bytes, in its shortest form (as packb writes it);
-    FormatFull past a bin's 32-bit length (a body the format cannot hold)."""
+    """The msgpack header of a bin of n bytes, in its shortest form (as packb writes it). A bin
+    holds at most 2^32 - 1 bytes: a chunk is far less, and a win line of more moves than that
+    is not a line anyone has."""
     if n <= 0xFF:
         return bytes((0xC4, n))
     if n <= 0xFFFF:
         return b"\xc5" + n.to_bytes(2, "big")
-    if n <= MOST_RECORD_BYTES:
+    if n <= 0xFFFFFFFF:
         return b"\xc6" + n.to_bytes(4, "big")
-    raise FormatFull(f"more positions than certificate format version 2 can hold (a body of "
-                     f"{n:,} bytes, over {MOST_RECORD_BYTES:,})")
+    raise ValueError(f"a msgpack bin of {n:,} bytes (at most 2^32 - 1)")
 
+
+# ---- Writing a no-win as its records stream in ---------------------------------------------
+
+class NowinWriter:
+    """A no-win certificate written as its records arrive, in memory bounded by one chunk:
+    the same bytes as encode_file(header(...), no_win_body(...)) for the same records.
+
+        with NowinWriter(out, columns, rules, deal=N) as w:   # or board=board_bytes(...)
+            for rows in sorted_runs:       # record-major: whole records of w.width bytes,
+                w.add(rows)                # strictly ascending across all the calls
+            size, sha256 = w.close()
+
+    `out` is a path as output.target() settles it (a file, a device or FIFO the user named, or
+    '-'); `columns` the column table (ascending bytes, every entry used by some record: the
+    caller's to keep); w.id_width and w.width are the ids' and the records' bytes. add() takes
+    any number of whole records (bytes-like), refusing (ValueError) a piece that is not whole
+    records or not above what came before.
+
+    The header comes first in the file but holds the count and the xxh3_64 of everything
+    after it, known only at the end. So the chunks' frames go, as each chunk fills, to a
+    spool file of ours (a temporary in `spool`, by default the output's folder, else TMPDIR);
+    close() writes the header's frame, then copies the spool after it, into the output
+    (output.atomic_file: a temporary renamed into place, so nothing is ever half-written), and
+    removes the spool. Disk: the compressed certificate twice at the end, for a moment.
+    Memory: a chunk of records, its planes and their frames (at most ~3 x 44 MiB).
+    abort() (or leaving the `with` by an exception) removes the spool and writes nothing.
+    """
+
+    def __init__(self, out, columns, rules, deal=None, board=None, spool=None, level=None):
+        if any(a >= b for a, b in zip(columns, columns[1:])):
+            raise ValueError("the column table is not strictly ascending")
+        self.out, self.rules, self.deal, self.board, self.level = out, rules, deal, board, level
+        start_of(deal, board, rules.ncells)   # (a bad header is refused before any work)
+        self.id_width = id_width(len(columns))
+        self.width = 4 + rules.ncells + 8 * self.id_width
+        self.table = msgpack.packb(list(columns), use_bin_type=True)
+        self.hash = xxhash.xxh3_64(self.table)
+        self.count = 0
+        self.pending = bytearray()
+        self.last = b""
+        fd, self.spool_path = output.new_temporary(spool or spool_folder(out))
+        self.spool = os.fdopen(fd, "w+b")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is not None:
+            self.abort()
+
+    def add(self, rows):
+        view = memoryview(rows).cast("B")
+        if len(view) % self.width:
+            raise ValueError(f"{len(view)} bytes are not whole records of {self.width}")
+        room = CHUNK * self.width
+        while view:
+            take = room - len(self.pending)
+            self.pending += view[:take]
+            view = view[take:]
+            if len(self.pending) == room:
+                self._write_chunk()
+
+    def _write_chunk(self):
+        rows, w = self.pending, self.width
+        n = len(rows) // w
+        last = self.last
+        for at in range(0, n, 1 << 16):   # (in pieces: a list of a whole chunk's records is big)
+            records = [bytes(rows[i:i + w]) for i in range(at * w, min(n, at + (1 << 16)) * w, w)]
+            if not (last < records[0] and all(a < b for a, b in zip(records, records[1:]))):
+                raise ValueError("records not strictly ascending")
+            last = records[-1]
+        pieces = chunk_pieces(byte_planes(rows, w), n, w)
+        for piece in pieces:
+            self.hash.update(piece)
+        try:
+            frames = compress_each(pieces, self.level)
+        except zstandard.ZstdError as e:
+            raise as_memory_error(e) from None
+        for frame in frames:
+            self.spool.write(frame)
+        self.count += n
+        self.last = last
+        self.pending = bytearray()
+
+    def close(self):
+        """Write the certificate: (its size in bytes, its SHA-256 in hex)."""
+        try:
+            if self.pending:
+                self._write_chunk()
+            if not self.count:
+                raise ValueError("no positions")
+            head = values_header(NO_WIN, self.deal, self.board, self.rules, self.count,
+                                 self.hash.hexdigest())
+            first = compressor(self.level).compress(msgpack.packb(head, use_bin_type=True)
+                                                    + self.table)
+            sha, size = hashlib.sha256(first), len(first)
+            self.spool.flush()
+            self.spool.seek(0)
+            with output.atomic_file(self.out) as f:
+                f.write(first)
+                while True:
+                    block = self.spool.read(1 << 20)
+                    if not block:
+                        break
+                    f.write(block)
+                    sha.update(block)
+                    size += len(block)
+        finally:
+            self.abort()
+        return size, sha.hexdigest()
+
+    def abort(self):
+        """Let go of the spool: nothing is written (after close(), nothing more to do)."""
+        if self.spool is not None:
+            self.spool.close()
+            self.spool = None
+            try:
+                os.unlink(self.spool_path)
+            except OSError:
+                pass
+
+
+def spool_folder(out):
+    """Where NowinWriter spools by default: beside a regular file the output will be, else
+    (standard output, a device, a FIFO) the temporary folder."""
+    if out != "-":
+        real = os.path.realpath(out)
+        try:
+            regular = not os.path.exists(real) or os.path.isfile(real)
+        except OSError:
+            regular = False
+        if regular:
+            return os.path.dirname(real)
+    return os.environ.get("TMPDIR") or "/tmp"
+
+
+# ---- Reading --------------------------------------------------------------------------------
 
 def read(path, max_size=1 << 32):
-    """(header, body) of a certificate file; raises CertificateError on anything malformed."""
+    """(header, body) of a certificate file: for versions 1 and 2 the body bin, for version 3
+    the body values (everything after the header); raises CertificateError on anything
+    malformed."""
     try:
         with open(path, "rb") as f:
             content = zstandard.ZstdDecompressor().stream_reader(
@@ -338,8 +613,12 @@ def _parse(content, max_size):
         unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(content) + 1)
         unpacker.feed(content)
         head = unpacker.unpack()
-        body = unpacker.unpack()
-        extra = unpacker.tell() != len(content)
+        if isinstance(head, dict) and head.get("version") == 3:
+            body = content[unpacker.tell():]
+            extra = False
+        else:
+            body = unpacker.unpack()
+            extra = unpacker.tell() != len(content)
     except Exception as e:  # msgpack raises several unrelated types
         raise CertificateError(f"not msgpack: {e}") from None
     if extra or not isinstance(head, dict) or head.get("format") != FORMAT:
@@ -351,6 +630,43 @@ def _parse(content, max_size):
     return head, body
 
 
+def unpack_values(values):
+    """The msgpack values of a version 3 body, in order; CertificateError if they are not."""
+    try:
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(values) + 1)
+        unpacker.feed(values)
+        return list(unpacker)
+    except Exception as e:  # msgpack raises several unrelated types
+        raise CertificateError(f"the body is not msgpack values: {e}") from None
+
+
+def nowin_parts(values, count, ncells):
+    """(column table, [chunk, ...]) of a version 3 no-win's body values, each chunk's size
+    checked against `count`; CertificateError otherwise."""
+    parts = unpack_values(values)
+    table, chunks = (parts[0], parts[1:]) if parts else (None, [])
+    if not (isinstance(table, list) and all(isinstance(c, bytes) for c in table)):
+        raise CertificateError("the body does not begin with a column table")
+    width = record_width(ncells, len(table))
+    sizes = [min(CHUNK, count - i) for i in range(0, count, CHUNK)]
+    if len(chunks) != len(sizes) or any(not isinstance(c, bytes) or len(c) != n * width
+                                        for c, n in zip(chunks, sizes)):
+        raise CertificateError(f"the records are not {len(sizes)} chunks of {count:,} "
+                               f"records of {width} bytes in all")
+    return table, chunks
+
+
+def v3_from_v2(body, count, ncells):
+    """A version 2 no-win body's [table, byte planes] as version 3 body values (certify
+    extract of an older range certificate writes what certify writes now)."""
+    try:
+        table, data = msgpack.unpackb(body, raw=False)
+    except (ValueError, TypeError, msgpack.UnpackException):
+        raise CertificateError("the body is not [column table, records]") from None
+    width = record_width(ncells, len(table))
+    return nowin_values(table, from_planes(data, count, width), width)
+
+
 # Reading a certificate whole: one Certificate for every reader.
 
 def load(path):
@@ -360,7 +676,7 @@ def load(path):
 
 
 class Certificate:
-    """A certificate file as its readers use it.
+    """A certificate file as its readers use it, whatever its version.
 
     claim, deal (or None), board (the header's bytes, or None), rules, count, header, body:
     what the file says; start: the position it starts from (the deal's, or the board's);
@@ -370,6 +686,7 @@ class Certificate:
 
     def __init__(self, header, body, path=None):
         self.header, self.body, self.path = header, body, path
+        self.version = header.get("version")
         self.claim = header.get("claim")
         if self.claim not in (WIN, NO_WIN):
             raise CertificateError(f"unknown claim {self.claim!r}")
@@ -382,9 +699,16 @@ class Certificate:
 
     def line(self):
         """A win's single-card moves: (card, destination) pairs, as many as the header says
-        (whether they are legal is for the reader to replay)."""
+        (whether they are legal is for the reader to replay; a version 3 line, whose moves
+        are indices among the legal ones, is legal move by move once it is read)."""
         if self.claim != WIN:
             raise CertificateError("not a win certificate")
+        if self.version == 3:
+            parts = unpack_values(self.body)
+            if len(parts) != 1 or not isinstance(parts[0], bytes) or \
+                    len(parts[0]) != self.count:
+                raise CertificateError(f"a win's body is one bin of {self.count} move indices")
+            return line_of(self.start, parts[0], self.rules)
         if len(self.body) % 2 or len(self.body) // 2 != self.count:
             raise CertificateError(f"a win's body is {self.count} pairs of bytes (card, "
                                    f"destination), not {len(self.body)} bytes")
@@ -395,6 +719,13 @@ class Certificate:
         4 foundation counts, the cells, and 8 ids into the table; as many as the header says."""
         if self.claim != NO_WIN:
             raise CertificateError("not a no-win certificate")
+        ncells = self.rules.ncells
+        if self.version == 3:
+            table, chunks = nowin_parts(self.body, self.count, ncells)
+            width = record_width(ncells, len(table))
+            found = [r for i, c in enumerate(chunks)
+                     for r in from_planes(c, len(c) // width, width)]
+            return table, found, id_width(len(table))
         try:
             table, data = msgpack.unpackb(self.body, raw=False)
             ok = isinstance(table, list) and all(isinstance(c, bytes) for c in table) \
@@ -404,7 +735,10 @@ class Certificate:
         if not ok:
             raise CertificateError("the body is not [column table, records]")
         width = 2 if len(table) <= 65536 else 3
-        found = records(self.header, data, 4 + self.rules.ncells + 8 * width)
+        if self.version == 1:
+            found = front_decode(data, 4 + ncells + 8 * width)
+        else:
+            found = from_planes(data, self.count, 4 + ncells + 8 * width)
         if len(found) != self.count:
             raise CertificateError(f"{len(found)} records, but the header says {self.count}")
         return table, found, width

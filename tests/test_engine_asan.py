@@ -120,15 +120,13 @@ assert s.run().limit == outcome.FORMAT and s.run().positions == 5000
 for memory in (100 << 10, 1 << 20, 3 << 20):
     o = engine.NativeSearch(position, rules, narrow=8, memory=memory).run()
     assert o.limit == outcome.MEMORY, o
-# the writer's refusal, before it makes anything, and a body just within
+# the writer, and the move indices of a line, each held to the reference
 o = engine.search(position, rules)
-try:
-    o.store.write_body(1000)
-    raise AssertionError("not refused")
-except native.TooLarge as e:
-    size = e.args[1]
-o = engine.search(position, rules)
-assert len(o.store.write_body(size)) == size
+body = o.store.write_body()
+table, chunks = certificate.nowin_parts(body, o.positions, 4)
+assert len(chunks) == 1 and len(chunks[0]) == 24 * o.positions
+line = engine.solve_line(start(deal(1)), rules)
+assert line.indices == certificate.move_indices(start(deal(1)), bytes(line), rules)
 print("ok")
 """
 

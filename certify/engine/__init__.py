@@ -10,10 +10,12 @@
     solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
     solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None,
                                             replayed once by the rules before it is given
+                                            (from the compiled solver, a Line: with its
+                                            move indices)
     replays_to_win(position, line, rules) -> whether the line is legal and ends won
     decode_key(key, ncells, columns)     -> the position a search key (an Outcome's) stands for
-    no_win_body(outcome, rules)          -> the body of the no-win certificate of a search
-                                            (outcome.FormatFull if the format cannot hold it)
+    no_win_body(outcome, rules)          -> the body values of the no-win certificate of a search
+    move_indices(position, line, rules)  -> a line as format version 3's move indices
 
 The reference is certify/search.py, certify/solver.py and the writer in certify/certificate.py,
 written to be read; the compiled engine does exactly what they do, faster, and
@@ -29,8 +31,8 @@ import time
 import warnings
 
 from ..outcome import (COLUMNS, FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, TOO_MANY_COLUMNS,
-                       UNKNOWN, WIN, FormatFull, Outcome, budget_reason, format_capacity,
-                       format_full, out_of_memory, too_large)
+                       UNKNOWN, WIN, Outcome, budget_reason, format_capacity, format_full,
+                       out_of_memory)
 from ..search import decode_key  # a search key's position: both engines spell keys alike
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -219,8 +221,33 @@ def solve_line(position, rules, budget=None):
             raise RuntimeError("certify.solver: the line found does not replay (a bug)")
         return bytes(b for move in line for b in move)
     found, cells, cols = position
-    return _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
+    line = _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
                          rules.ncells, budget)
+    return None if line is None else Line(line, move_indices(position, line, rules))
+
+
+class Line(bytes):
+    """A solver's line, card and destination for each move, with its move `indices` from the
+    position it was found from (certificate format version 3's win body, which the writer
+    would otherwise work out again in Python, slowly)."""
+
+    def __new__(cls, line, indices):
+        made = super().__new__(cls, line)
+        made.indices = indices
+        return made
+
+
+def move_indices(position, line, rules):
+    """A line's bytes (card, dest, ...) from `position` as one move index a byte, in format
+    version 3's move order (certificate.move_indices, in C when the engine is compiled);
+    ValueError at a move that is not legal."""
+    if _search is None:
+        from ..certificate import move_indices as reference
+        return reference(position, line, rules)
+    found, cells, cols = position
+    return _search.move_indices(bytes(found), bytes(sorted(cells)),
+                                tuple(bytes(c) for c in cols), rules.ncells,
+                                rules.foundation_moves, bytes(line))
 
 
 def moves_of(line):
@@ -308,22 +335,18 @@ def replays_to_win(position, line, rules):
 
 
 def no_win_body(outcome, rules):
-    """The no-win certificate's body (version 2) for a finished search's outcome.
+    """The no-win certificate's body values (version 3) for a finished search's outcome.
 
     The compiled writer turns the key set into records where it lies (the outcome's keys are
-    used up); the reference is certificate.no_win_body, and both give the same bytes, or both
-    raise outcome.FormatFull.
+    used up); the reference is certificate.no_win_body, and both give the same bytes.
     """
     assert outcome.verdict == NO_WIN
     if outcome.store is not None:
-        try:
-            return outcome.store.write_body()
-        except _search.TooLarge as e:
-            raise FormatFull(too_large(*e.args)) from None
+        return outcome.store.write_body()
     from ..certificate import no_win_body as reference
     return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
 
 
 __all__ = ["NAME", "describe", "Search", "search", "solve", "solve_line", "solver_budget",
            "Background", "solve_and_search",
-           "moves_of", "replays_to_win", "no_win_body", "decode_key"]
+           "moves_of", "replays_to_win", "no_win_body", "move_indices", "Line", "decode_key"]

@@ -34,7 +34,8 @@
 #define MAX_SUCCESSORS 256          /* more than any position has (at most 204) */
 #define MAX_KEY (4 + 8 + 8 * 3)
 #define TWO_THREADS 16384           /* records from which the writer sorts on two threads */
-#define MOST_RECORD_BYTES 0xFFFFFFFFu  /* a msgpack bin's most: version 2's records and body */
+#define MOST_RECORD_BYTES 0xFFFFFFFFu  /* outcome.format_capacity's: the default capacity */
+#define CHUNK ((size_t)1 << 20)     /* records in a chunk of the body (format version 3) */
 
 /* What run() stops on; certify/engine/__init__.py gives them names. The last four are limits
 ** of the search itself, final: run() again gives them again. */
@@ -818,10 +819,118 @@ static PyObject *py_replays(PyObject *self, PyObject *args) {
                                    (size_t)nl / 2));
 }
 
+/* ---- A line as move indices ------------------------------------------------------------ */
+
+/* Whether card m, free to move from `source` (a column 0..7, -1 a cell, -2 its foundation),
+** may go to `dest` (as in replays()). */
+static int legal(const uint8_t found[4], int ncells_used, int ncells, uint8_t cols[8][52],
+                 const int len[8], int m, int source, int dest) {
+    if (dest == 9) return source != -2 && found[m & 3] == (m >> 2);
+    if (dest == 8) return source >= 0 && ncells_used < ncells;
+    if (dest == source) return 0;
+    if (!len[dest]) return 1;
+    int top = cols[dest][len[dest] - 1];
+    return (top >> 2) == (m >> 2) + 1 && red(top) != red(m);
+}
+
+/* Where destination d stands in the move order of format version 3: the foundation first,
+** then columns 1..8, then a free cell. */
+static int dest_rank(int d) { return d == 9 ? 0 : d == 8 ? 9 : d + 1; }
+
+/* The index of the move (card, dest) among the position's legal moves in the move order (by
+** destination as dest_rank, then by card), or -1 if it is not legal: certificate.move_indices
+** move by move. The cards free to move: column tops, cells and, with `back`, foundation tops. */
+static int move_index(const uint8_t found[4], const uint8_t *cells, int ncells_used, int ncells,
+                      uint8_t cols[8][52], const int len[8], int back, int card, int dest) {
+    int movable[20], source[20], nm = 0, from = -3;
+    for (int j = 0; j < 8; j++)
+        if (len[j]) { movable[nm] = cols[j][len[j] - 1]; source[nm++] = j; }
+    for (int c = 0; c < ncells_used; c++) { movable[nm] = cells[c]; source[nm++] = -1; }
+    for (int s = 0; back && s < 4; s++)
+        if (found[s]) { movable[nm] = (found[s] - 1) * 4 + s; source[nm++] = -2; }
+    for (int k = 0; k < nm; k++)
+        if (movable[k] == card) from = source[k];
+    if (from == -3 || dest < 0 || dest > 9 ||
+        !legal(found, ncells_used, ncells, cols, len, card, from, dest)) return -1;
+    int before = 0, rank = dest_rank(dest);
+    for (int d = 0; d <= 9; d++) {
+        int r = dest_rank(d);
+        if (r > rank) continue;
+        for (int k = 0; k < nm; k++)
+            if ((r < rank || movable[k] < card) &&
+                legal(found, ncells_used, ncells, cols, len, movable[k], source[k], d))
+                before++;
+    }
+    return before;
+}
+
+/* move_indices(found, cells, columns, ncells, foundation_moves, line) -> bytes: the line of
+** (card, destination) byte pairs as one move index a byte (certificate.move_indices);
+** ValueError at a move that is not legal. */
+static PyObject *py_move_indices(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *cols_in;
+    const uint8_t *f, *c, *line;
+    Py_ssize_t nf, nc, nl;
+    int ncells, back;
+    if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
+                          &ncells, &back, &line, &nl))
+        return NULL;
+    if (nf != 4 || nc > 8 || ncells < 0 || ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8 || nl % 2) {
+        PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
+        return NULL;
+    }
+    uint8_t found[4], cells[8], cols[8][52];
+    int len[8], ncells_used = (int)nc;
+    memcpy(found, f, 4);
+    memcpy(cells, c, (size_t)nc);
+    for (int j = 0; j < 8; j++) {
+        PyObject *col = PyTuple_GET_ITEM(cols_in, j);
+        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
+            PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
+            return NULL;
+        }
+        len[j] = (int)PyBytes_GET_SIZE(col);
+        memcpy(cols[j], PyBytes_AS_STRING(col), (size_t)len[j]);
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, nl / 2);
+    if (!out) return NULL;
+    uint8_t *p = (uint8_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t m = 0; m < nl / 2; m++) {
+        int card = line[2 * m], dest = line[2 * m + 1];
+        int i = card < 52 ? move_index(found, cells, ncells_used, ncells, cols, len, back, card,
+                                       dest) : -1;
+        if (i < 0) {
+            Py_DECREF(out);
+            PyErr_Format(PyExc_ValueError, "move %zd of the line (%d, %d) is not legal",
+                         m + 1, card, dest);
+            return NULL;
+        }
+        p[m] = (uint8_t)i;
+        int suit = card & 3, from_col = -1, from_cell = -1;   /* the move made, as replays() */
+        for (int j = 0; j < 8; j++)
+            if (len[j] && cols[j][len[j] - 1] == card) from_col = j;
+        for (int k = 0; k < ncells_used; k++)
+            if (cells[k] == card) from_cell = k;
+        if (from_col >= 0) len[from_col]--;
+        else if (from_cell >= 0) {
+            for (int k = from_cell; k + 1 < ncells_used; k++) cells[k] = cells[k + 1];
+            ncells_used--;
+        } else found[suit]--;
+        if (dest == 9) found[suit]++;
+        else if (dest == 8) cells[ncells_used++] = (uint8_t)card;
+        else cols[dest][len[dest]++] = (uint8_t)card;
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"replays", py_replays, METH_VARARGS,
      "replays(found, cells, columns, ncells, foundation_moves, line) -> whether the line of "
      "(card, destination) byte pairs is legal move by move and ends won"},
+    {"move_indices", py_move_indices, METH_VARARGS,
+     "move_indices(found, cells, columns, ncells, foundation_moves, line) -> the line as one "
+     "move index a byte (format version 3); ValueError at a move that is not legal"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1015,18 +1124,15 @@ static PyObject *Search_columns(Search *s, PyObject *noargs) {
     return list;
 }
 
-static PyObject *TooLarge;   /* the body would not fit in a msgpack bin (ValueError) */
-
-/* write_body(most=2^32-1) -> the no-win certificate's body, byte for byte
-** certificate.no_win_body's: msgpack [column table, records as byte planes]
-** (docs/certificate-format.md, version 2). The records are made in place of the keys, so memory
-** stays near the key set's; the search is used up (its keys are now records). A body of more
-** than `most` bytes (smaller only in tests) is refused with TooLarge before any is made: the
-** file holds it as one bin, whose length has 32 bits. */
-static PyObject *Search_write_body(Search *s, PyObject *args) {
-    unsigned long long most = MOST_RECORD_BYTES;
-    if (!PyArg_ParseTuple(args, "|K:write_body", &most) || !usable(s)) return NULL;
-    if (most > MOST_RECORD_BYTES) most = MOST_RECORD_BYTES;
+/* write_body() -> the no-win certificate's body values, byte for byte
+** certificate.no_win_body's: the column table (a msgpack array of bin), then the records in
+** chunks of CHUNK, each a bin of its records as byte planes (docs/certificate-format.md,
+** version 3). The records are made in place of the keys, so memory stays near the key set's;
+** the search is used up (its keys are now records). Every size is a size_t: the format has no
+** 32-bit limit, and a chunk's bin (at most CHUNK x 44 bytes) is far below a bin's. */
+static PyObject *Search_write_body(Search *s, PyObject *noargs) {
+    (void)noargs;
+    if (!usable(s)) return NULL;
     if (s->won >= 0 || s->nstack) {
         PyErr_SetString(PyExc_RuntimeError, "only a finished search without a win has a body");
         return NULL;
@@ -1052,18 +1158,15 @@ static PyObject *Search_write_body(Search *s, PyObject *args) {
     sorting_columns = t;
     qsort(order, ntable, sizeof *order, by_content);
     for (uint32_t i = 0; i < ntable; i++) renumber[order[i]] = i;
-    int fw = ntable <= NARROW_COLUMNS ? 2 : 3;
+    int fw = ntable <= (1u << 16) ? 2 : ntable <= (1u << 24) ? 3 : 4;   /* the file's id width */
     size_t w = (size_t)at + 8 * (size_t)fw;   /* the record's width, W in the format */
-    /* The body: [table, records]; its size, known before anything is written over. */
-    size_t nbytes = n * w;
-    size_t size = 1 + array_head(ntable) + bin_head(nbytes) + nbytes;
+    /* The body values' size, known before anything is written over. */
+    size_t size = array_head(ntable);
     for (uint32_t i = 0; i < ntable; i++)
         size += bin_head(t->col[order[i]].len) + t->col[order[i]].len;
-    if (size > most) {   /* (positions, size, most): certify/engine/__init__.py words it */
-        PyObject *why = Py_BuildValue("(nnK)", (Py_ssize_t)n, (Py_ssize_t)size, most);
-        if (why) PyErr_SetObject(TooLarge, why);
-        Py_XDECREF(why);
-        goto fail;
+    for (size_t first = 0; first < n; first += CHUNK) {
+        size_t records = n - first < CHUNK ? n - first : CHUNK;
+        size += bin_head(records * w) + records * w;
     }
     /* Renumber in place: record i is never longer than key i, so going forward each key is
     ** read (into a copy) before anything is written over it. */
@@ -1075,7 +1178,7 @@ static PyObject *Search_write_body(Search *s, PyObject *args) {
         if (!s->fixed) sort8(ids);
         uint8_t *r = s->keys + i * w;
         memcpy(r, key, (size_t)at);
-        for (int j = 0; j < 8; j++) put_id(r + at + j * fw, ids[j], fw);
+        for (int j = 0; j < 8; j++) put_be(r + at + j * fw, ids[j], fw);
     }
     spare = malloc(n > 0 ? n * w : 1);   /* (about what the tables freed above took) */
     if (!spare) goto no_memory;
@@ -1092,10 +1195,10 @@ static PyObject *Search_write_body(Search *s, PyObject *args) {
             PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering");
             goto fail;
         }
+    if (size > (size_t)PY_SSIZE_T_MAX) goto no_memory;
     PyObject *body = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
     if (!body) goto fail;
     uint8_t *p = (uint8_t *)PyBytes_AS_STRING(body);
-    *p++ = 0x92;
     p = put_array_head(p, ntable);
     for (uint32_t i = 0; i < ntable; i++) {
         const Column *c = &t->col[order[i]];
@@ -1103,10 +1206,13 @@ static PyObject *Search_write_body(Search *s, PyObject *args) {
         memcpy(p, t->cards + c->off, c->len);
         p += c->len;
     }
-    p = put_bin_head(p, nbytes);
-    for (size_t j = 0; j < w; j++) {   /* byte j of every record, then byte j + 1, ... */
-        const uint8_t *r = records + j;
-        for (size_t i = 0; i < n; i++, r += w) *p++ = *r;
+    for (size_t first = 0; first < n; first += CHUNK) {
+        size_t m = n - first < CHUNK ? n - first : CHUNK;
+        p = put_bin_head(p, m * w);
+        for (size_t j = 0; j < w; j++) {   /* byte j of the chunk's every record, then j + 1 */
+            const uint8_t *r = records + first * w + j;
+            for (size_t i = 0; i < m; i++, r += w) *p++ = *r;
+        }
     }
     free(used); free(order); free(renumber);
     free(s->keys);
@@ -1203,9 +1309,8 @@ static PyMethodDef Search_methods[] = {
     {"keys", (PyCFunction)Search_keys, METH_VARARGS, "keys(start, count) -> list of keys"},
     {"path", (PyCFunction)Search_path, METH_NOARGS, "path() -> keys from the start to the win"},
     {"columns", (PyCFunction)Search_columns, METH_NOARGS, "columns() -> interned columns by id"},
-    {"write_body", (PyCFunction)Search_write_body, METH_VARARGS,
-     "write_body(most=2**32-1) -> the no-win certificate body (version 2); uses the search up. "
-     "TooLarge, before any work, if it would take more than `most` bytes"},
+    {"write_body", (PyCFunction)Search_write_body, METH_NOARGS,
+     "write_body() -> the no-win certificate's body values (version 3); uses the search up"},
     {"load", (PyCFunction)Search_load, METH_VARARGS,
      "load(columns, keys): tests only -- become a finished search of these keys (3-byte "
      "indexes into columns)"},
@@ -1242,12 +1347,6 @@ PyMODINIT_FUNC PyInit__search(void) {
         Py_DECREF(m);
         return NULL;
     }
-    TooLarge = PyErr_NewException("certify.engine._search.TooLarge", PyExc_ValueError, NULL);
-    if (!TooLarge || PyModule_AddObject(m, "TooLarge", Py_NewRef(TooLarge)) < 0) {
-        Py_XDECREF(TooLarge);
-        Py_DECREF(m);
-        return NULL;
-    }
     PyModule_AddIntConstant(m, "DONE", DONE);
     PyModule_AddIntConstant(m, "WON", WON);
     PyModule_AddIntConstant(m, "MAX_POSITIONS", MAX_POSITIONS);
@@ -1257,6 +1356,7 @@ PyMODINIT_FUNC PyInit__search(void) {
     PyModule_AddIntConstant(m, "MEMORY_BUDGET", MEMORY_BUDGET);
     PyModule_AddIntConstant(m, "FORMAT_FULL", FORMAT_FULL);
     PyModule_AddIntConstant(m, "MOST_RECORD_BYTES", MOST_RECORD_BYTES);
+    PyModule_AddIntConstant(m, "CHUNK", (long)CHUNK);
     PyModule_AddIntConstant(m, "MOST_COLUMNS", MOST_COLUMNS);
     return m;
 }
