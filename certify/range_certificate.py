@@ -1,7 +1,9 @@
-"""Range certificates (docs/certificate-format.md, section 6): one file for every deal A..B.
+"""Range certificates (docs/certificate-format.md, sections 6 and 7): one file for every deal A..B.
 
-The file (zstd, one frame as written here) holds a header and then one entry per deal, in deal
-order: `[deal, claim, count, body]`, where body is exactly a single certificate's body. Both ways
+The file (zstd, one frame as written here, at LEVEL) holds a header and then one entry per deal,
+in deal order: in version 3, which certify writes, `[deal, claim, count]` followed by exactly
+the body values of that deal's single certificate (a win's move indices; a no-win's column
+table and chunks); in version 2, which certify still reads, `[deal, claim, count, body]`. Both ways
 through the file stream: `write` takes its entries from an iterable made twice (once to hash
 them, since the header that comes first carries their digest, once to compress them), and
 `read` hands back entries one at a time as they come out of the decompressor. Either way the
@@ -21,7 +23,8 @@ import zstandard
 from . import certificate, output
 
 FORMAT = certificate.FORMAT
-VERSION = 2  # range certificates exist from version 2 on
+VERSION = 3  # what certify writes
+VERSIONS = (2, 3)  # what it reads: range certificates exist from version 2 on
 CLAIM = "range"
 # zstd level for the whole file, chosen by measurement (benchmarks/bench_census.py --levels,
 # on the 9.1 MB of entries of deals 1..32000, a loaded 2-core machine): level 3 keeps 0.434 of
@@ -40,9 +43,11 @@ class RangeError(ValueError):
     """A file that is not a readable range certificate (or entries that cannot make one)."""
 
 
-def pack_entry(deal, claim, count, body):
-    """One entry's bytes, exactly as they stand in the file (msgpack's shortest forms)."""
-    return msgpack.packb([deal, claim, count, body], use_bin_type=True)
+def pack_entry(deal, claim, count, values):
+    """One entry's bytes, exactly as they stand in the file (msgpack's shortest forms): its
+    [deal, claim, count], then the body values of its single certificate (for a body as
+    certify holds it, certificate.body_values gives them)."""
+    return msgpack.packb([deal, claim, count], use_bin_type=True) + values
 
 
 def symmetry(rules):
@@ -116,14 +121,14 @@ def _digest(entries, first, last):
 
 
 # msgpack's tags for an unsigned int that follows in 1, 2, 4 or 8 bytes (a smaller one is the
-# tag byte itself, below 0x80); 0x94 is an array of four.
+# tag byte itself, below 0x80); 0x93 is an array of three.
 UINT_WIDTH = {0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8}
 
 
 def _entry_deal(entry):
     """The deal number at the head of a packed entry, read without unpacking its body."""
-    if entry[:1] != b"\x94":
-        raise RangeError("an entry is not a four-element array")
+    if entry[:1] != b"\x93":
+        raise RangeError("an entry does not begin with [deal, claim, count]")
     tag = entry[1]
     if tag < 0x80:
         return tag
@@ -151,7 +156,9 @@ class _Tee:
 # Reading.
 
 def read(path):
-    """(header, entries) of a range certificate; entries yields (deal, claim, count, body).
+    """(header, entries) of a range certificate; entries yields (deal, claim, count, body),
+    body as the single certificate of that version holds it: version 2's body bin, or
+    version 3's body values (as they stand in the file, in msgpack's shortest forms).
 
     Everything is checked as it streams: the header's keys and types, each entry's shape and
     deal number, and, once the last entry is out, that nothing follows and the digest matches.
@@ -179,7 +186,7 @@ def read(path):
     except BaseException:
         f.close()
         raise
-    return head, _entries(f, stream, unpacker, head, digest)
+    return head, _entries(f, _Values(stream, unpacker, digest), head)
 
 
 def _read_some(stream, n):
@@ -194,7 +201,7 @@ def _check_header(head):
         raise RangeError("not a freecell certificate")
     if head.get("claim") != CLAIM:
         raise RangeError(f"not a range certificate (claim {head.get('claim')!r})")
-    if head.get("version") != VERSION:
+    if head.get("version") not in VERSIONS:
         raise RangeError(f"unsupported version {head.get('version')!r}")
     if set(head) != KEYS:
         raise RangeError("header keys are not those of a range certificate")
@@ -212,51 +219,115 @@ def _int(x):
     return type(x) is int
 
 
-def _entries(f, stream, unpacker, head, digest):
-    with f:
-        deal = head["first"]
+class _Values:
+    """The msgpack values after the header, one at a time, fed from the decompressor as they
+    are needed, every byte fed also hashed."""
+
+    def __init__(self, stream, unpacker, digest):
+        self.stream, self.unpacker, self.digest = stream, unpacker, digest
+
+    def next(self, deal, inside=True):
+        """The next value; at the end of the data, _END where an entry may begin (`inside`
+        false), else _Cut."""
         while True:
             try:
-                for entry in unpacker:
-                    yield _checked_entry(entry, deal, head)
-                    deal += 1
-            except RangeError:
-                raise
+                return self.unpacker.unpack()
+            except msgpack.OutOfData:
+                pass
             except Exception as e:  # msgpack's errors for malformed data
                 raise RangeError(f"entry for deal {deal}: not msgpack: {e}") from None
-            data = _read_some(stream, 1 << 20)
+            data = _read_some(self.stream, 1 << 20)
             if not data:
-                break
-            digest.update(data)
-            unpacker.feed(data)
-        if deal != head["last"] + 1:
+                if inside or self.unpacker.tell() != self.stream.tell():
+                    raise _Cut
+                return _END
+            self.digest.update(data)
+            self.unpacker.feed(data)
+
+
+_END = object()
+
+
+class _Cut(Exception):
+    """The data ends inside an entry."""
+
+
+def _entries(f, values, head):
+    with f:
+        deal, last = head["first"], head["last"]
+        try:
+            while True:
+                entry = values.next(deal, inside=False)
+                if entry is _END:
+                    break
+                if deal > last:
+                    raise RangeError(f"more than {head['count']:,} entries: bytes after the "
+                                     f"last entry")
+                if head["version"] == 2:
+                    yield _checked_entry(entry, deal, head, 4)
+                else:
+                    number, claim, count = _checked_entry(entry, deal, head, 3)
+                    yield number, claim, count, _body_values(values, deal, claim, count, head)
+                deal += 1
+        except _Cut:
+            pass
+        if deal != last + 1:
             raise RangeError(f"the file ends after {deal - head['first']:,} of "
                              f"{head['count']:,} entries")
-        if unpacker.tell() != stream.tell():
-            raise RangeError("bytes after the last entry")
-        if digest.hexdigest() != head["xxh3_64"]:
+        if values.digest.hexdigest() != head["xxh3_64"]:
             raise RangeError("the entries do not match the header's xxh3_64: the file is corrupt")
 
 
-def _checked_entry(entry, deal, head):
-    if deal > head["last"]:
-        raise RangeError(f"more than {head['count']:,} entries: bytes after the last entry")
-    if not (isinstance(entry, list) and len(entry) == 4):
-        raise RangeError(f"entry for deal {deal} is not [deal, claim, count, body]")
-    number, claim, count, body = entry
+def _checked_entry(entry, deal, head, size):
+    shape = "[deal, claim, count, body]" if size == 4 else "[deal, claim, count]"
+    if not (isinstance(entry, list) and len(entry) == size):
+        raise RangeError(f"entry for deal {deal} is not {shape}")
+    number, claim, count = entry[:3]
     if number != deal or not _int(number):
         raise RangeError(f"entry {deal - head['first']:,} is for deal {number!r}, not {deal}")
     if claim not in CLAIMS:
         raise RangeError(f"entry for deal {deal}: bad claim {claim!r}")
-    if not (_int(count) and 0 <= count <= MAX_ENTRY):
+    if not (_int(count) and 0 <= count <= (MAX_ENTRY if size == 4 else 2**64 - 1)):
         raise RangeError(f"entry for deal {deal}: bad count {count!r}")
-    if not isinstance(body, bytes):
+    if size == 4 and not isinstance(entry[3], bytes):
         raise RangeError(f"entry for deal {deal}: body is not bytes")
-    return number, claim, count, body
+    return tuple(entry)
+
+
+def _body_values(values, deal, claim, count, head):
+    """A version 3 entry's body values, read and checked for their shape, as bytes."""
+    def bins(n, what):
+        value = values.next(deal)
+        if not isinstance(value, bytes) or len(value) != n:
+            raise RangeError(f"entry for deal {deal}: {what} is not a bin of {n:,} bytes")
+        return certificate.bin_header(n) + value
+    if claim == "win":
+        return bins(count, "its line of move indices")
+    table = values.next(deal)
+    if not (isinstance(table, list) and all(isinstance(c, bytes) for c in table)):
+        raise RangeError(f"entry for deal {deal}: no column table")
+    if count < 1:
+        raise RangeError(f"entry for deal {deal}: a no-win of no positions")
+    width = certificate.record_width(head["cells"], len(table))
+    out = [msgpack.packb(table, use_bin_type=True)]
+    for i in range(0, count, certificate.CHUNK):
+        n = min(certificate.CHUNK, count - i)
+        out.append(bins(n * width, f"chunk {i // certificate.CHUNK}"))
+    return b"".join(out)
 
 
 def single_certificate(head, deal, claim, count, body):
-    """The single certificate of one entry: the file `certify DEAL` writes under these rules."""
+    """The single certificate of one entry (of either version): the file `certify DEAL` writes
+    under these rules, of the version certify writes."""
     rules = rules_of(head)
-    single = certificate.header(claim, deal, None, rules, count, body)
-    return certificate.encode_file(single, body)
+    try:
+        if head["version"] == 2:
+            if claim == "win":   # a version 2 win's body is its line, as certify holds one
+                single = certificate.header(claim, deal, None, rules, count, body)
+                return certificate.encode_file(single, body)
+            body = certificate.v3_from_v2(body, count, rules.ncells)
+        single = certificate.values_header(claim, deal, None, rules, count,
+                                           xxhash.xxh3_64_hexdigest(body))
+        return certificate.encode_values(single, body)
+    except (certificate.CertificateError, ValueError) as e:
+        raise RangeError(f"entry for deal {deal}: {e}") from None

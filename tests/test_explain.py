@@ -237,8 +237,7 @@ def test_win_gives_length_and_fewest_cells(tmp_path, capsys):
     # The length is that of the line certify writes, and that line wins.
     cert = tmp_path / "w.msgpack.zst"
     assert main(["--board", str(board), "--cells", "2", "-q", "-o", str(cert)]) == 0
-    _, body = certificate.read(cert)
-    line = list(zip(body[::2], body[1::2]))
+    line = certificate.load(cert).line()
     position = read_board(ONE_CELL_BOARD, 2)
     assert len(line) == r["moves"] and replays_to_win(position, line, Rules(2))
     src = from_certificate(str(cert))

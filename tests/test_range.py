@@ -59,7 +59,7 @@ def test_the_census_writes_one_range_certificate(reference, tmp_path, capsys):
 def test_entries_are_the_deals_in_order_with_their_proofs(reference):
     rows = {r["deal"]: r for r in table(reference)}
     head, entries = range_certificate.read(reference / NAME)
-    assert head == {"format": "freecell-certificate", "version": 2, "claim": "range",
+    assert head == {"format": "freecell-certificate", "version": 3, "claim": "range",
                     "first": FIRST, "last": LAST, "cells": 4, "foundation_moves": False,
                     "symmetry": "columns", "count": 16, "xxh3_64": head["xxh3_64"]}
     seen = []
@@ -72,10 +72,10 @@ def test_entries_are_the_deals_in_order_with_their_proofs(reference):
         assert hashlib.sha256(single).hexdigest() == row["sha256"] and len(single) == row["bytes"]
         single_head, single_body = certificate.read_bytes(single)
         assert single_body == body and single_head["count"] == count
-        if claim == "win":
-            assert count == row["moves"] and len(body) == 2 * count
-            line = [(body[i], body[i + 1]) for i in range(0, len(body), 2)]
-            assert replays_to_win(start(deal(number)), line, Rules(4))
+        if claim == "win":   # (one bin of a move index a byte)
+            assert count == row["moves"] and body == certificate.bin_header(count) + body[-count:]
+            line = certificate.Certificate(single_head, single_body).line()
+            assert len(line) == count and replays_to_win(start(deal(number)), line, Rules(4))
         else:
             assert number == 11982 and count == row["positions"] == 83239
             positions = certificate.Certificate(single_head, single_body).positions()
@@ -91,7 +91,10 @@ def test_the_file_is_one_frame_whose_digest_covers_the_entries(reference):
     unpacker.feed(data)
     head = unpacker.unpack()
     assert xxhash.xxh3_64_hexdigest(data[unpacker.tell():]) == head["xxh3_64"]
-    assert len(list(unpacker)) == 16
+    values = list(unpacker)   # 16 entries: [deal, claim, count], then the body values
+    assert [v[0] for v in values if isinstance(v, list) and len(v) == 3 and
+            isinstance(v[0], int)] == list(range(FIRST, LAST + 1))
+    assert len(values) == 15 * 2 + 1 + 2   # a win's line; 11982's table and one chunk
 
 
 def test_parallel_and_small_chunks_give_the_same_bytes(reference, tmp_path, capsys):
@@ -215,13 +218,20 @@ def damaged(reference, tmp_path, change):
 
 
 def repacked(reference, change_entries):
-    """The range file's content with its entries changed (and a digest that matches them)."""
+    """The range file's content with its entries changed (and a digest that matches them).
+    `change_entries` is given the entries as lists: [deal, claim, count], then its values."""
     def change(content):
         unpacker = msgpack.Unpacker(raw=False)
         unpacker.feed(content)
         head = unpacker.unpack()
-        entries = change_entries(list(unpacker))
-        data = b"".join(msgpack.packb(e, use_bin_type=True) for e in entries)
+        entries = []
+        for value in unpacker:
+            if isinstance(value, list) and len(value) == 3 and isinstance(value[0], int):
+                entries.append([value])
+            else:
+                entries[-1].append(value)
+        entries = change_entries(entries)
+        data = b"".join(msgpack.packb(v, use_bin_type=True) for e in entries for v in e)
         head["xxh3_64"] = xxhash.xxh3_64_hexdigest(data)
         return msgpack.packb(head, use_bin_type=True) + data
     return change
@@ -257,8 +267,10 @@ def test_a_damaged_file_is_refused(reference, tmp_path, capsys, change, complain
 @pytest.mark.parametrize("change_entries, complaint", [
     (lambda es: es[:5] + [es[6], es[5]] + es[7:], "is for deal 11981, not 11980"),
     (lambda es: es[:-1], "ends after 15 of 16 entries"),
-    (lambda es: es[:3] + [es[3][:3]] + es[4:], "is not [deal, claim, count, body]"),
-    (lambda es: es[:3] + [[es[3][0], "maybe"] + es[3][2:]] + es[4:], "bad claim 'maybe'"),
+    (lambda es: es[:3] + [[es[3][0][:2]] + es[3][1:]] + es[4:], "is not [deal, claim, count]"),
+    (lambda es: es[:3] + [[[es[3][0][0], "maybe", es[3][0][2]]] + es[3][1:]] + es[4:],
+     "bad claim 'maybe'"),
+    (lambda es: es[:3] + [es[3][:1] + [es[3][1][:-1]]] + es[4:], "is not a bin of"),
 ])
 def test_entries_out_of_place_are_refused(reference, tmp_path, capsys, change_entries,
                                           complaint):
@@ -290,7 +302,7 @@ def test_the_writer_streams(tmp_path):
         made.append(0)
         for n in range(5, 3005):
             made[-1] += 1
-            yield range_certificate.pack_entry(n, "win", 1, bytes([n % 52, 9]))
+            yield range_certificate.pack_entry(n, "win", 1, bytes([0xC4, 1, n % 7]))
 
     size, sha = range_certificate.write(tmp_path / "r", 5, 3004, Rules(3, True, True), entries)
     assert made == [3000, 3000]
@@ -346,10 +358,15 @@ def test_the_published_range_names_11982_alone(tmp_path, capsys):
         (1, 32000, 4, False)
     no_win = [number for number, claim, _, _ in entries if claim == "no-win"]
     assert no_win == [11982]
-    # Its entry is the published single certificate of 11982, byte for byte.
+    # Its entry, extracted, is what `certify 11982` writes now (version 3, while the published
+    # files are of version 2 until certificates/ is remade), and holds the published single
+    # certificate's records.
     assert run(capsys, "extract", PUBLISHED, 11982, "-o", tmp_path / "x")[0] == 0
-    with open(os.path.join(CERTIFICATES, "11982.msgpack.zst"), "rb") as f:
-        assert (tmp_path / "x").read_bytes() == f.read()
+    assert run(capsys, "11982", "-q", "-o", tmp_path / "y")[0] == 0
+    assert (tmp_path / "x").read_bytes() == (tmp_path / "y").read_bytes()
+    extracted = certificate.load(tmp_path / "x")
+    single = certificate.load(os.path.join(CERTIFICATES, "11982.msgpack.zst"))
+    assert extracted.version == 3 and extracted.records()[:2] == single.records()[:2]
     sums = open(os.path.join(CERTIFICATES, "SHA256SUMS")).read()
     with open(PUBLISHED, "rb") as f:
         assert f"{hashlib.sha256(f.read()).hexdigest()}  1-32000.msgpack.zst" in sums

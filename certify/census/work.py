@@ -69,7 +69,9 @@ def prove_deal(deal, settings):
     entry = None
     if result.verdict != UNKNOWN:
         count = len(result.body) // 2 if result.verdict == WIN else result.positions
-        entry = pack_entry(deal, result.verdict, count, result.body)
+        values = certificate.body_values(result.verdict, result.body, deal, None,
+                                         settings.rules())
+        entry = pack_entry(deal, result.verdict, count, values)
     return Item(deal, result.verdict, json.dumps(row), entry)
 
 
