@@ -1,12 +1,14 @@
-"""The build: the pure-Python package, plus two optional C extensions (the compiled engine).
+"""The build: the pure-Python package, plus three optional C extensions (the compiled engine).
 
-    certify.engine._search  certify/engine/search.c  exhaustive search and certificate writer
-    certify.engine._solver  certify/engine/solver.c  best-first win solver
+    certify.engine._search    certify/engine/search.c    exhaustive search and certificate writer
+    certify.engine._solver    certify/engine/solver.c    best-first win solver
+    certify.engine._external  certify/engine/external.c  the exhaustive search on disk's loops
 
-Both are optional (setuptools' Extension(optional=True)): if a source is missing or the compiler
+All are optional (setuptools' Extension(optional=True)): if a source is missing or the compiler
 fails or is absent, the install still succeeds, with setuptools' warning that the extension
 failed, and certify runs the reference engine in Python (certify/engine/__init__.py says so,
-and `certify --version` says why). Everything else about the package is in pyproject.toml.
+and `certify --version` says why); without _external the search stops at --memory instead of
+going on on disk (certify/external.py). Everything else about the package is in pyproject.toml.
 """
 
 import os
@@ -22,7 +24,8 @@ def extension(name, source):
                      extra_compile_args=FLAGS, optional=True)
 
 
-SOURCES = {"_search": "certify/engine/search.c", "_solver": "certify/engine/solver.c"}
+SOURCES = {"_search": "certify/engine/search.c", "_solver": "certify/engine/solver.c",
+           "_external": "certify/engine/external.c"}
 EXTENSIONS = [extension(name, src) for name, src in SOURCES.items()
               if os.path.exists(os.path.join(HERE, src))]
 

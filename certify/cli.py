@@ -21,8 +21,8 @@ from .board import write_board
 from .inputs import input_name, keep_other_claims, starting_point
 from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                       Parser, RawDescriptionHelpFormatter, Usage, add_budget_options,
-                      add_memory_option, add_rule_options, deal_number, deal_range,
-                      looks_like_range, result_json)
+                      add_disk_options, add_memory_option, add_rule_options, deal_number,
+                      deal_range, looks_like_range, result_json)
 from .names import certificate_name
 from .outcome import UNKNOWN
 from .rules import Rules, start
@@ -33,6 +33,7 @@ USAGE = """
   certify DEAL [--cells N] [--fixed-columns] [--foundation-moves] [-o PATH|-]
                [--max-positions N] [--time-limit SECONDS] [--no-solver]
                [--notation] [--memory SIZE] [--json] [-q]
+               [--work-dir DIR] [--resume] [--on-disk] [--no-spill]
   certify --board FILE|- [the same options]
   certify A-B [-j N] [--out DIR] [--scheduler ADDRESS] [-o PATH|-]
               [rule and budget options]
@@ -127,7 +128,8 @@ def certify_parser():
                         "with the rules in the name when not the defaults: "
                         "DEAL-cells5-fm-fixed.msgpack.zst)")
     add_budget_options(p)
-    add_memory_option(p)
+    add_memory_option(p, spills=True)
+    add_disk_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--no-solver", action="store_true",
@@ -145,8 +147,10 @@ def run_certify(argv):
     rules = Rules(args.cells, args.fixed_columns, args.foundation_moves)
     deal, position, label = starting_point(args.deal, args.board, rules.ncells,
                                            "give a deal number or --board FILE (not both)")
-    out = output.target(args.output, certificate_name(label, rules, deal is None))
+    name = certificate_name(label, rules, deal is None)
+    out = output.target(args.output, name)
     keep_other_claims(out, args.output, deal, position, rules)
+    disk = spilling(args, argv, out, name, position, rules)
     # With the certificate on standard output, everything said goes to stderr.
     said = sys.stderr if out == "-" else sys.stdout
     from .progress import phases
@@ -158,9 +162,17 @@ def run_certify(argv):
     try:
         result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
                        progress, plan=SEARCH_ALONE if args.no_solver else PLAN, together=True,
-                       memory=args.memory)
+                       memory=args.memory, disk=disk)
     except BrokenPipeError:  # said once, by main
         raise
+    except KeyboardInterrupt:
+        if disk is None or not disk.started:
+            raise
+        if progress is not None:
+            progress.close()
+        print(f"\ncertify: interrupted; nothing written; the search on disk is kept in "
+              f"{output.printable(disk.folder)}: go on with `{disk.command}`", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except OSError as e:
         shown = "standard output" if out == "-" else out
         print(f"certify: cannot write {output.printable(shown)}: {e.strerror or e}",
@@ -180,6 +192,33 @@ def run_certify(argv):
     else:
         output.say(describe(result, deal, args.board, rules, written), said)
     return EXIT_UNKNOWN if result.verdict == UNKNOWN else EXIT_OK
+
+
+def spilling(args, argv, out, name, position, rules):
+    """The search on disk's settings (external.Disk), its work folder checked now, before any
+    long work; None with --no-spill, or where the disk search is not built (then --resume,
+    --on-disk and --work-dir are refused)."""
+    from . import external
+    asked = args.resume or args.on_disk or args.work_dir is not None
+    if args.no_spill:
+        if asked:
+            raise Usage("--no-spill does not go with --resume, --on-disk or --work-dir")
+        return None
+    if not external.available():
+        if asked:
+            raise Usage("the search on disk is not built (certify.engine._external); reinstall "
+                        "with a C compiler (pip install -e .)")
+        return None
+    folder = args.work_dir if args.work_dir is not None else external.default_folder(out, name)
+    import shlex
+    again = ["certify", *argv] + ([] if args.resume else ["--resume"])
+    disk = external.Disk(folder, resume=args.resume, at_once=args.on_disk,
+                         command=" ".join(shlex.quote(a) for a in again))
+    try:
+        disk.check(position, rules)
+    except external.WorkFolderError as e:
+        raise Usage(str(e)) from None
+    return disk
 
 
 def winning_notation(position, result, rules):

@@ -181,17 +181,36 @@ def default_memory():
     return None if total is None else total * 3 // 4
 
 
-def add_memory_option(p):
-    """--memory SIZE: what the exhaustive search's tables may take (default_memory())."""
+def add_memory_option(p, spills=False):
+    """--memory SIZE: what the exhaustive search's tables may take (default_memory()).
+    `spills`: the command's search goes on on disk past it (add_disk_options)."""
     from .outcome import size_text
     default = default_memory()
     shown = f"three quarters of this machine's memory, {size_text(default)} here" \
         if default is not None else "none, as this machine's memory cannot be read"
+    then = ("Past it the search goes on on disk, in --work-dir, its memory bounded by this "
+            "budget" if spills else
+            "Nothing spills to disk: the search stops at this budget (verdict unknown, nothing "
+            "written), as it does if the system gives it less")
     p.add_argument("--memory", type=memory_size, default=default, metavar="SIZE",
                    help=f"the memory the exhaustive search's tables may take, such as 500M or "
-                        f"8G (default: {shown}). Nothing spills to disk: the search stops at "
-                        f"this budget (verdict unknown, nothing written), as it does if the "
-                        f"system gives it less")
+                        f"8G (default: {shown}). {then}")
+
+
+def add_disk_options(p):
+    """--work-dir DIR, --resume, --on-disk, --no-spill: the search on disk (certify/external.py)."""
+    p.add_argument("--work-dir", metavar="DIR",
+                   help="the folder the search spills to when it outgrows --memory (default: "
+                        "beside the certificate, its name with .work); kept when the search "
+                        "stops short, removed once the certificate is written")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the search on disk kept in the work folder (after running "
+                        "out of time, disk or memory, or being interrupted or killed)")
+    p.add_argument("--on-disk", action="store_true",
+                   help="search on disk from the start (after the solver's attempts), without "
+                        "trying in memory first: for a deal known not to fit")
+    p.add_argument("--no-spill", action="store_true",
+                   help="never search on disk: stop at --memory (verdict unknown)")
 
 
 def add_rule_options(p):

@@ -5,6 +5,8 @@ Two displays, one behaviour:
     display = phases(quiet)                for one proof (prove(), the searches, explain):
     display.phase(name)                    a new phase begins: "solving", "searching", "writing"
     display.update(positions, most_home)   figures so far in this phase, as often as convenient
+    display.note(text)                     where in the phase it is (the search on disk's bucket,
+                                           layer and disk in use), shown after the figures
     display.close()                        the run is over: leave the terminal tidy
 
     display = counter(total, done, quiet)  for a census over `total` deals, `done` already done:
@@ -144,14 +146,18 @@ class Phases(Live):
     """The display of one proof: its phase, the positions so far, the most cards home."""
 
     def __init__(self, **kwargs):
-        self.name, self.positions, self.most_home = "starting", None, None
+        self.name, self.positions, self.most_home, self.where = "starting", None, None, ""
         super().__init__(**kwargs)
         self.phase_started = self.started
 
     def phase(self, name):
         with _DRAWING:
-            self.name, self.positions, self.most_home = name, None, None
+            self.name, self.positions, self.most_home, self.where = name, None, None, ""
             self.phase_started = self.now()
+
+    def note(self, text):
+        with _DRAWING:
+            self.where = text
 
     def update(self, positions, most_home):
         with _DRAWING:
@@ -162,8 +168,9 @@ class Phases(Live):
         if self.positions is None:
             return f"{self.name} ... {clock(spent)}"
         rate = f", {self.positions / spent:,.0f}/s" if spent > 0 else ""
+        where = f" | {self.where}" if self.where else ""   # last: what a narrow line drops
         return (f"{self.name}: {self.positions:,} positions{rate}, most home {self.most_home}"
-                f" ... {clock(spent)}")
+                f" ... {clock(spent)}{where}")
 
 
 class Counter(Live):

@@ -20,7 +20,7 @@ import os
 import time
 
 from . import engine, output
-from .outcome import (MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, FormatFull, Result,
+from .outcome import (FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, FormatFull, Result,
                       budget_reason, out_of_memory)
 from .progress import phase
 from .rules import encode as canonical, is_won, moves
@@ -118,7 +118,7 @@ class Found:
 
 
 def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
-          progress=None, plan=PLAN, together=False, memory=None):
+          progress=None, plan=PLAN, together=False, memory=None, disk=None):
     """Prove `start` won or not; write the certificate to `out` unless the outcome is UNKNOWN.
 
     plan: the steps tried in turn (PLAN, or SEARCH_ALONE, or any sequence of Solve and Search).
@@ -133,20 +133,24 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
     `memory`: the bytes the search's tables may take (None: no budget); past them it stops,
     UNKNOWN. Running out of memory anywhere is UNKNOWN too, with nothing written.
+    `disk` (external.Disk, or None): where the search spills when it outgrows `memory` (or
+    its certificate format's room): the search on disk (certify/external.py) then runs from the
+    start within the same budget, its work folder kept for a resume if it stops short; with
+    disk.at_once it runs at once, after the solver (with disk.resume, without it).
     """
     return proved(start, rules, deal, max_positions, time_limit, progress, plan, together,
-                  memory, out=out)
+                  memory, out=out, disk=disk)
 
 
 def proved(start, rules, deal=None, max_positions=None, time_limit=None, progress=None,
-           plan=PLAN, together=False, memory=None, out=None):
+           plan=PLAN, together=False, memory=None, out=None, disk=None):
     """prove() without writing a file (unless `out` is given): find and encode, the Result
     with the certificate's body, SHA-256 and size. What a census keeps of each deal."""
     t0 = time.monotonic()
     budget = Budget(t0, max_positions, time_limit, memory)
     try:
-        found = find(start, rules, budget, plan, progress, together, memory)
-        result, data = encode(found, start, rules, deal, budget, progress)
+        found = find(start, rules, budget, plan, progress, together, memory, disk)
+        result, data = encode(found, start, rules, deal, budget, progress, out)
         if data is not None:
             deliver(result, data, out)
         return result
@@ -158,9 +162,13 @@ def proved(start, rules, deal=None, max_positions=None, time_limit=None, progres
                   reason=out_of_memory(positions))
 
 
-def find(start, rules, budget, plan, progress=None, together=False, memory=None):
-    """Work through the plan until a step settles it: a Found."""
+def find(start, rules, budget, plan, progress=None, together=False, memory=None, disk=None):
+    """Work through the plan until a step settles it: a Found. With `disk`, a search that
+    stopped at the memory budget or the format's room is done again on disk."""
     steps = list(plan)
+    if disk is not None and disk.at_once:
+        steps = [] if disk.resume else [s for s in steps if isinstance(s, Solve)]
+        together = False
     search = outcome = None
     tried = 0  # positions of the last engine solver attempt (a larger one repeats it)
     if together and budget.time_limit is None and len(steps) >= 2 and \
@@ -209,7 +217,20 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None)
             load_writer()
             phase(progress, "searching")
             outcome = search.run(*budget.search(step.size), progress)
+    if disk is not None and (disk.at_once or (outcome is not None and outcome.verdict == UNKNOWN
+                                              and outcome.limit in (MEMORY, FORMAT))):
+        search = budget.searching = outcome = None  # (its tables let go of before the disk's)
+        outcome = on_disk(start, rules, budget, progress, memory, disk)
     return Found(outcome=outcome)
+
+
+def on_disk(start, rules, budget, progress, memory, disk):
+    """The search on disk (certify/external.py), within what is left of the run's budgets."""
+    from .external import DiskSearch
+    load_writer()
+    phase(progress, "searching on disk")
+    search = budget.searching = DiskSearch(start, rules, disk, memory or disk.memory)
+    return search.run(*budget.search(None), progress)
 
 
 def solved(start, rules, budget, progress, planned, tried):
@@ -228,9 +249,11 @@ def solved(start, rules, budget, progress, planned, tried):
     return None
 
 
-def encode(found, start, rules, deal, budget, progress=None):
+def encode(found, start, rules, deal, budget, progress=None, out=None):
     """(Result, the certificate file's bytes) for what find() found; (Result, None) for an
-    UNKNOWN, which has no certificate. The Result has the file's SHA-256 and size."""
+    UNKNOWN, which has no certificate. The Result has the file's SHA-256 and size. A search
+    on disk writes its certificate to `out` itself, as its records stream out of the work
+    folder (then cleared): (Result, None)."""
     t0 = budget.t0
     board = None
     if deal is None:
@@ -250,6 +273,14 @@ def encode(found, start, rules, deal, budget, progress=None):
     phase(progress, "writing")
     budget.searching, budget.found = None, (result.positions, result.most_home)
     certificate = load_writer()
+    if outcome.verdict == NO_WIN and getattr(outcome.store, "on_disk", False):
+        store = outcome.store
+        del outcome, found
+        result.size, result.sha256 = store.write_certificate(out, deal, board)
+        result.path = os.fspath(out)
+        store.remove()
+        result.seconds = time.monotonic() - t0
+        return result, None
     if outcome.verdict == WIN:
         line = moves_along(start, outcome.path, rules.ncells, outcome.columns, rules)
         data, result.body = win_certificate(line, deal, board, rules)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = {"_search": "search.c", "_solver": "solver.c"}
+SOURCES = {"_search": "search.c", "_solver": "solver.c", "_external": "external.c"}
 
 
 def asan_runtime():
@@ -98,13 +98,42 @@ def test_memory_budget_and_malloc_failing_under_asan(sanitized, tmp_path):
     and malloc returning NULL (AddressSanitizer refuses any one allocation over 16 MiB, as a
     system out of memory would), each an UNKNOWN with nothing written."""
     out = tmp_path / "x.msgpack.zst"
-    said = certify_in(sanitized, 7484159, "-q", "--memory", "20M", "-o", out, exit_code=3)
+    said = certify_in(sanitized, 7484159, "-q", "--memory", "20M", "--no-spill", "-o", out,
+                      exit_code=3)
     assert "would outgrow --memory 20M" in said
     for solver in ([], ["--no-solver"]):   # (with the solver, its full attempt is refused)
         said = certify_in(sanitized, 7484159, "-q", *solver, "-o", out, exit_code=3,
                           asan_options="allocator_may_return_null=1:max_allocation_size_mb=16")
         assert "not enough memory after" in said and "the system would give no more" in said
         assert not out.exists()
+
+
+def test_the_search_on_disk_under_asan(sanitized, tmp_path):
+    """external.c: spilling, merging in passes, widening the ids, a resume, the records streamed
+    out; the same file as the in-memory engine's."""
+    out = tmp_path / "11982.msgpack.zst"
+    certify_in(sanitized, 11982, "-q", "--on-disk", "--memory", "1M", "--time-limit", "0.5",
+               "-o", out, exit_code=3)
+    certify_in(sanitized, 11982, "-q", "--memory", "1M", "--resume", "-o", out)
+    certify_in(sanitized, 11982, "-q", "--no-spill", "-o", tmp_path / "whole.zst")
+    assert out.read_bytes() == (tmp_path / "whole.zst").read_bytes()
+    top, env = sanitized
+    done = subprocess.run([sys.executable, "-c", WIDENED, str(tmp_path / "work")], cwd=top,
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert not sanitizer_reports(top)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr[-2000:]
+
+
+WIDENED = """
+import sys
+from certify import external
+from certify.deals import deal
+from certify.rules import Rules, start
+s = external.DiskSearch(start(deal(11982)), Rules(3), external.Disk(sys.argv[1]), 1 << 16, 64)
+assert s.run().verdict == "no-win" and s.state["idw"] == 3
+assert sum(len(r) for r in s.records()) == s.positions * (4 + 3 + 16)
+print("ok")
+"""
 
 
 LIMITS = """

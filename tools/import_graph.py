@@ -32,7 +32,7 @@ LAYERS = (
     ("words", ("outcome", "cards", "deals", "rules", "names", "board", "notation", "output",
                "progress")),
     ("files", ("certificate", "range_certificate")),
-    ("engines", ("search", "solver", "engine")),
+    ("engines", ("search", "solver", "engine", "external")),
     ("the run", ("prove",)),
     ("commands", ("options", "inputs", "cli", "__main__", "census", "explain", "svg",
                   "importer", "exports", "extract")),

@@ -1,0 +1,1251 @@
+/*
+** The disk-backed exhaustive search's inner loops, compiled: certify.engine._external.
+**
+** certify/external.py drives the search (its work folder, its layers and checkpoints); this
+** module does what touches every position: expanding a file of positions into buffers of
+** successors, writing a buffer as a sorted run without repeats, merging runs against the sorted
+** set of positions already found, and at the end streaming every position out as certificate
+** records in the certificate's order. Nothing here decides a verdict: the search's positions are
+** the same set the in-memory engine (search.c) finds, and check/ verifies the certificate.
+**
+** A key on disk is compact and fixed-width: the four foundation counts in a nibble each (2
+** bytes, C D H S from the high nibble: they sort as the certificate's four bytes do), the free
+** cells (cards ascending, then 0xFF), and eight column ids of `idw` bytes big-endian (2, or 3
+** once more than 65,536 columns are met), ascending unless columns keep fixed places. Ids are
+** the search's own, numbered as met; the certificate's are the columns' rank by content, given
+** only at the end (Finisher). Keys with the same foundations and cells are alike in their first
+** 2 + ncells bytes, and those bytes sort exactly as the certificate's first 4 + ncells do: so a
+** merge of the sorted files, taken a group of equal (foundations, cells) at a time, re-sorted
+** within each group by the certificate's ids, is the certificate's order without another sort
+** of the whole set on disk.
+**
+** The move generator is search.c's (the same rules, written the same way), copied rather than
+** shared because that file is the in-memory engine's alone; tests/test_external.py holds the
+** two engines to the same positions, byte for byte.
+*/
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zeroed.h"
+
+#define EMPTY_CELL 0xFF
+#define NARROW_COLUMNS (1u << 16)
+#define MOST_COLUMNS (1u << 24)
+#define MAX_SUCCESSORS 256
+#define MAX_KEY (2 + 8 + 8 * 3)
+#define MAX_RECORD (4 + 8 + 8 * 4)
+#define IO_BLOCK (1 << 20)      /* bytes a reader or writer moves at once */
+#define MOST_INPUTS 1024        /* runs one merge may read at once */
+
+/* What Expander.expand() stops on. */
+enum { EXHAUSTED = 0, BUFFER_FULL = 1, SLICE_OVER = 2, COLUMNS_FULL = 3, NO_MEMORY = 4 };
+
+static int red(int card) { int s = card & 3; return s == 1 || s == 2; }
+
+static int parents[52][3];
+
+static void init_parents(void) {
+    for (int c = 0; c < 52; c++) {
+        int n = 0;
+        for (int p = 0; p < 52; p++)
+            if ((p >> 2) == (c >> 2) + 1 && red(p) != red(c)) parents[c][n++] = p;
+        parents[c][n] = -1;
+    }
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t w = 0;
+        memcpy(&w, p, n);
+        h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    }
+    h ^= h >> 29;
+    h *= 0xFF51AFD7ED558CCDull;
+    return h ^ (h >> 32);
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- Interned columns (search.c's table) ----------------------------------------------- */
+
+typedef struct {
+    uint64_t off;
+    uint8_t len;
+    int8_t top;
+    int32_t popped;
+    int32_t pushed[2];
+} Column;
+
+typedef struct {
+    Column *col;
+    uint32_t n, cap;
+    uint8_t *cards;
+    size_t ncards, cards_cap;
+    int32_t *slot;
+    uint32_t nslots;
+    int32_t onto_empty[52];
+    uint32_t limit;
+    int full;            /* 1: a new column did not fit under `limit`; 2: out of memory */
+} Columns;
+
+static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->cards + t->col[id].off; }
+
+static int columns_grow_slots(Columns *t) {
+    uint32_t n = t->nslots ? t->nslots * 2 : 1024;
+    int32_t *slot = zeroed(n, sizeof *slot);
+    if (!slot) return -1;
+    for (uint32_t i = 0; i < t->n; i++) {
+        uint32_t h = (uint32_t)hash_bytes(column_cards(t, i), t->col[i].len) & (n - 1);
+        while (slot[h]) h = (h + 1) & (n - 1);
+        slot[h] = (int32_t)i + 1;
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->nslots = n;
+    return 0;
+}
+
+static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
+    uint32_t h = (uint32_t)hash_bytes(cards, (size_t)len);
+    uint32_t mask = t->nslots - 1, i = h & mask;
+    for (; t->slot[i]; i = (i + 1) & mask) {
+        uint32_t id = (uint32_t)t->slot[i] - 1;
+        if (t->col[id].len == len && memcmp(column_cards(t, id), cards, (size_t)len) == 0)
+            return (int32_t)id;
+    }
+    if (t->n == t->limit) {
+        if (!t->full) t->full = 1;
+        return -1;
+    }
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap * 2;
+        Column *c = realloc(t->col, cap * sizeof *c);
+        if (!c) return t->full = 2, -2;
+        t->col = c;
+        t->cap = cap;
+    }
+    if (t->ncards + (size_t)len > t->cards_cap) {
+        size_t cap = t->cards_cap * 2 + (size_t)len;
+        uint8_t *b = realloc(t->cards, cap);
+        if (!b) return t->full = 2, -2;
+        t->cards = b;
+        t->cards_cap = cap;
+    }
+    uint32_t id = t->n++;
+    Column *c = &t->col[id];
+    c->off = t->ncards;
+    c->len = (uint8_t)len;
+    c->top = len ? (int8_t)cards[len - 1] : -1;
+    c->popped = c->pushed[0] = c->pushed[1] = -1;
+    memcpy(t->cards + t->ncards, cards, (size_t)len);
+    t->ncards += (size_t)len;
+    t->slot[i] = (int32_t)id + 1;
+    if (t->n * 2 > t->nslots && columns_grow_slots(t) < 0) return t->full = 2, -2;
+    return (int32_t)id;
+}
+
+/* (column_id may move t->col and t->cards: callers pass a copy and index afresh after it.) */
+static int32_t column_pop(Columns *t, uint32_t id) {
+    int32_t j = t->col[id].popped;
+    if (j < 0) {
+        uint8_t buf[52];
+        int len = t->col[id].len - 1;
+        memcpy(buf, column_cards(t, id), (size_t)len);
+        j = column_id(t, buf, len);
+        if (j >= 0) t->col[id].popped = j;
+    }
+    return j;
+}
+
+static int32_t column_push(Columns *t, uint32_t id, int card) {
+    int len = t->col[id].len;
+    int32_t j = len ? t->col[id].pushed[card & 1] : t->onto_empty[card];
+    if (j < 0) {
+        uint8_t buf[53];
+        memcpy(buf, column_cards(t, id), (size_t)len);
+        buf[len] = (uint8_t)card;
+        j = column_id(t, buf, len + 1);
+        if (j >= 0 && len) t->col[id].pushed[card & 1] = j;
+        else if (j >= 0) t->onto_empty[card] = j;
+    }
+    return j;
+}
+
+static int columns_init(Columns *t, uint32_t limit) {
+    memset(t, 0, sizeof *t);
+    t->cap = 256;
+    t->col = malloc(t->cap * sizeof *t->col);
+    t->cards_cap = 4096;
+    t->cards = malloc(t->cards_cap);
+    for (int c = 0; c < 52; c++) t->onto_empty[c] = -1;
+    t->limit = limit;
+    if (!t->col || !t->cards || columns_grow_slots(t) < 0) return -1;
+    return 0;
+}
+
+static void columns_free(Columns *t) {
+    free(t->col);
+    free(t->cards);
+    free(t->slot);
+    memset(t, 0, sizeof *t);
+}
+
+static size_t columns_bytes(const Columns *t) {
+    return (size_t)t->cap * sizeof *t->col + t->cards_cap + (size_t)t->nslots * sizeof *t->slot;
+}
+
+/* ---- Keys ------------------------------------------------------------------------------- */
+
+#define SWAP_IF_GREATER(a, b) do { uint32_t lo_ = a < b ? a : b, hi_ = a < b ? b : a; \
+                                   a = lo_; b = hi_; } while (0)
+
+static void sort8(uint32_t *v) {
+    uint32_t a0 = v[0], a1 = v[1], a2 = v[2], a3 = v[3], a4 = v[4], a5 = v[5], a6 = v[6],
+             a7 = v[7];
+    SWAP_IF_GREATER(a0, a1); SWAP_IF_GREATER(a2, a3); SWAP_IF_GREATER(a4, a5);
+    SWAP_IF_GREATER(a6, a7); SWAP_IF_GREATER(a0, a2); SWAP_IF_GREATER(a1, a3);
+    SWAP_IF_GREATER(a4, a6); SWAP_IF_GREATER(a5, a7); SWAP_IF_GREATER(a1, a2);
+    SWAP_IF_GREATER(a5, a6); SWAP_IF_GREATER(a0, a4); SWAP_IF_GREATER(a1, a5);
+    SWAP_IF_GREATER(a2, a6); SWAP_IF_GREATER(a3, a7); SWAP_IF_GREATER(a2, a4);
+    SWAP_IF_GREATER(a3, a5); SWAP_IF_GREATER(a1, a2); SWAP_IF_GREATER(a3, a4);
+    SWAP_IF_GREATER(a5, a6);
+    v[0] = a0; v[1] = a1; v[2] = a2; v[3] = a3; v[4] = a4; v[5] = a5; v[6] = a6; v[7] = a7;
+}
+
+static void put_be(uint8_t *p, uint32_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; i--) *p++ = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_be(const uint8_t *p, int bytes) {
+    uint32_t v = 0;
+    for (int i = 0; i < bytes; i++) v = v << 8 | p[i];
+    return v;
+}
+
+/* A position taken apart: what a key says. */
+typedef struct {
+    uint8_t found[4];
+    uint8_t occ[8];
+    int nocc;
+    uint32_t ids[8];
+} Parts;
+
+static void decode(const uint8_t *k, int ncells, int idw, Parts *p) {
+    p->found[0] = k[0] >> 4; p->found[1] = k[0] & 15;
+    p->found[2] = k[1] >> 4; p->found[3] = k[1] & 15;
+    p->nocc = 0;
+    while (p->nocc < ncells && k[2 + p->nocc] != EMPTY_CELL) {
+        p->occ[p->nocc] = k[2 + p->nocc];
+        p->nocc++;
+    }
+    for (int i = 0; i < 8; i++) p->ids[i] = get_be(k + 2 + ncells + i * idw, idw);
+}
+
+static void encode(uint8_t *k, int ncells, int idw, int fixed, const uint8_t *found,
+                   const uint8_t *occ, int nocc, const uint32_t *ids_in) {
+    uint32_t ids[8];
+    memcpy(ids, ids_in, sizeof ids);
+    if (!fixed) sort8(ids);
+    k[0] = (uint8_t)(found[0] << 4 | found[1]);
+    k[1] = (uint8_t)(found[2] << 4 | found[3]);
+    memcpy(k + 2, occ, (size_t)nocc);
+    memset(k + 2 + nocc, EMPTY_CELL, (size_t)(ncells - nocc));
+    for (int i = 0; i < 8; i++) put_be(k + 2 + ncells + i * idw, ids[i], idw);
+}
+
+static int home(const uint8_t *k) { return (k[0] >> 4) + (k[0] & 15) + (k[1] >> 4) + (k[1] & 15); }
+
+/* ---- Sorting keys in place -------------------------------------------------------------- */
+
+static void swap_keys(uint8_t *a, uint8_t *b, size_t w) {
+    uint8_t t[MAX_RECORD];
+    memcpy(t, a, w);
+    memcpy(a, b, w);
+    memcpy(b, t, w);
+}
+
+/* n keys of w bytes that agree on their first d bytes, sorted in place: an American flag sort
+** (most significant byte first, records swapped into their byte's bin), insertion sort for small
+** groups. In place because the buffer being sorted is most of the memory budget: a sort with a
+** spare copy (search.c's, faster) would halve what fits between spills. */
+static void sort_keys(uint8_t *a, size_t n, size_t w, size_t d) {
+    while (n > 1 && d < w) {
+        if (n < 16) {
+            for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && memcmp(a + (j - 1) * w + d, a + j * w + d, w - d) > 0; j--)
+                    swap_keys(a + (j - 1) * w, a + j * w, w);
+            return;
+        }
+        size_t count[256] = {0}, start[256], next[256];
+        for (size_t i = 0; i < n; i++) count[a[i * w + d]]++;
+        int lo = 0, hi = 255;
+        while (!count[lo]) lo++;
+        while (!count[hi]) hi--;
+        if (lo == hi) { d++; continue; }
+        size_t sum = 0;
+        for (int b = lo; b <= hi; b++) {
+            start[b] = next[b] = sum;
+            sum += count[b];
+        }
+        for (int b = lo; b <= hi; b++) {
+            size_t end = start[b] + count[b];
+            while (next[b] < end) {
+                uint8_t *r = a + next[b] * w;
+                int v = r[d];
+                if (v == b) { next[b]++; continue; }
+                swap_keys(r, a + next[v]++ * w, w);   /* r's key goes to its bin; look again */
+            }
+        }
+        for (int b = lo; b <= hi; b++)
+            if (count[b] > 1) sort_keys(a + start[b] * w, count[b], w, d + 1);
+        return;
+    }
+}
+
+/* Sorted keys with repeats dropped, in place: how many are left. */
+static size_t unique_keys(uint8_t *a, size_t n, size_t w) {
+    if (n == 0) return 0;
+    size_t m = 1;
+    for (size_t i = 1; i < n; i++)
+        if (memcmp(a + (m - 1) * w, a + i * w, w) != 0) {
+            if (m != i) memcpy(a + m * w, a + i * w, w);
+            m++;
+        }
+    return m;
+}
+
+/* ---- Files ------------------------------------------------------------------------------ */
+
+/* A file written a block at a time, made durable (fsync) when closed: the folder's state names a
+** file only once it is whole on disk. An error keeps its errno for the caller to raise. */
+typedef struct {
+    int fd;
+    uint8_t *buf;
+    size_t used, size;
+    uint64_t count;
+    int err;
+    int durable;
+} Out;
+
+static int out_open(Out *o, const char *path) {
+    memset(o, 0, sizeof *o);
+    o->size = IO_BLOCK;
+    o->buf = malloc(o->size);
+    if (!o->buf) { o->fd = -1; o->err = ENOMEM; return -1; }
+    o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (o->fd < 0) { o->err = errno; return -1; }
+    return 0;
+}
+
+static int out_flush(Out *o) {
+    size_t at = 0;
+    while (!o->err && at < o->used) {
+        ssize_t n = write(o->fd, o->buf + at, o->used - at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) o->err = n < 0 ? errno : ENOSPC;
+        else at += (size_t)n;
+    }
+    o->used = 0;
+    return o->err ? -1 : 0;
+}
+
+static int out_put(Out *o, const uint8_t *p, size_t n) {
+    if (o->used + n > o->size && out_flush(o) < 0) return -1;
+    memcpy(o->buf + o->used, p, n);
+    o->used += n;
+    return 0;
+}
+
+static int out_close(Out *o) {
+    if (o->fd >= 0) {
+        out_flush(o);
+        if (!o->err && o->durable && fsync(o->fd) < 0) o->err = errno;
+        if (close(o->fd) < 0 && !o->err) o->err = errno;
+    }
+    free(o->buf);
+    o->buf = NULL;
+    o->fd = -1;
+    return o->err ? -1 : 0;
+}
+
+/* A sorted file read a key at a time through a block. */
+typedef struct {
+    int fd;
+    uint8_t *buf;
+    size_t at, len, size, w;
+    int live, err;
+    const uint8_t *key;   /* the current key, while live */
+} In;
+
+static int in_fill(In *r) {
+    size_t keep = r->len - r->at;
+    memmove(r->buf, r->buf + r->at, keep);
+    r->len = keep;
+    r->at = 0;
+    while (r->len < r->w) {
+        ssize_t n = read(r->fd, r->buf + r->len, r->size - r->len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { r->err = errno; return -1; }
+        if (n == 0) break;
+        r->len += (size_t)n;
+    }
+    if (r->len == 0) return 0;
+    if (r->len < r->w) { r->err = EIO; return -1; }   /* a file cut inside a key */
+    return 1;
+}
+
+static int in_next(In *r) {
+    if (r->live) r->at += r->w;
+    if (r->len - r->at < r->w) {
+        int got = in_fill(r);
+        if (got <= 0) { r->live = 0; return got; }
+    }
+    r->key = r->buf + r->at;
+    r->live = 1;
+    return 1;
+}
+
+static int in_open(In *r, const char *path, size_t w, uint64_t skip, size_t size) {
+    memset(r, 0, sizeof *r);
+    r->w = w;
+    r->size = size < 2 * w ? 2 * w : size - size % w;
+    r->buf = malloc(r->size);
+    r->fd = -1;
+    if (!r->buf) { r->err = ENOMEM; return -1; }
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) { r->err = errno; return -1; }
+    if (skip && lseek(r->fd, (off_t)(skip * w), SEEK_SET) < 0) { r->err = errno; return -1; }
+    return in_next(r) < 0 ? -1 : 0;
+}
+
+static void in_close(In *r) {
+    if (r->fd >= 0) close(r->fd);
+    free(r->buf);
+    r->buf = NULL;
+    r->fd = -1;
+    r->live = 0;
+}
+
+static PyObject *os_error(int err, const char *path) {
+    errno = err;
+    return PyErr_SetFromErrnoWithFilename(err == ENOMEM ? PyExc_MemoryError : PyExc_OSError,
+                                          path);
+}
+
+/* ---- The expander ----------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    int ncells, fixed, back, idw, keylen;
+    Columns columns;
+    uint8_t *buf;        /* successors: this bucket's from the front, the next one's from the back */
+    size_t cap;          /* keys the buffer holds */
+    size_t nsame, nnext;
+    int most;            /* most cards home in any key seen */
+    int won;             /* a won position was met */
+    int busy;
+} Expander;
+
+static void Expander_dealloc(Expander *x) {
+    columns_free(&x->columns);
+    free(x->buf);
+    Py_TYPE(x)->tp_free((PyObject *)x);
+}
+
+/* Expander(ncells, fixed_columns, foundation_moves, idw, columns, buffer, narrow=65536): the
+** rules, the ids' width, the columns met so far (a list of bytes, by id: a resumed search
+** numbers them as before) and the bytes the successor buffer may take. `narrow`, the columns
+** 2-byte ids may name, is smaller only in tests, which widen the keys early that way. */
+static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
+    static char *names[] = {"ncells", "fixed_columns", "foundation_moves", "idw", "columns",
+                            "buffer", "narrow", NULL};
+    int ncells, fixed, back, idw;
+    PyObject *cols;
+    unsigned long long buffer;
+    long narrow = NARROW_COLUMNS;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ippiO!K|l", names, &ncells, &fixed, &back, &idw,
+                                     &PyList_Type, &cols, &buffer, &narrow))
+        return -1;
+    if (ncells < 0 || ncells > 8 || (idw != 2 && idw != 3) || narrow < 8 ||
+        narrow > (long)NARROW_COLUMNS) {
+        PyErr_SetString(PyExc_ValueError, "ncells 0..8, idw 2 or 3, narrow 8..65536");
+        return -1;
+    }
+    if (x->buf) { PyErr_SetString(PyExc_RuntimeError, "already made"); return -1; }
+    x->ncells = ncells;
+    x->fixed = fixed;
+    x->back = back;
+    x->idw = idw;
+    x->keylen = 2 + ncells + 8 * idw;
+    if (columns_init(&x->columns, idw == 2 ? (uint32_t)narrow : MOST_COLUMNS) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(cols); i++) {
+        PyObject *c = PyList_GET_ITEM(cols, i);
+        if (!PyBytes_Check(c) || PyBytes_GET_SIZE(c) > 52) {
+            PyErr_SetString(PyExc_ValueError, "a column is bytes of at most 52 cards");
+            return -1;
+        }
+        int32_t id = column_id(&x->columns, (const uint8_t *)PyBytes_AS_STRING(c),
+                               (int)PyBytes_GET_SIZE(c));
+        if (id != (int32_t)i) {
+            if (id == -2) PyErr_NoMemory();
+            else PyErr_SetString(PyExc_ValueError, "the columns repeat or overflow the ids");
+            return -1;
+        }
+    }
+    x->cap = buffer / (size_t)x->keylen;
+    if (x->cap < 2 * MAX_SUCCESSORS) x->cap = 2 * MAX_SUCCESSORS;
+    x->buf = malloc(x->cap * (size_t)x->keylen);
+    if (!x->buf) { PyErr_NoMemory(); return -1; }
+    return 0;
+}
+
+typedef struct {
+    Expander *x;
+    Parts p;
+    int tops[8];
+    int where[52];
+    int empty;
+    int nout;
+    uint8_t out[MAX_SUCCESSORS * MAX_KEY];
+} Expansion;
+
+static void emit(Expansion *e, const uint8_t *found, const uint8_t *occ, int nocc,
+                 const uint32_t *ids) {
+    Expander *x = e->x;
+    encode(e->out + (size_t)e->nout++ * (size_t)x->keylen, x->ncells, x->idw, x->fixed, found,
+           occ, nocc, ids);
+}
+
+static void land(Expansion *e, int card, int source, const uint8_t *found, const uint8_t *occ,
+                 int nocc, const uint32_t *ids) {
+    Columns *t = &e->x->columns;
+    uint32_t fresh[8];
+    for (const int *p = parents[card]; *p >= 0; p++) {
+        int j = e->where[*p];
+        if (j >= 0 && j != source) {
+            memcpy(fresh, ids, sizeof fresh);
+            fresh[j] = (uint32_t)column_push(t, ids[j], card);
+            emit(e, found, occ, nocc, fresh);
+        }
+    }
+    if (e->empty < 0) return;
+    for (int j = e->x->fixed ? 0 : e->empty; j < 8; j++) {
+        if (e->tops[j] < 0 && j != source) {
+            memcpy(fresh, ids, sizeof fresh);
+            fresh[j] = (uint32_t)column_push(t, ids[j], card);
+            emit(e, found, occ, nocc, fresh);
+        }
+        if (!e->x->fixed) break;
+    }
+}
+
+/* The successors of key k into e->out (search.c's expand, on this module's keys): how many, -1
+** when a new column did not fit at this width, -2 out of memory (the columns stay whole). */
+static int expand_key(Expansion *e, const uint8_t *k) {
+    Expander *x = e->x;
+    Columns *t = &x->columns;
+    Parts *p = &e->p;
+    decode(k, x->ncells, x->idw, p);
+    e->nout = 0;
+    for (int i = 0; i < 52; i++) e->where[i] = -1;
+    e->empty = -1;
+    for (int i = 0; i < 8; i++) {
+        if (p->ids[i] >= t->n) return -3;   /* a key naming a column never met: not ours */
+        e->tops[i] = t->col[p->ids[i]].top;
+        if (e->tops[i] >= 0) e->where[e->tops[i]] = i;
+        else if (e->empty < 0) e->empty = i;
+    }
+    t->full = 0;
+    int F = x->ncells, room = p->nocc < F;
+    uint32_t rest[8];
+    uint8_t found2[4], occ2[8];
+    for (int i = 0; i < 8; i++) {
+        int card = e->tops[i];
+        if (card < 0) continue;
+        memcpy(rest, p->ids, sizeof rest);
+        rest[i] = (uint32_t)column_pop(t, p->ids[i]);
+        int suit = card & 3, rank = card >> 2;
+        if (p->found[suit] == rank) {
+            memcpy(found2, p->found, 4);
+            found2[suit]++;
+            emit(e, found2, p->occ, p->nocc, rest);
+        }
+        land(e, card, i, p->found, p->occ, p->nocc, rest);
+        if (room) {
+            int n = 0, placed = 0;
+            for (int c = 0; c < p->nocc; c++) {
+                if (!placed && p->occ[c] > card) { occ2[n++] = (uint8_t)card; placed = 1; }
+                occ2[n++] = p->occ[c];
+            }
+            if (!placed) occ2[n++] = (uint8_t)card;
+            emit(e, p->found, occ2, n, rest);
+        }
+    }
+    for (int c = 0; c < p->nocc; c++) {
+        int card = p->occ[c], n = 0;
+        for (int d = 0; d < p->nocc; d++)
+            if (d != c) occ2[n++] = p->occ[d];
+        int suit = card & 3, rank = card >> 2;
+        if (p->found[suit] == rank) {
+            memcpy(found2, p->found, 4);
+            found2[suit]++;
+            emit(e, found2, occ2, n, p->ids);
+        }
+        land(e, card, -1, p->found, occ2, n, p->ids);
+    }
+    if (x->back) {
+        for (int suit = 0; suit < 4; suit++) {
+            int rank = p->found[suit];
+            if (!rank) continue;
+            memcpy(found2, p->found, 4);
+            found2[suit]--;
+            land(e, (rank - 1) * 4 + suit, -1, found2, p->occ, p->nocc, p->ids);
+        }
+    }
+    if (t->full) return t->full == 2 ? -2 : -1;
+    return e->nout;
+}
+
+/* expand(path, offset, count, seconds) -> (status, offset): expand the keys of the sorted file
+** `path` from key `offset` on (of `count` in all), putting each successor in the buffer: those
+** with as many cards home as their position's in this bucket's part, those with one more in the
+** next bucket's (with foundation moves, every successor is this bucket's: one bucket holds all).
+** Stops between whole keys: EXHAUSTED at the file's end, BUFFER_FULL when another key's
+** successors might not fit, SLICE_OVER after `seconds`, COLUMNS_FULL before a key that needs a
+** column beyond the ids' width (nothing of it is kept), NO_MEMORY likewise. */
+static PyObject *Expander_expand(Expander *x, PyObject *args) {
+    const char *path;
+    unsigned long long offset, count;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "yKKd", &path, &offset, &count, &seconds)) return NULL;
+    if (x->busy) { PyErr_SetString(PyExc_RuntimeError, "busy"); return NULL; }
+    Expansion *e = malloc(sizeof *e);
+    if (!e) return PyErr_NoMemory();
+    e->x = x;
+    In r;
+    int status = EXHAUSTED, bad = 0, err = 0;
+    size_t w = (size_t)x->keylen;
+    x->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    double deadline = now() + seconds;
+    if (offset >= count) {
+        r.fd = -1;
+        r.buf = NULL;
+    } else if (in_open(&r, path, w, offset, IO_BLOCK) < 0) {
+        err = r.err;
+    } else {
+        uint64_t expanded = 0;
+        while (offset < count) {
+            if (!r.live) { err = r.err ? r.err : EIO; break; }   /* shorter than `count` */
+            if (x->cap - x->nsame - x->nnext < MAX_SUCCESSORS) { status = BUFFER_FULL; break; }
+            int m = expand_key(e, r.key);
+            if (m == -3) { bad = 1; break; }
+            if (m < 0) { status = m == -1 ? COLUMNS_FULL : NO_MEMORY; break; }
+            int h = home(r.key);
+            for (int i = 0; i < m; i++) {
+                const uint8_t *k = e->out + (size_t)i * w;
+                int hk = home(k);
+                if (hk > x->most) x->most = hk;
+                if (hk == 52) x->won = 1;
+                if (x->back || hk == h)
+                    memcpy(x->buf + x->nsame++ * w, k, w);
+                else
+                    memcpy(x->buf + (x->cap - ++x->nnext) * w, k, w);
+            }
+            offset++;
+            if (in_next(&r) < 0) { err = r.err; break; }
+            if (++expanded % 256 == 0 && now() > deadline) { status = SLICE_OVER; break; }
+        }
+    }
+    if (r.buf) in_close(&r);
+    Py_END_ALLOW_THREADS
+    x->busy = 0;
+    free(e);
+    if (bad) {
+        PyErr_Format(PyExc_ValueError, "%s holds a key naming a column never met", path);
+        return NULL;
+    }
+    if (err) return os_error(err, path);
+    return Py_BuildValue("(iK)", status, offset);
+}
+
+static int write_keys(const char *path, const uint8_t *a, size_t n, size_t w, int *err) {
+    Out o;
+    if (out_open(&o, path) == 0) {
+        for (size_t i = 0; i < n && !o.err; i++) out_put(&o, a + i * w, w);
+    }
+    out_close(&o);
+    *err = o.err;
+    return o.err ? -1 : 0;
+}
+
+/* spill(same_path, next_path) -> (same, next): each part of the buffer sorted, without repeats,
+** written to its file (none for an empty part); the buffer is then empty. */
+static PyObject *Expander_spill(Expander *x, PyObject *args) {
+    const char *same, *next;
+    if (!PyArg_ParseTuple(args, "yy", &same, &next)) return NULL;
+    size_t w = (size_t)x->keylen, a = x->nsame, b = x->nnext;
+    uint8_t *back = x->buf + (x->cap - b) * w;
+    int err = 0;
+    const char *failed = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    sort_keys(x->buf, a, w, 0);
+    a = unique_keys(x->buf, a, w);
+    sort_keys(back, b, w, 0);
+    b = unique_keys(back, b, w);
+    if (a && write_keys(same, x->buf, a, w, &err) < 0) failed = same;
+    else if (b && write_keys(next, back, b, w, &err) < 0) failed = next;
+    Py_END_ALLOW_THREADS
+    if (failed) return os_error(err, failed);
+    x->nsame = x->nnext = 0;
+    return Py_BuildValue("(nn)", (Py_ssize_t)a, (Py_ssize_t)b);
+}
+
+/* start(path, found, cells, columns): write the start position's key to `path`. */
+static PyObject *Expander_start(Expander *x, PyObject *args) {
+    const char *path;
+    const uint8_t *f, *c;
+    Py_ssize_t nf, nc;
+    PyObject *cols;
+    if (!PyArg_ParseTuple(args, "yy#y#O!", &path, &f, &nf, &c, &nc, &PyTuple_Type, &cols))
+        return NULL;
+    if (nf != 4 || nc > x->ncells || PyTuple_GET_SIZE(cols) != 8) {
+        PyErr_SetString(PyExc_ValueError, "not a position");
+        return NULL;
+    }
+    uint32_t ids[8];
+    for (int i = 0; i < 8; i++) {
+        PyObject *col = PyTuple_GET_ITEM(cols, i);
+        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
+            PyErr_SetString(PyExc_ValueError, "a column is bytes of at most 52 cards");
+            return NULL;
+        }
+        int32_t id = column_id(&x->columns, (const uint8_t *)PyBytes_AS_STRING(col),
+                               (int)PyBytes_GET_SIZE(col));
+        if (id < 0) return PyErr_NoMemory();
+        ids[i] = (uint32_t)id;
+    }
+    uint8_t k[MAX_KEY];
+    encode(k, x->ncells, x->idw, x->fixed, f, c, (int)nc, ids);
+    int err = 0, h = home(k);
+    if (h > x->most) x->most = h;
+    if (h == 52) x->won = 1;
+    if (write_keys(path, k, 1, (size_t)x->keylen, &err) < 0) return os_error(err, path);
+    Py_RETURN_NONE;
+}
+
+/* columns(start=0) -> the interned columns' cards from id `start` on, by id. */
+static PyObject *Expander_columns(Expander *x, PyObject *args) {
+    Py_ssize_t start = 0;
+    if (!PyArg_ParseTuple(args, "|n", &start)) return NULL;
+    Columns *t = &x->columns;
+    if (start < 0 || start > (Py_ssize_t)t->n) start = t->n;
+    PyObject *list = PyList_New((Py_ssize_t)t->n - start);
+    if (!list) return NULL;
+    for (uint32_t i = (uint32_t)start; i < t->n; i++) {
+        PyObject *c = PyBytes_FromStringAndSize((const char *)column_cards(t, i), t->col[i].len);
+        if (!c) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i - start, c);
+    }
+    return list;
+}
+
+static PyObject *get_buffered(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nsame + x->nnext); }
+static PyObject *get_ncolumns(Expander *x, void *c) { (void)c; return PyLong_FromUnsignedLong(x->columns.n); }
+static PyObject *get_most(Expander *x, void *c) { (void)c; return PyLong_FromLong(x->most); }
+static PyObject *get_won(Expander *x, void *c) { (void)c; return PyBool_FromLong(x->won); }
+static PyObject *get_keylen(Expander *x, void *c) { (void)c; return PyLong_FromLong(x->keylen); }
+static PyObject *get_column_bytes(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(columns_bytes(&x->columns)); }
+
+static PyGetSetDef Expander_getset[] = {
+    {"buffered", (getter)get_buffered, NULL, "successors in the buffer", NULL},
+    {"ncolumns", (getter)get_ncolumns, NULL, "columns interned", NULL},
+    {"most_home", (getter)get_most, NULL, "most cards home in any key met", NULL},
+    {"won", (getter)get_won, NULL, "whether a won position was met", NULL},
+    {"keylen", (getter)get_keylen, NULL, "bytes of a key", NULL},
+    {"column_bytes", (getter)get_column_bytes, NULL, "bytes the column table holds", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Expander_methods[] = {
+    {"expand", (PyCFunction)Expander_expand, METH_VARARGS,
+     "expand(path, offset, count, seconds) -> (status, offset)"},
+    {"spill", (PyCFunction)Expander_spill, METH_VARARGS,
+     "spill(same_path, next_path) -> (keys written to each)"},
+    {"start", (PyCFunction)Expander_start, METH_VARARGS,
+     "start(path, found, cells, columns): the start position's key, written to path"},
+    {"columns", (PyCFunction)Expander_columns, METH_VARARGS, "columns(start=0) -> [bytes]"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ExpanderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "certify.engine._external.Expander",
+    .tp_basicsize = sizeof(Expander),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Expands files of positions into sorted runs of their successors.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Expander_init,
+    .tp_dealloc = (destructor)Expander_dealloc,
+    .tp_methods = Expander_methods,
+    .tp_getset = Expander_getset,
+};
+
+/* ---- Merging ---------------------------------------------------------------------------- */
+
+/* A binary heap of readers by their current key (all live). */
+typedef struct {
+    In **h;
+    int n;
+    size_t w;
+} Heap;
+
+static int less(const Heap *q, int i, int j) { return memcmp(q->h[i]->key, q->h[j]->key, q->w) < 0; }
+
+static void sift_down(Heap *q, int i) {
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < q->n && less(q, l, m)) m = l;
+        if (r < q->n && less(q, r, m)) m = r;
+        if (m == i) return;
+        In *t = q->h[i]; q->h[i] = q->h[m]; q->h[m] = t;
+        i = m;
+    }
+}
+
+/* Advance the heap's least reader; -1 on a read error (its errno in that reader). */
+static int heap_pop(Heap *q) {
+    In *top = q->h[0];
+    if (in_next(top) < 0) return -1;
+    if (!top->live) {
+        q->h[0] = q->h[--q->n];
+    }
+    if (q->n) sift_down(q, 0);
+    return 0;
+}
+
+static void heap_make(Heap *q) {
+    for (int i = q->n / 2 - 1; i >= 0; i--) sift_down(q, i);
+}
+
+/* merge(inputs, width, out, visited=None, union=None, block=1 MiB) -> (new, union): the keys of
+** the sorted files `inputs` (each without repeats), without repeats, less those in the sorted
+** file `visited`, written to `out`; and with `union`, every key of `visited` and of `out` to that
+** file too (the bucket's set once this layer's new keys are in it). A key out of order in any
+** input is an error: a file of ours was changed. */
+static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    static char *names[] = {"inputs", "width", "out", "visited", "union", "block", NULL};
+    PyObject *inputs;
+    int width;
+    const char *out_path, *visited_path = NULL, *union_path = NULL;
+    PyObject *visited_arg = Py_None, *union_arg = Py_None;
+    Py_ssize_t block = IO_BLOCK;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!iy|OOn", names, &PyList_Type, &inputs, &width,
+                                     &out_path, &visited_arg, &union_arg, &block))
+        return NULL;
+    if ((visited_arg != Py_None && !PyBytes_Check(visited_arg)) ||
+        (union_arg != Py_None && !PyBytes_Check(union_arg))) {
+        PyErr_SetString(PyExc_TypeError, "merge: paths are bytes or None");
+        return NULL;
+    }
+    if (visited_arg != Py_None) visited_path = PyBytes_AS_STRING(visited_arg);
+    if (union_arg != Py_None) union_path = PyBytes_AS_STRING(union_arg);
+    Py_ssize_t k = PyList_GET_SIZE(inputs);
+    if (width < 1 || width > MAX_RECORD || k > MOST_INPUTS || block < 1 ||
+        (union_path && !visited_path)) {
+        PyErr_SetString(PyExc_ValueError, "merge: bad arguments");
+        return NULL;
+    }
+    const char **paths = malloc(((size_t)k + 1) * sizeof *paths);
+    In *readers = calloc((size_t)k + 1, sizeof *readers);
+    In **heap = malloc(((size_t)k + 1) * sizeof *heap);
+    if (!paths || !readers || !heap) { free(paths); free(readers); free(heap); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *p = PyList_GET_ITEM(inputs, i);
+        if (!PyBytes_Check(p)) {
+            free(paths); free(readers); free(heap);
+            PyErr_SetString(PyExc_TypeError, "merge: paths are bytes");
+            return NULL;
+        }
+        paths[i] = PyBytes_AS_STRING(p);
+    }
+    size_t w = (size_t)width;
+    int err = 0, disorder = 0;
+    const char *where = NULL;
+    uint64_t nnew = 0, nunion = 0;
+    Out out, uni;
+    In vis;
+    int have_vis = visited_path != NULL;
+    memset(&vis, 0, sizeof vis);
+    vis.fd = -1;
+    memset(&out, 0, sizeof out);
+    memset(&uni, 0, sizeof uni);
+    out.fd = uni.fd = -1;
+    Py_BEGIN_ALLOW_THREADS
+    Heap q = {heap, 0, w};
+    for (Py_ssize_t i = 0; i < k && !err; i++) {
+        readers[i].fd = -1;
+        if (in_open(&readers[i], paths[i], w, 0, (size_t)block) < 0) { err = readers[i].err; where = paths[i]; }
+        else if (readers[i].live) heap[q.n++] = &readers[i];
+    }
+    if (!err && have_vis && in_open(&vis, visited_path, w, 0, (size_t)block) < 0) { err = vis.err; where = visited_path; }
+    if (!err && out_open(&out, out_path) < 0) { err = out.err; where = out_path; }
+    else if (!err && union_path && out_open(&uni, union_path) < 0) { err = uni.err; where = union_path; }
+    uint8_t last[MAX_RECORD], lastvis[MAX_RECORD];
+    int any = 0, anyvis = 0;
+    if (!err) {
+        heap_make(&q);
+        while (q.n && !err) {
+            uint8_t key[MAX_RECORD];
+            In *top = q.h[0];
+            memcpy(key, top->key, w);
+            if (heap_pop(&q) < 0) { err = top->err; where = "a run"; break; }
+            if (top->live && memcmp(top->key, key, w) <= 0) { disorder = 1; break; }
+            if (any && memcmp(key, last, w) == 0) continue;   /* in two runs */
+            memcpy(last, key, w);
+            any = 1;
+            /* the visited keys below this one go to the union as they are */
+            int seen = 0;
+            while (have_vis && vis.live) {
+                int c = memcmp(vis.key, key, w);
+                if (c > 0) break;
+                if (anyvis && memcmp(vis.key, lastvis, w) <= 0) { disorder = 1; break; }
+                memcpy(lastvis, vis.key, w);
+                anyvis = 1;
+                if (c == 0) seen = 1;
+                if (union_path) { out_put(&uni, vis.key, w); nunion++; }
+                if (in_next(&vis) < 0) { err = vis.err; where = visited_path; break; }
+            }
+            if (disorder || err) break;
+            if (seen) continue;
+            if (out_put(&out, key, w) < 0) { err = out.err; where = out_path; break; }
+            nnew++;
+            if (union_path) {
+                if (out_put(&uni, key, w) < 0) { err = uni.err; where = union_path; break; }
+                nunion++;
+            }
+        }
+        while (!err && !disorder && union_path && vis.live) {
+            if (anyvis && memcmp(vis.key, lastvis, w) <= 0) { disorder = 1; break; }
+            memcpy(lastvis, vis.key, w);
+            anyvis = 1;
+            if (out_put(&uni, vis.key, w) < 0) { err = uni.err; where = union_path; break; }
+            nunion++;
+            if (in_next(&vis) < 0) { err = vis.err; where = visited_path; }
+        }
+        if (!err && uni.err) { err = uni.err; where = union_path; }
+    }
+    if (out_close(&out) < 0 && !err) { err = out.err; where = out_path; }
+    if (union_path && out_close(&uni) < 0 && !err) { err = uni.err; where = union_path; }
+    for (Py_ssize_t i = 0; i < k; i++) in_close(&readers[i]);
+    if (have_vis) in_close(&vis);
+    Py_END_ALLOW_THREADS
+    free(paths); free(readers); free(heap);
+    if (disorder) {
+        PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
+        return NULL;
+    }
+    if (err) return os_error(err, where);
+    return Py_BuildValue("(KK)", (unsigned long long)nnew, (unsigned long long)nunion);
+}
+
+/* widen(path, out, ncells): a file of keys with 2-byte ids rewritten with 3-byte ones (the
+** order is kept: a big-endian id's spelling grows, its rank does not). */
+static PyObject *py_widen(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *path, *out_path;
+    int ncells;
+    if (!PyArg_ParseTuple(args, "yyi", &path, &out_path, &ncells)) return NULL;
+    if (ncells < 0 || ncells > 8) { PyErr_SetString(PyExc_ValueError, "ncells"); return NULL; }
+    size_t at = 2 + (size_t)ncells, narrow = at + 16, wide = at + 24;
+    In r;
+    Out o;
+    int err = 0;
+    const char *where = path;
+    Py_BEGIN_ALLOW_THREADS
+    if (in_open(&r, path, narrow, 0, IO_BLOCK) < 0) err = r.err;
+    else if (out_open(&o, out_path) < 0) { err = o.err; where = out_path; }
+    else {
+        while (r.live) {
+            uint8_t k[MAX_KEY];
+            memcpy(k, r.key, at);
+            for (int j = 0; j < 8; j++) put_be(k + at + 3 * j, get_be(r.key + at + 2 * j, 2), 3);
+            if (out_put(&o, k, wide) < 0) { err = o.err; where = out_path; break; }
+            if (in_next(&r) < 0) { err = r.err; break; }
+        }
+        if (out_close(&o) < 0 && !err) { err = o.err; where = out_path; }
+    }
+    in_close(&r);
+    Py_END_ALLOW_THREADS
+    if (err) return os_error(err, where);
+    Py_RETURN_NONE;
+}
+
+/* mark_used(path, width, ncells, idw, used): used[id] = 1 for every column id a key names. */
+static PyObject *py_mark_used(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *path;
+    int ncells, idw;
+    Py_buffer used;
+    if (!PyArg_ParseTuple(args, "yiiw*", &path, &ncells, &idw, &used)) return NULL;
+    size_t at = 2 + (size_t)ncells, w = at + 8 * (size_t)idw;
+    In r;
+    int err = 0, bad = 0;
+    uint8_t *u = used.buf;
+    size_t n = (size_t)used.len;
+    Py_BEGIN_ALLOW_THREADS
+    if (in_open(&r, path, w, 0, IO_BLOCK) < 0) err = r.err;
+    else {
+        while (r.live) {
+            for (int j = 0; j < 8; j++) {
+                uint32_t id = get_be(r.key + at + (size_t)idw * j, idw);
+                if (id >= n) { bad = 1; break; }
+                u[id] = 1;
+            }
+            if (bad) break;
+            if (in_next(&r) < 0) { err = r.err; break; }
+        }
+    }
+    in_close(&r);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&used);
+    if (bad) { PyErr_Format(PyExc_ValueError, "%s names a column never met", path); return NULL; }
+    if (err) return os_error(err, path);
+    Py_RETURN_NONE;
+}
+
+/* ---- The certificate's records ---------------------------------------------------------- */
+
+/* Finisher(paths, ncells, idw, fixed, renumber, fw): every key of the sorted files `paths` (no
+** key in two of them) as a certificate record, in the certificate's order: next(n) gives the
+** next at most n (at least one group's worth: a group is never split) as bytes, record after
+** record, b"" at the end. `renumber` holds each search id's certificate id (4 bytes, native
+** order), `fw` the certificate's id width. */
+typedef struct {
+    PyObject_HEAD
+    int ncells, idw, fixed, fw, w, rw;
+    int k;
+    In *readers;
+    Heap q;
+    uint32_t *renumber;
+    size_t nrenumber;
+    uint8_t *group;       /* one (foundations, cells) group's records */
+    size_t ngroup, capgroup;
+    uint8_t last[MAX_RECORD];
+    int any;
+    uint64_t emitted;
+} Finisher;
+
+static void Finisher_dealloc(Finisher *f) {
+    for (int i = 0; i < f->k && f->readers; i++) in_close(&f->readers[i]);
+    free(f->readers);
+    free(f->q.h);
+    free(f->renumber);
+    free(f->group);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+static int Finisher_init(Finisher *f, PyObject *args, PyObject *kw) {
+    static char *names[] = {"paths", "ncells", "idw", "fixed", "renumber", "fw", NULL};
+    PyObject *paths;
+    Py_buffer ren;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!iipy*i", names, &PyList_Type, &paths,
+                                     &f->ncells, &f->idw, &f->fixed, &ren, &f->fw))
+        return -1;
+    int k = (int)PyList_GET_SIZE(paths);
+    if (f->readers || f->ncells < 0 || f->ncells > 8 || (f->idw != 2 && f->idw != 3) ||
+        f->fw < 2 || f->fw > 4 || k > MOST_INPUTS || ren.len % 4) {
+        PyBuffer_Release(&ren);
+        PyErr_SetString(PyExc_ValueError, "Finisher: bad arguments");
+        return -1;
+    }
+    f->w = 2 + f->ncells + 8 * f->idw;
+    f->rw = 4 + f->ncells + 8 * f->fw;
+    f->nrenumber = (size_t)ren.len / 4;
+    f->renumber = malloc(ren.len ? (size_t)ren.len : 4);
+    f->readers = calloc((size_t)k + 1, sizeof *f->readers);
+    f->q.h = malloc(((size_t)k + 1) * sizeof *f->q.h);
+    f->capgroup = 1024;
+    f->group = malloc(f->capgroup * (size_t)f->rw);
+    if (!f->renumber || !f->readers || !f->q.h || !f->group) {
+        PyBuffer_Release(&ren);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(f->renumber, ren.buf, (size_t)ren.len);
+    PyBuffer_Release(&ren);
+    f->q.w = (size_t)f->w;
+    for (int i = 0; i < k; i++) {
+        f->readers[i].fd = -1;
+        f->k = i + 1;
+        PyObject *p = PyList_GET_ITEM(paths, i);
+        if (!PyBytes_Check(p)) { PyErr_SetString(PyExc_TypeError, "paths are bytes"); return -1; }
+        if (in_open(&f->readers[i], PyBytes_AS_STRING(p), (size_t)f->w, 0, IO_BLOCK) < 0) {
+            os_error(f->readers[i].err, PyBytes_AS_STRING(p));
+            return -1;
+        }
+        if (f->readers[i].live) f->q.h[f->q.n++] = &f->readers[i];
+    }
+    heap_make(&f->q);
+    return 0;
+}
+
+static void put_record_ids(uint8_t *r, int at, const uint32_t *ids, int fw) {
+    for (int j = 0; j < 8; j++) put_be(r + at + j * fw, ids[j], fw);
+}
+
+/* next(n) -> bytes of the next records (whole groups, at least one, about n), b"" at the end. */
+static PyObject *Finisher_next(Finisher *f, PyObject *args) {
+    Py_ssize_t want;
+    if (!PyArg_ParseTuple(args, "n", &want)) return NULL;
+    size_t rw = (size_t)f->rw, w = (size_t)f->w, at = 2 + (size_t)f->ncells;
+    size_t cap = want > 0 ? (size_t)want : 1;
+    uint8_t *outbuf = NULL;
+    size_t nout = 0, capout = 0;
+    int err = 0, bad = 0, disorder = 0, nomem = 0;
+    while (f->q.n && nout < cap && !err && !bad && !disorder && !nomem) {
+        /* one group: the keys sharing the least key's first 2 + ncells bytes */
+        uint8_t prefix[MAX_KEY];
+        memcpy(prefix, f->q.h[0]->key, at);
+        f->ngroup = 0;
+        while (f->q.n && memcmp(f->q.h[0]->key, prefix, at) == 0) {
+            In *top = f->q.h[0];
+            const uint8_t *k = top->key;
+            if (f->any && memcmp(k, f->last, w) <= 0) { disorder = 1; break; }
+            memcpy(f->last, k, w);
+            f->any = 1;
+            if (f->ngroup == f->capgroup) {
+                uint8_t *g = realloc(f->group, 2 * f->capgroup * rw);
+                if (!g) { nomem = 1; break; }
+                f->group = g;
+                f->capgroup *= 2;
+            }
+            uint8_t *r = f->group + f->ngroup++ * rw;
+            r[0] = k[0] >> 4; r[1] = k[0] & 15; r[2] = k[1] >> 4; r[3] = k[1] & 15;
+            memcpy(r + 4, k + 2, (size_t)f->ncells);
+            uint32_t ids[8];
+            for (int j = 0; j < 8; j++) {
+                uint32_t id = get_be(k + at + (size_t)f->idw * j, f->idw);
+                if (id >= f->nrenumber) { bad = 1; break; }
+                ids[j] = f->renumber[id];
+            }
+            if (bad) break;
+            if (!f->fixed) sort8(ids);
+            put_record_ids(r, 4 + f->ncells, ids, f->fw);
+            if (heap_pop(&f->q) < 0) { err = top->err ? top->err : EIO; break; }
+        }
+        if (err || bad || disorder || nomem) break;
+        /* Within a group every record shares its first 4 + ncells bytes: sorted by the ids. */
+        Py_BEGIN_ALLOW_THREADS
+        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->ncells);
+        Py_END_ALLOW_THREADS
+        for (size_t i = 1; i < f->ngroup; i++)
+            if (memcmp(f->group + (i - 1) * rw, f->group + i * rw, rw) >= 0) { bad = 2; break; }
+        if (bad) break;
+        if (nout + f->ngroup > capout) {
+            size_t c = capout ? capout : 1024;
+            while (c < nout + f->ngroup) c *= 2;
+            uint8_t *o = realloc(outbuf, c * rw);
+            if (!o) { nomem = 1; break; }
+            outbuf = o;
+            capout = c;
+        }
+        memcpy(outbuf + nout * rw, f->group, f->ngroup * rw);
+        nout += f->ngroup;
+        f->emitted += f->ngroup;
+    }
+    if (nomem) { free(outbuf); return PyErr_NoMemory(); }
+    if (disorder) { free(outbuf); PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order or in two files"); return NULL; }
+    if (bad == 1) { free(outbuf); PyErr_SetString(PyExc_ValueError, "a key names a column outside the table"); return NULL; }
+    if (bad == 2) { free(outbuf); PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering"); return NULL; }
+    if (err) { free(outbuf); return os_error(err, "a work file"); }
+    PyObject *bytes = PyBytes_FromStringAndSize((const char *)outbuf, (Py_ssize_t)(nout * rw));
+    free(outbuf);
+    return bytes;
+}
+
+static PyObject *get_emitted(Finisher *f, void *c) { (void)c; return PyLong_FromUnsignedLongLong(f->emitted); }
+
+static PyGetSetDef Finisher_getset[] = {
+    {"emitted", (getter)get_emitted, NULL, "records given so far", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Finisher_methods[] = {
+    {"next", (PyCFunction)Finisher_next, METH_VARARGS, "next(n) -> bytes of records, b'' at the end"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FinisherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "certify.engine._external.Finisher",
+    .tp_basicsize = sizeof(Finisher),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The search's sorted files as certificate records, in the certificate's order.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Finisher_init,
+    .tp_dealloc = (destructor)Finisher_dealloc,
+    .tp_methods = Finisher_methods,
+    .tp_getset = Finisher_getset,
+};
+
+static PyMethodDef module_methods[] = {
+    {"merge", (PyCFunction)(void (*)(void))py_merge, METH_VARARGS | METH_KEYWORDS,
+     "merge(inputs, width, out, visited=None, union=None, block=1 MiB) -> (new, union)"},
+    {"widen", py_widen, METH_VARARGS, "widen(path, out, ncells): 2-byte ids to 3"},
+    {"mark_used", py_mark_used, METH_VARARGS, "mark_used(path, ncells, idw, used)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_external",
+    "The disk-backed exhaustive search's inner loops (see certify/external.py).",
+    -1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__external(void) {
+    init_parents();
+    if (PyType_Ready(&ExpanderType) < 0 || PyType_Ready(&FinisherType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&ExpanderType);
+    Py_INCREF(&FinisherType);
+    if (PyModule_AddObject(m, "Expander", (PyObject *)&ExpanderType) < 0 ||
+        PyModule_AddObject(m, "Finisher", (PyObject *)&FinisherType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "EXHAUSTED", EXHAUSTED);
+    PyModule_AddIntConstant(m, "BUFFER_FULL", BUFFER_FULL);
+    PyModule_AddIntConstant(m, "SLICE_OVER", SLICE_OVER);
+    PyModule_AddIntConstant(m, "COLUMNS_FULL", COLUMNS_FULL);
+    PyModule_AddIntConstant(m, "NO_MEMORY", NO_MEMORY);
+    PyModule_AddIntConstant(m, "NARROW_COLUMNS", NARROW_COLUMNS);
+    return m;
+}

@@ -1,0 +1,599 @@
+"""The exhaustive search on disk: its memory a budget, not the size of the problem.
+
+The in-memory engine (certify/engine/search.c) holds every position it has found in a hash set,
+about 40 bytes a position; a deal of a billion positions does not fit. This search holds only a
+buffer of successors in memory and keeps the set of positions found in sorted files in a work
+folder, so that --memory bounds the buffer and the disk bounds the rest. The positions it finds
+are exactly the set the in-memory engine finds (the closure of the start under every move), so
+the certificate is the same, byte for byte: tests/test_external.py holds it to that.
+
+How (the classical design: breadth-first layers with delayed duplicate detection, Korf's
+external-memory search):
+
+- Without foundation moves (the default rules) no move lowers the number of cards home, and a
+  move raises it by at most one. So the positions fall into buckets by cards home, 0..52, and a
+  bucket can be finished, then never read again but for the certificate, before the next one
+  starts: bucket s needs only its own positions to tell which of its successors are new, and
+  its successors with one more card home are kept, unsorted, as the next bucket's pending runs.
+  (With foundation moves a card can go back, so every position is in one bucket, bucket 0, and
+  each layer is checked against all that was found: the same algorithm, slower.)
+- Within a bucket, layer by layer: the frontier (the positions new in the last layer, a sorted
+  file) is expanded into a buffer of successors; when the buffer fills (the --memory budget), it
+  is sorted, its repeats dropped, and written as a run. At the layer's end the runs are merged,
+  less the bucket's positions found before (the visited file, sorted), into the next frontier,
+  and into the next visited file. An empty frontier closes the bucket; its pending runs, merged,
+  are the next bucket's first frontier.
+- The certificate's records are the keys renumbered (column ids by content, as the format asks)
+  and sorted. The keys with the same foundations and cells lie together in one bucket's file,
+  in the order their records take (external.c says why), so the certificate is streamed out of
+  a merge of the bucket files, a (foundations, cells) group at a time, with no sort on disk.
+
+Resuming: the folder's state (search.json) is replaced, atomically (a rename), at every run
+written and at every merge: the files it names are whole before it names them, and anything
+else in the folder with our names is what a run cut short left, removed on resume. So a process
+killed at any moment (Ctrl-C, kill -9, the system's out-of-memory killer) goes on from its last
+checkpoint, losing the work since (a buffer's worth of expansion, or one merge). The column
+table the keys' ids refer to is saved with the state. Nothing is fsync'd (on this machine the
+syncs doubled a spilling search's time): a crash of the whole system can leave the files short
+of what the state says, which a resume finds (every file's size is checked against its count)
+and says in one line, rather than go on from damaged files.
+
+A won position met by this search makes it stop, UNKNOWN: it keeps no parents, so it has no
+line to give (the solver had its chance before the search began).
+"""
+
+import errno
+import json
+import os
+import time
+
+from .outcome import NO_WIN, UNKNOWN, Outcome, budget_reason, size_text
+
+STATE = "search.json"
+FORMAT = "certify-disk-search"
+VERSION = 1
+FANIN = 64  # runs one merge reads at once (each a read block in memory)
+SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
+SUFFIXES = (".keys", ".columns", ".tmp")  # our files: only these are ever removed
+
+
+def _native():
+    from .engine import _external
+    return _external
+
+
+def available():
+    """Whether the compiled disk search is built (it has no Python twin: the reference for its
+    positions is certify/search.py, which it is tested against)."""
+    try:
+        _native()
+        return True
+    except ImportError:
+        return False
+
+
+class WorkFolderError(Exception):
+    """A work folder that cannot be used: one line (bad input, exit 2)."""
+
+
+class Disk:
+    """Where and how a search spills: the work folder, whether to go on from it (`resume`), and
+    the command that resumes (said when the search stops short)."""
+
+    memory = 1 << 30  # the buffer's bytes where the run gives no --memory
+
+    def __init__(self, folder, resume=False, at_once=False, command=None):
+        self.folder = os.fspath(folder)
+        self.resume = resume
+        self.at_once = at_once or resume
+        self.command = command
+        self.started = False  # a DiskSearch has begun in the folder
+
+    def check(self, position, rules):
+        """Refuse now, before any long work, a folder that could not be used: WorkFolderError."""
+        usable_folder(self.folder)
+        if os.path.exists(os.path.join(self.folder, STATE)):
+            read_state(self.folder, position, rules, self.resume)
+
+
+def usable_folder(folder):
+    """A work folder is usable if it is ours (it holds our state), or empty, or can be made; and
+    we can write in it. WorkFolderError otherwise."""
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise WorkFolderError(f"the work folder {folder} is not a folder")
+    if os.path.isdir(folder):
+        names = os.listdir(folder)
+        if any(n != STATE and not n.endswith(SUFFIXES) for n in names):
+            raise WorkFolderError(f"the work folder {folder} holds files that are not a search's; "
+                                  f"name an empty or new folder with --work-dir")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise WorkFolderError(f"cannot write in the work folder {folder}")
+        return
+    parent = os.path.dirname(os.path.abspath(folder))
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+        raise WorkFolderError(f"cannot make the work folder {folder}: cannot write in {parent}")
+
+
+def default_folder(out, label):
+    """The work folder beside the output: OUT.work, or LABEL.work here for standard output."""
+    if out is None or out == "-" or not os.path.basename(os.fspath(out)):
+        return f"{label}.work"
+    real = os.fspath(out)
+    if os.path.isdir(real):
+        return os.path.join(real, f"{label}.work")
+    return real + ".work"
+
+
+def identity(position, rules):
+    """What a work folder's search is of: the start position and the rules."""
+    found, cells, cols = position
+    return {"found": bytes(found).hex(), "cells": bytes(sorted(cells)).hex(),
+            "columns": [bytes(c).hex() for c in cols], "ncells": rules.ncells,
+            "fixed_columns": rules.fixed_columns, "foundation_moves": rules.foundation_moves}
+
+
+def buffer_bytes(memory):
+    """The successor buffer's share of --memory: what is left beside the merges' read blocks."""
+    return max(memory - (FANIN + 3) * block_bytes(memory), 1 << 16)
+
+
+def block_bytes(memory):
+    return max(1 << 12, min(1 << 20, memory // (8 * (FANIN + 3))))
+
+
+class DiskSearch:
+    on_disk = True  # (prove() writes its certificate with write_certificate)
+
+    """The search from `position` under `rules` in the work folder `disk.folder`, its buffer
+    `memory` bytes. run() as the other engines' Search.run (max_positions, time_limit,
+    progress) -> Outcome; a NO_WIN's `store` is this object (write_certificate(), or table()
+    and records() for the records themselves), and after the certificate is written, remove()
+    clears the folder."""
+
+    def __init__(self, position, rules, disk, memory, narrow=1 << 16):
+        self.x = _native()
+        self.narrow = narrow  # (smaller only in tests: the ids widen early)
+        self.rules, self.disk, self.memory = rules, disk, memory
+        self.folder = disk.folder
+        self.position = position
+        self.seconds = 0.0
+        self.made_folder = False
+        self.block = block_bytes(memory)
+        usable_folder(self.folder)
+        if not os.path.isdir(self.folder):
+            os.makedirs(self.folder)
+            self.made_folder = True
+        self.state = self._load()
+        if self.state is None:
+            self.state = self._fresh()
+        self._tidy()
+        self.expander = self._expander()
+        disk.started = True
+
+    # ---- the folder's state ------------------------------------------------------------
+
+    def _path(self, name):
+        return os.path.join(self.folder, name)
+
+    def _load(self):
+        if not os.path.exists(self._path(STATE)):
+            return None
+        state = self.state = read_state(self.folder, self.position, self.rules, self.disk.resume)
+        width = 2 + self.rules.ncells + 8 * state["idw"]
+        for name, count in self._counts().items():
+            try:
+                size = os.path.getsize(self._path(name))
+            except OSError:
+                size = None
+            if size != count * width:
+                raise WorkFolderError(f"the work folder {self.folder} is damaged ({name} is not "
+                                      f"{count:,} positions); remove it to start again")
+        return state
+
+    def _fresh(self):
+        state = {"format": FORMAT, "version": VERSION,
+                 "identity": identity(self.position, self.rules),
+                 "idw": 2, "columns": None, "ncolumns": 0, "seq": 0,
+                 "bucket": 0, "layer": 0, "step": "expand",
+                 "done": [], "visited": None, "frontier": None, "offset": 0,
+                 "runs": [], "pending": [], "positions": 0, "most_home": 0, "won": False,
+                 "seconds": 0.0}
+        self.state = state
+        self.expander = self._expander(columns=[])
+        found, cells, cols = self.position
+        name = self._name("start")
+        self.expander.start(self._b(name), bytes(found), bytes(sorted(cells)),
+                            tuple(bytes(c) for c in cols))
+        home = sum(found)
+        state["bucket"] = 0 if self.rules.foundation_moves else home
+        state["visited"] = state["frontier"] = [name, 1]
+        state["positions"] = 1
+        state["most_home"] = home
+        state["won"] = home == 52
+        self._checkpoint()
+        return state
+
+    def _name(self, what):
+        self.state["seq"] += 1
+        return f"{self.state['seq']:06d}-{what}.keys"
+
+    def _b(self, name):
+        return os.fsencode(self._path(name))
+
+    def _named(self):
+        """The files the state names."""
+        s = self.state
+        names = {s["columns"]} if s["columns"] else set()
+        for entry in s["done"]:
+            names.add(entry[1])
+        for entry in (s["visited"], s["frontier"]):
+            if entry:
+                names.add(entry[0])
+        names.update(r[0] for r in s["runs"])
+        names.update(r[0] for r in s["pending"])
+        return names
+
+    def _tidy(self):
+        """Remove our files that the state does not name (what a run cut short left)."""
+        keep = self._named() | {STATE}
+        for name in os.listdir(self.folder):
+            if name not in keep and name.endswith(SUFFIXES):
+                try:
+                    os.unlink(self._path(name))
+                except OSError:
+                    pass
+
+    def _expander(self, columns=None):
+        if columns is None:
+            columns = self._read_columns()
+        return self.x.Expander(self.rules.ncells, self.rules.fixed_columns,
+                               self.rules.foundation_moves, self.state["idw"], columns,
+                               buffer_bytes(self.memory), self.narrow)
+
+    def _read_columns(self):
+        name = self.state["columns"]
+        if not name:
+            return []
+        with open(self._path(name), "rb") as f:
+            data = f.read()
+        out, at = [], 0
+        while at < len(data):
+            n = data[at]
+            out.append(data[at + 1:at + 1 + n])
+            at += 1 + n
+        if at != len(data) or len(out) != self.state["ncolumns"]:
+            raise WorkFolderError(f"the work folder's column table {name} is cut short")
+        return out
+
+    def _checkpoint(self):
+        """Save the column table (if it grew) and the state, each written whole before it is
+        named: a kill at any moment leaves the last checkpoint whole."""
+        s = self.state
+        n = self.expander.ncolumns
+        if n != s["ncolumns"] or s["columns"] is None:
+            s["seq"] += 1
+            name = f"{s['seq']:06d}.columns"
+            data = b"".join(bytes((len(c),)) + c for c in self.expander.columns())
+            self._write(name, data)
+            old, s["columns"], s["ncolumns"] = s["columns"], name, n
+        else:
+            old = None
+        s["most_home"] = max(s["most_home"], self.expander.most_home)
+        s["won"] = s["won"] or self.expander.won
+        s["seconds"] = self.seconds
+        self._write(STATE + ".tmp", json.dumps(s, indent=1).encode())
+        os.replace(self._path(STATE + ".tmp"), self._path(STATE))
+        if old:
+            self._remove(old)
+
+    def _write(self, name, data):
+        with open(self._path(name), "wb") as f:
+            f.write(data)
+
+    def _remove(self, name):
+        try:
+            os.unlink(self._path(name))
+        except FileNotFoundError:
+            pass
+
+    # ---- figures -------------------------------------------------------------------------
+
+    @property
+    def positions(self):
+        return self.state["positions"]
+
+    @property
+    def most_home(self):
+        return max(self.state["most_home"], self.expander.most_home)
+
+    def _counts(self):
+        """{file: keys} of the key files the state names."""
+        s = self.state
+        counts = {e[1]: e[2] for e in s["done"]}
+        for entry in [s["visited"], s["frontier"]] + s["runs"] + s["pending"]:
+            if entry:
+                counts[entry[0]] = entry[1]
+        return counts
+
+    def disk_bytes(self):
+        """Bytes of keys the folder holds now (the column table aside)."""
+        return sum(self._counts().values()) * self.expander.keylen
+
+    def where(self):
+        """Where the search is, in words for the progress line."""
+        s = self.state
+        at = "all positions" if self.rules.foundation_moves else f"{s['bucket']} home"
+        return f"on disk, {at}, layer {s['layer']}, {size_text(self.disk_bytes())} in use"
+
+    # ---- the search ------------------------------------------------------------------------
+
+    def run(self, max_positions=None, time_limit=None, progress=None):
+        t0 = time.monotonic()
+        self.seconds = self.state.get("seconds", 0.0)
+        started = self.seconds
+        reason = ""
+        try:
+            while self.state["step"] != "done" and not self.state["won"]:
+                step = self.state["step"]
+                if step == "expand":
+                    self._expand_slice()
+                elif step == "merge":
+                    self._merge_step()
+                else:
+                    self._next_bucket()
+                self.seconds = started + time.monotonic() - t0
+                if progress is not None:
+                    if hasattr(progress, "note"):
+                        progress.note(self.where())
+                    progress.update(self.positions, self.most_home)
+                if max_positions is not None and self.positions >= max_positions \
+                        and self.state["step"] != "done":
+                    reason = budget_reason(max_positions)
+                    break
+                if time_limit is not None and time.monotonic() - t0 > time_limit:
+                    reason = budget_reason(time_limit=time_limit)
+                    break
+        except OSError as e:
+            self._tidy()
+            reason = self._stopped(disk_words(e, self.folder))
+        except MemoryError:
+            self._tidy()
+            reason = self._stopped("the system would give no more memory")
+        else:
+            if reason:
+                self._checkpoint_quietly()
+                reason = self._stopped(reason)
+        self.seconds = started + time.monotonic() - t0
+        if not reason and self.state["won"]:
+            reason = self._stopped(
+                "the search on disk reached a won position, but it keeps no line to show it (the "
+                "solver found none within its budget)", resumable=False)
+        common = dict(seconds=self.seconds, width=self.state["idw"])
+        if reason:
+            return Outcome(UNKNOWN, self.positions, most_home=self.most_home, reason=reason,
+                           limit="disk", **common)
+        return Outcome(NO_WIN, self.positions, most_home=self.most_home, store=self, **common)
+
+    def _checkpoint_quietly(self):
+        try:
+            if self.state["step"] == "expand" and self.expander.buffered:
+                self._spill()
+            self._checkpoint()
+        except OSError:
+            pass
+
+    def _stopped(self, why, resumable=True):
+        words = f"{why} after {self.positions:,} positions on disk"
+        if resumable:
+            words += f"; the work is kept in {self.folder}"
+            if self.disk.command:
+                words += f": go on with `{self.disk.command}`"
+        return words
+
+    def _expand_slice(self):
+        s = self.state
+        name, count = s["frontier"]
+        status, offset = self.expander.expand(self._b(name), s["offset"], count, SLICE)
+        s["offset"] = offset
+        x = self.x
+        if status == x.SLICE_OVER:
+            return
+        if status == x.NO_MEMORY:
+            raise MemoryError
+        self._spill()
+        if status == x.EXHAUSTED:
+            s["step"] = "merge"
+        self._checkpoint()
+        if status == x.COLUMNS_FULL:
+            self._widen()
+
+    def _spill(self):
+        s = self.state
+        same, following = self._name("run"), self._name("pending")
+        a, b = self.expander.spill(self._b(same), self._b(following))
+        if a:
+            s["runs"].append([same, a])
+        if b:
+            s["pending"].append([following, b])
+
+    def _widen(self):
+        """Past 65,536 columns: every file rewritten with 3-byte ids (the order kept)."""
+        s = self.state
+        if s["idw"] == 3:
+            raise WorkFolderError("more than 16,777,216 distinct columns")
+        renamed = {}
+        for name in sorted(self._named() - {s["columns"]}):
+            wide = self._name("wide")
+            self.x.widen(self._b(name), self._b(wide), self.rules.ncells)
+            renamed[name] = wide
+
+        def new(entry):
+            return [renamed[entry[0]]] + entry[1:]
+        s["done"] = [[e[0], renamed[e[1]], e[2]] for e in s["done"]]
+        s["visited"] = new(s["visited"])
+        s["frontier"] = new(s["frontier"])
+        s["runs"] = [new(r) for r in s["runs"]]
+        s["pending"] = [new(r) for r in s["pending"]]
+        s["idw"] = 3
+        columns = self.expander.columns()
+        self.expander = self._expander(columns)
+        self._checkpoint()
+        for name in renamed:
+            self._remove(name)
+
+    def _merge(self, runs, visited=None):
+        """Merge runs (FANIN at a time, in passes, each checkpointed by the caller) -> either
+        (new, union) files when `visited`, or one run."""
+        w = self.expander.keylen
+        out = self._name("frontier" if visited else "merged")
+        union = self._name("visited") if visited else None
+        new, total = self.x.merge([self._b(r[0]) for r in runs], w, self._b(out),
+                                  self._b(visited[0]) if visited else None,
+                                  self._b(union) if union else None, self.block)
+        return [out, new], ([union, total] if union else None)
+
+    def _merge_step(self):
+        """The layer's runs merged: FANIN of them into one (a pass), or all of them, less the
+        bucket's visited file, into the next frontier and visited files."""
+        s = self.state
+        if len(s["runs"]) > FANIN:
+            self._pass("runs")
+            return
+        old = [s["visited"][0], s["frontier"][0]] + [r[0] for r in s["runs"]]
+        frontier = None
+        if s["runs"]:
+            frontier, visited = self._merge(s["runs"], s["visited"])
+            if not frontier[1]:  # nothing new: the union is the visited file again
+                old += [frontier[0], visited[0]]
+                frontier = None
+        s["runs"], s["offset"] = [], 0
+        s["layer"] += 1
+        if frontier is not None:
+            s["positions"] += frontier[1]
+            s["frontier"], s["visited"] = frontier, visited
+            s["step"] = "expand"
+        else:  # the bucket is closed
+            s["done"].append([s["bucket"], s["visited"][0], s["visited"][1]])
+            s["frontier"] = s["visited"] = None
+            s["step"] = "next"
+        self._checkpoint()
+        keep = self._named()
+        for name in old:
+            if name not in keep:
+                self._remove(name)
+
+    def _pass(self, which):
+        """FANIN of the state's `which` runs merged into one, checkpointed."""
+        s = self.state
+        gone = s[which][:FANIN]
+        merged, _ = self._merge(gone)
+        s[which] = [merged] + s[which][FANIN:]
+        self._checkpoint()
+        for r in gone:
+            self._remove(r[0])
+
+    def _next_bucket(self):
+        """The next bucket begun: its pending runs merged into its first frontier (which is
+        also all it has visited); or, with none, the search is over."""
+        s = self.state
+        if len(s["pending"]) > FANIN:
+            self._pass("pending")
+            return
+        if not s["pending"]:
+            s["step"] = "done"
+            self._checkpoint()
+            return
+        first, _ = self._merge(s["pending"])
+        gone = [r[0] for r in s["pending"]]
+        s["pending"] = []
+        s["bucket"] += 1
+        s["layer"] = 0
+        s["visited"], s["frontier"] = first, list(first)
+        s["positions"] += first[1]
+        s["step"] = "expand"
+        self._checkpoint()
+        for name in gone:
+            self._remove(name)
+
+    # ---- the certificate ---------------------------------------------------------------
+
+    def table(self):
+        """(the certificate's column table, the search's id -> its id as bytes, id width)."""
+        s = self.state
+        columns = self.expander.columns()
+        used = bytearray(len(columns))
+        for _, name, _ in s["done"]:
+            self.x.mark_used(self._b(name), self.rules.ncells, s["idw"], used)
+        order = sorted((i for i in range(len(columns)) if used[i]), key=columns.__getitem__)
+        renumber = [0] * len(columns)
+        for new, old in enumerate(order):
+            renumber[old] = new
+        import array
+        ids = array.array("I", renumber)
+        width = 2 if len(order) <= 1 << 16 else 3 if len(order) <= 1 << 24 else 4
+        return [columns[i] for i in order], ids.tobytes(), width
+
+    def records(self, table_ids=None, block=1 << 20):
+        """The certificate's records, in its order: an iterator of bytes, each whole records."""
+        s = self.state
+        table, ids, width = table_ids or self.table()
+        finisher = self.x.Finisher([self._b(name) for _, name, _ in s["done"]],
+                                   self.rules.ncells, s["idw"], self.rules.fixed_columns, ids,
+                                   width)
+        while True:
+            rows = finisher.next(block)
+            if not rows:
+                break
+            yield rows
+        if finisher.emitted != self.positions:
+            raise AssertionError(f"{finisher.emitted} records of {self.positions} positions")
+
+    def write_certificate(self, out, deal, board):
+        """Write the no-win certificate to `out` (a path output.target settled, or '-') as the
+        records stream out of the work folder into certificate.NowinWriter, in memory about a
+        chunk's: (its size, its SHA-256). The same bytes as the in-memory engine's writer."""
+        from .certificate import NowinWriter
+        table, ids, width = self.table()
+        with NowinWriter(out, table, self.rules, deal=deal, board=board) as w:
+            for rows in self.records((table, ids, width)):
+                w.add(rows)
+            return w.close()
+
+    def remove(self):
+        """Clear the work folder (the certificate is written): our files, then the folder if
+        it is empty."""
+        for name in os.listdir(self.folder):
+            if name == STATE or name.endswith(SUFFIXES):
+                self._remove(name)
+        try:
+            os.rmdir(self.folder)
+        except OSError:
+            pass
+
+
+def read_state(folder, position, rules, resume):
+    """The state of the search in `folder`, if it is of this position and rules and a resume
+    was asked for; else WorkFolderError."""
+    path = os.path.join(folder, STATE)
+    try:
+        with open(path) as f:
+            state = json.load(f)
+    except (OSError, ValueError) as e:
+        raise WorkFolderError(f"{path} cannot be read: {e}") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT or \
+            state.get("version") != VERSION:
+        raise WorkFolderError(f"{path} is not the state of a search on disk")
+    if state.get("identity") != identity(position, rules):
+        raise WorkFolderError(f"the work folder {folder} holds the search of another deal or "
+                              f"other rules; name another with --work-dir")
+    if not resume:
+        raise WorkFolderError(f"the work folder {folder} holds a search begun before: --resume "
+                              f"to go on with it, or remove it to start again")
+    return state
+
+
+def disk_words(e, folder):
+    """An OSError of the search's files, in words."""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return f"the disk under {folder} is full"
+    return f"cannot use the work folder {folder} ({e.strerror or e})"

@@ -1,0 +1,222 @@
+"""The search on disk (certify/external.py, certify/engine/external.c) against the in-memory
+engine and the pure-Python reference: the same positions, the same certificate bytes, whatever
+the memory budget (a tiny one spills at every few thousand successors and merges in passes),
+the symmetry, the cells, the foundation moves; a resume after a stop or a kill gives the same
+bytes; a full disk or an unusable work folder is an UNKNOWN or one line, never a traceback."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from certify import engine, external
+from certify.deals import deal
+from certify.outcome import NO_WIN, UNKNOWN
+from certify.rules import Rules, start
+from certify.search import Search as Reference
+
+pytestmark = pytest.mark.skipif(not external.available(), reason="the disk search is not built")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def records_of(outcome, rules):
+    """(column table, records in order) of a finished in-memory search, worked out here from its
+    keys and columns as the format says: ids renumbered by content, re-sorted under symmetry."""
+    keys, columns = list(outcome.keys), outcome.columns
+    at = 4 + rules.ncells
+    width = (len(keys[0]) - at) // 8
+    old = [[int.from_bytes(k[j:j + width], "big") for j in range(at, len(k), width)]
+           for k in keys]
+    used = sorted(set().union(*old), key=columns.__getitem__)
+    renumber = {o: n for n, o in enumerate(used)}
+    w = 2 if len(used) <= 1 << 16 else 3
+    records = []
+    for k, ids in zip(keys, old):
+        ids = [renumber[i] for i in ids]
+        if not rules.fixed_columns:
+            ids.sort()
+        records.append(k[:at] + b"".join(i.to_bytes(w, "big") for i in ids))
+    return [columns[i] for i in used], sorted(records)
+
+
+def disk_records(position, rules, folder, memory, narrow=1 << 16):
+    """(column table, records in order, the search) of the search on disk."""
+    search = external.DiskSearch(position, rules, external.Disk(folder), memory, narrow)
+    outcome = search.run()
+    assert outcome.verdict == NO_WIN, outcome.reason
+    table, ids, width = search.table()
+    rows = b"".join(search.records())
+    w = 4 + rules.ncells + 8 * width
+    return table, [rows[i:i + w] for i in range(0, len(rows), w)], search
+
+
+CASES = [(11982, Rules(4)), (11982, Rules(3)), (11982, Rules(4, True)),
+         (7484159, Rules(3)), (1, Rules(2)), (617, Rules(3, False, True)),
+         (7484159, Rules(3, True, True))]
+
+
+@pytest.mark.parametrize("number,rules", CASES,
+                         ids=[f"{n}-{r.ncells}{'-fixed' if r.fixed_columns else ''}"
+                              f"{'-fm' if r.foundation_moves else ''}" for n, r in CASES])
+def test_the_same_records_as_the_in_memory_engine(tmp_path, number, rules):
+    position = start(deal(number))
+    memory = engine.search(position, rules)
+    assert memory.verdict == NO_WIN
+    table, records, search = disk_records(position, rules, tmp_path / "work", 200_000)
+    assert search.positions == memory.positions == len(records)
+    assert (table, records) == records_of(memory, rules)
+    assert search.most_home == memory.most_home
+
+
+def test_the_same_records_as_the_python_reference(tmp_path):
+    position, rules = start(deal(11982)), Rules(3)
+    reference = Reference(position, rules).run()
+    table, records, _ = disk_records(position, rules, tmp_path / "work", 1 << 16)
+    assert (table, records) == records_of(reference, rules)
+
+
+def test_ids_widened_to_3_bytes_midway(tmp_path):
+    """Past the columns 2-byte ids name (early here: narrow=64), every file is rewritten with
+    3-byte ids and the search goes on: the same records."""
+    position, rules = start(deal(11982)), Rules(3)
+    table, records, search = disk_records(position, rules, tmp_path / "work", 1 << 16, 64)
+    assert search.state["idw"] == 3
+    assert (table, records) == records_of(engine.search(position, rules), rules)
+
+
+def run_certify(*args, cwd, env=None, **kwargs):
+    return subprocess.run([sys.executable, "-m", "certify", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=900,
+                          env=dict(os.environ, **(env or {})), **kwargs)
+
+
+def test_certify_spills_past_its_memory_and_writes_the_same_bytes(tmp_path):
+    spilled = run_certify(11982, "-q", "--memory", "1M", "-o", "a.zst", cwd=tmp_path)
+    assert spilled.returncode == 0, spilled.stderr
+    whole = run_certify(11982, "-q", "--no-spill", "-o", "b.zst", cwd=tmp_path)
+    assert whole.returncode == 0, whole.stderr
+    assert (tmp_path / "a.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.zst", "b.zst"]  # work folder gone
+    on_disk = run_certify(11982, "-q", "--on-disk", "--memory", "4M", "--work-dir", "w", "-o",
+                          "c.zst", cwd=tmp_path)
+    assert on_disk.returncode == 0, on_disk.stderr
+    assert (tmp_path / "c.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
+
+
+def test_a_custom_board_with_foundation_moves_spilled_is_the_same_file(tmp_path):
+    board = run_certify("show", 617, cwd=tmp_path).stdout
+    (tmp_path / "617.board").write_text(board.replace("Freecells: - - - -", "Freecells: - - -"))
+    common = ["--board", "617.board", "--cells", "3", "--foundation-moves", "-q"]
+    spilled = run_certify(*common, "--memory", "1M", "-o", "a.zst", cwd=tmp_path)
+    whole = run_certify(*common, "--no-spill", "-o", "b.zst", cwd=tmp_path)
+    assert spilled.returncode == whole.returncode == 0, spilled.stderr + whole.stderr
+    assert (tmp_path / "a.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
+
+
+def test_a_stopped_search_resumes_to_the_same_bytes(tmp_path):
+    """Stopped by --time-limit (exit 3, the folder kept, the resume command said), with junk a
+    kill would leave beside it; --resume goes on and writes the in-memory engine's bytes."""
+    stopped = run_certify(11982, "--on-disk", "--memory", "1M", "--time-limit", "0.3",
+                          "-o", "a.zst", cwd=tmp_path)
+    assert stopped.returncode == 3, stopped.stderr
+    line = stopped.stdout.strip()
+    assert "\n" not in line and line.startswith("UNKNOWN: deal 11982")
+    assert "go on with `certify 11982 --on-disk --memory 1M --time-limit 0.3 -o a.zst --resume`" \
+        in line
+    work = tmp_path / "a.zst.work"
+    assert (work / "search.json").exists() and not (tmp_path / "a.zst").exists()
+    (work / "999999-run.keys").write_bytes(b"cut short")
+    resumed = run_certify(11982, "-q", "--memory", "1M", "--resume", "-o", "a.zst",
+                          cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = run_certify(11982, "-q", "--no-spill", "-o", "b.zst", cwd=tmp_path)
+    assert (tmp_path / "a.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
+    assert not work.exists()
+
+
+def test_a_killed_search_resumes_to_the_same_bytes(tmp_path):
+    """kill -9 at some moment of a spilling search, then --resume, as often as it takes."""
+    args = [1, "-q", "--cells", "2", "--on-disk", "--memory", "1M", "-o", "a.zst"]
+    child = subprocess.Popen([sys.executable, "-m", "certify", *map(str, args)], cwd=tmp_path,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state = tmp_path / "a.zst.work" / "search.json"
+    for _ in range(600):
+        if state.exists() and state.stat().st_size > 0 and child.poll() is None:
+            break
+        time.sleep(0.01)
+    time.sleep(0.5)
+    child.send_signal(signal.SIGKILL)
+    assert child.wait() == -signal.SIGKILL  # (killed midway, not finished)
+    assert state.exists() and not (tmp_path / "a.zst").exists()
+    resumed = run_certify(*args, "--resume", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = run_certify(1, "-q", "--cells", "2", "--no-spill", "-o", "b.zst", cwd=tmp_path)
+    assert (tmp_path / "a.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
+
+
+def test_a_full_disk_is_an_unknown_with_the_resume_command(tmp_path):
+    """Files capped at 64 KiB (RLIMIT_FSIZE: a write past it fails as a full disk would):
+    exit 3, one line naming the disk and how to go on, no certificate."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+
+    done = run_certify(11982, "--on-disk", "--memory", "4M", "-o", "a.zst", cwd=tmp_path,
+                       preexec_fn=cap)
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr
+    line = done.stdout.strip()
+    assert "\n" not in line and "is full after" in line and "--resume" in line
+    assert not (tmp_path / "a.zst").exists()
+
+
+def test_an_unusable_work_folder_is_one_line_before_any_work(tmp_path):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "notes.txt").write_text("x")
+    for folder, words in (("file", "is not a folder"), ("file/sub", "cannot make the work folder"),
+                          ("theirs", "holds files that are not a search's")):
+        done = run_certify(11982, "--work-dir", folder, "-o", "a.zst", cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and words in done.stderr, \
+            done.stderr
+    assert (tmp_path / "theirs" / "notes.txt").read_text() == "x"
+    # a folder of another deal's search, and one begun before without --resume
+    stopped = run_certify(11982, "-q", "--on-disk", "--memory", "1M", "--time-limit", "0.2",
+                          "--work-dir", "w", "-o", "a.zst", cwd=tmp_path)
+    assert stopped.returncode == 3
+    other = run_certify(617, "--resume", "--work-dir", "w", "-o", "b.zst", cwd=tmp_path)
+    assert other.returncode == 2 and "another deal" in other.stderr
+    again = run_certify(11982, "--on-disk", "--work-dir", "w", "-o", "a.zst", cwd=tmp_path)
+    assert again.returncode == 2 and "--resume to go on" in again.stderr
+    both = run_certify(11982, "--no-spill", "--resume", cwd=tmp_path)
+    assert both.returncode == 2 and both.stderr.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_foundation_moves_in_one_bucket_of_a_million_positions(tmp_path):
+    position, rules = start(deal(1)), Rules(2, False, True)
+    table, records, _ = disk_records(position, rules, tmp_path / "work", 4 << 20)
+    assert (table, records) == records_of(engine.search(position, rules), rules)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", [Rules(4), Rules(4, True)], ids=["symmetry", "fixed"])
+def test_7484159_spilled_is_the_in_memory_engines(tmp_path, rules):
+    position = start(deal(7484159))
+    memory = engine.search(position, rules)
+    table, records, _ = disk_records(position, rules, tmp_path / "work", 8 << 20)
+    assert (table, records) == records_of(memory, rules)
+
+
+@pytest.mark.slow
+def test_certify_7484159_spilled_writes_the_published_bytes(tmp_path):
+    done = run_certify(7484159, "-q", "--memory", "16M", "-o", "a.zst", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    whole = run_certify(7484159, "-q", "--no-spill", "-o", "b.zst", cwd=tmp_path)
+    assert (tmp_path / "a.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
