@@ -803,7 +803,8 @@ def test_certify_out_of_memory_in_the_reference_engine(tmp_path):
 def test_certify_stops_at_its_memory_budget(tmp_path):
     folder = tmp_path / "out"
     folder.mkdir()
-    done = run_certify(["7484159", "-q", "--memory", "20M", "-o", str(folder / "x.zst")],
+    done = run_certify(["7484159", "-q", "--memory", "20M", "--no-spill", "-o",
+                        str(folder / "x.zst")],
                        "native", tmp_path)
     assert_honest_unknown(done, folder, "20M")
     done = run_certify(["11982", "-q", "--memory", "20M", "-o", str(folder / "x.zst")],
