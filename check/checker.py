@@ -1,12 +1,9 @@
-"""Verify FreeCell certificates (*.msgpack.zst), independently of the program
-that wrote them: the rules are docs/certificate-format.md.
-
-Exit 0: every certificate VERIFIED (and, with --deal, --claim, --cells, ...,
-each proves exactly what was asked); 1: some certificate REJECTED, its first
-failure named; 2: none rejected, but some file unreadable (not a certificate,
-or more work than a limit allows). Records, moves and entries count from 1,
-columns 1..8. Several files or folders: a line each, then a summary.
-"""
+"""Verify FreeCell certificates (*.msgpack.zst), format versions 1 to 3.
+Exit 0: all VERIFIED (and proving what --deal, --claim, ... ask); 1: some
+REJECTED, its first failure named; 2: none rejected, some UNREADABLE (not a
+certificate, or past a limit)."""
+# Records, moves and entries count from 1, columns 1..8. Several files or folders: a line each,
+# then a summary.
 # The trusted core comes first, between the two marker lines: the cards and the deal, the moves and
 # their effect, the record encoding and its exact lookup, the closure loop, the replay of a win,
 # the won test, and the sentence the verdict prints from the header. Everything after the core
@@ -14,7 +11,9 @@ columns 1..8. Several files or folders: a line each, then a summary.
 # it raises Rejected or Unreadable, or hands the core the data as it stands in the file. Whatever
 # set of records reaches the core, the core's own checks (the start is one of them, every move from
 # each leads to one of them, none is won) prove the sentence printed; a reader that mangled the
-# records could only make those checks fail. "§n" is section n of the format document.
+# records could only make those checks fail. Likewise a win's line reaches the core as a choice
+# among the legal moves the core lists, so every move it plays is legal whatever the reader chose.
+# "§n" is section n of the format document.
 import argparse, concurrent.futures, contextlib, functools, hashlib, importlib.metadata, json
 import mmap, multiprocessing, os, reprlib, shutil, signal, stat, struct, sys, tempfile, time
 
@@ -22,7 +21,7 @@ import msgpack, xxhash, zstandard
 
 # ---- trusted core: begin ----
 
-CELL, FOUNDATION = 8, 9   # the destination codes of a win body (§3); 0..7 are columns 1..8
+CELL, FOUNDATION = 8, 9   # the destination codes of a move (§3, §7); 0..7 are columns 1..8
 WON = bytes([13] * 4)     # the foundations of a won position: all 52 cards on them
 BYTE = [bytes([b]) for b in range(256)]   # (one byte as bytes, made once)
 RED = (False, True, True, False)          # diamonds and hearts
@@ -32,6 +31,9 @@ class Rejected(Exception): pass   # a readable certificate whose content fails t
 
 
 def name(card): return 'A23456789TJQK'[card // 4] + 'CDHS'[card % 4]
+
+
+def plural(n, word): return f'{n:,} {word}{"s" * (n != 1)}'
 
 
 # The two cards that may go onto each card: one rank lower, of the other colour (a red 7 on a
@@ -91,9 +93,10 @@ def after(found, free, cols, card, source, dest):
 
 # The records of a no-win, held flat (record k is rows[k*W:(k+1)*W]) and found by exact
 # comparison: the hash of a record only picks the slot of the lookup table to start looking from.
+# layout splits a record into its foundations, its cells and its eight column ids.
 class Records:
-    def __init__(self, rows, W, count, slots):   # slots: record numbers from 1; 0 marks a free slot
-        self.rows, self.W, self.count, self.slots = rows, W, count, slots
+    def __init__(self, rows, W, count, slots, layout):   # slots: record numbers from 1; 0 is free
+        self.rows, self.W, self.count, self.slots, self.layout = rows, W, count, slots, layout
 
     def __contains__(self, record):
         rows, W, slots, i = self.rows, self.W, self.slots, hash(record) % len(self.slots)
@@ -104,11 +107,9 @@ class Records:
 # Records lo..hi-1 are closed: every legal move from each leads to one of the records (§3, step 7).
 def close(records, column, index, rules, lo, hi):
     cells, sort_ids = rules['cells'], rules['symmetry'] == 'columns'
-    layout, pad = (struct.Struct(f'4s{cells}s' + f'{2 if len(column) <= 65536 else 3}s' * 8),
-                   [b'\xff' * k for k in range(cells + 1)])
-    rows, W = records.rows, records.W
+    rows, W, pad = records.rows, records.W, [b'\xff' * k for k in range(cells + 1)]
     for n in range(lo, hi):
-        found, cellbytes, *ids = layout.unpack(rows[n * W:(n + 1) * W])
+        found, cellbytes, *ids = records.layout.unpack(rows[n * W:(n + 1) * W])
         free, cols = cellbytes.rstrip(b'\xff'), [column[i] for i in ids]
         for card, source, dest in moves(found, free, cols, cells, rules['foundation_moves']):
             # The position after() makes, by its column ids: only the (at most two) columns it
@@ -125,24 +126,27 @@ def close(records, column, index, rules, lo, hi):
         if (n + 1) % 8192 == 0: progress(f'record {n + 1:,} of {records.count:,} closed')
 
 
-# A win's moves, each one of moves() from the position it is played in; the last position won.
-def replay(body, found, free, cols, rules):
-    for n in range(len(body) // 2):
-        card, dest = body[2 * n], body[2 * n + 1]
-        legal = [m for m in moves(found, free, cols, rules['cells'], rules['foundation_moves'])
-                 if m[0] == card and m[2] == dest]
-        if not legal: raise Rejected(refusal(n, card, dest, found, free, cols, rules))
-        found, free, cols = after(found, free, cols, card, legal[0][1], dest)
-    if found != WON:
-        raise Rejected(f'after all {len(body) // 2:,} moves the position is not won: '
-                       f'{show(found, free, cols)}')
+# A win's line of `steps` moves: before each, pick(n, legal, position) chooses one of the legal
+# moves, listed in the move order (§7: to the foundation, onto columns 1..8, to a free cell; by
+# card within each), by its index; the core plays that move. The last position must be won.
+def replay(steps, pick, found, free, cols, rules):
+    for n in range(steps):
+        legal = sorted(moves(found, free, cols, rules['cells'], rules['foundation_moves']),
+                       key=lambda move: ((move[2] + 1) % 10, move[0]))
+        i = pick(n, legal, (found, free, cols))
+        if not 0 <= i < len(legal): raise Rejected(
+            f'move {n + 1}: index {i} is not below the {len(legal)} legal moves; before it: '
+            f'{show(found, free, cols)}')
+        found, free, cols = after(found, free, cols, *legal[i])
+    if found != WON: raise Rejected(f'after all {steps:,} moves the position is not won: '
+                                    f'{show(found, free, cols)}')
 
 
 # What a verified certificate proves, from the header values the check used.
 def theorem(h, path):
-    rules = (f'{h["cells"]} free cell{"s" * (h["cells"] != 1)}, single-card moves, ' +
-             ("a foundation's top card may go back onto a column" if h['foundation_moves']
-              else 'no moves off foundations'))
+    back = ("a foundation's top card may go back onto a column" if h['foundation_moves'] else
+            'no moves off foundations')
+    rules = f'{plural(h["cells"], "free cell")}, single-card moves, {back}'
     if h['claim'] == 'range':   # (FreeCell Pro's numbers extend Microsoft's 1..2**31 - 1)
         who, lost = ('Microsoft FreeCell deals' if h['last'] < 2**31
                      else "FreeCell Pro's extended deals" if h['first'] >= 2**31
@@ -154,10 +158,10 @@ def theorem(h, path):
            else f"FreeCell Pro's extended deal {h['deal']}" if h['deal'] >= 2**31
            else f'Microsoft FreeCell deal {h["deal"]}')
     if h['claim'] == 'win':
-        return (f'{who} ({rules}) can be won: {h["count"]:,} single-card moves replay to a won '
-                f'position')
-    return (f'{who} ({rules}) cannot be won: {h["count"]:,} positions closed under every legal '
-            f'move, none won')
+        return (f'{who} ({rules}) can be won: {plural(h["count"], "single-card move")} '
+                f'replay{"s" * (h["count"] == 1)} to a won position')
+    return (f'{who} ({rules}) cannot be won: {plural(h["count"], "position")} closed under every '
+            f'legal move, none won')
 
 # ---- trusted core: end ----
 # Below: reading, well-formedness, limits and the command line. They reject; they never accept.
@@ -185,23 +189,29 @@ LIMITS = {'positions': 4_000_000, 'columns': 1_000_000, 'moves': 100_000,
           'range-moves': 250, 'range-positions': 10_000, 'memory': None}
 KEYS = {'format', 'version', 'claim', 'deal', 'board', 'cells', 'foundation_moves', 'symmetry',
         'count', 'xxh3_64'}
-SPLIT = 65536   # records from which one file's closure check is split across processes (-j)
+SPLIT = 65536    # records from which one file's closure check is split across processes (-j)
+CHUNK = 2**20    # the records of a version 3 chunk (§7); the last chunk holds the rest
 
 
-# Why move n + 1 of a win, not one of the legal moves, is refused: in words for a foundation not
-# ready and a cell-to-cell move, else where the card may go instead.
-def refusal(n, card, dest, found, free, cols, rules):
-    if card >= 52 or dest >= 10:
-        return f'move {n + 1}: bytes {card}, {dest} are not a card and a destination'
-    could = [place(d) for c, _, d in
-             moves(found, free, cols, rules['cells'], rules['foundation_moves']) if c == card]
-    why = (f'that needs {name(found[card % 4] * 4 + card % 4)}'
-           if dest == FOUNDATION and could and found[card % 4] < card // 4
-           else 'only a column card may go to a free cell' if dest == CELL and card in free
-           else f'{name(card)} may go only to {", ".join(could)}' if could
-           else f'{name(card)} cannot move')
-    return (f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: {why}; '
-            f'before it: {show(found, free, cols)}')
+# replay()'s choice for a version 1 or 2 line: the legal move of the card and destination bytes of
+# move n, else why there is none.
+def named(body):
+    def pick(n, legal, position):
+        card, dest = body[2 * n], body[2 * n + 1]
+        for i, (c, _, d) in enumerate(legal):
+            if (c, d) == (card, dest): return i
+        raise Rejected(refusal(n, card, dest, position, legal))
+    return pick
+
+
+# Why move n + 1 of a version 1 or 2 win, not one of the legal moves, is refused: where the card
+# may go instead, if anywhere.
+def refusal(n, card, dest, position, legal):
+    if card >= 52 or dest >= 10: return f'move {n + 1}: bytes {card}, {dest} are not a move'
+    could = ', '.join(place(d) for c, _, d in legal if c == card)
+    why = f'{name(card)} may go only to {could}' if could else f'{name(card)} cannot move'
+    return f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: {why}; before it: ' + show(
+        *position)
 
 
 def leaves(n, found, free, cols, card, source, dest):   # why record n + 1 is not closed
@@ -235,40 +245,35 @@ def problem(found, cellbytes, cols):
         return 'the 52 cards are not each in one place'
 
 
-# ---- The file (§3, §5, §6) ----
+# ---- The file (§3, §5, §6, §7) ----
 
 # The decompressed bytes of the file's zstd frames (one after another, §3), in order, each held
 # once: a taken piece leaves the buffer. A piece must end by `end` (the end of the body being read,
 # if set); once `hash` is set, that xxh3 hasher sees every byte taken. The file's own bytes are
 # hashed (SHA-256) as they are read, and never more are read than its size said (a file in /proc
-# says 0 and never ends).
+# says 0 and never ends). A file refused before its end is not read on: it has no digest.
 class Stream:
     def __init__(self, f, shown, size):
         self.f, self.shown, self.size, self.got, self.sha = f, shown, size, 0, hashlib.sha256()
         self.buf, self.taken, self.end, self.hash, self.begun = bytearray(), 0, None, None, 0
-        self.d = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False)
+        self.d, self.ended = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False), 0
 
     def read(self, n):   # n bytes of the file, or fewer at its end
         chunk = self.f.read(n)
-        self.got += len(chunk)
+        self.got, self.ended = self.got + len(chunk), not chunk
         need(self.size is None or self.got <= self.size,
              f'{self.shown} yields more bytes than its size ({self.size or 0:,})', Unreadable)
         self.sha.update(chunk)
         return chunk
 
-    def digest(self):   # the whole file's, read to its end; None for a pipe left unread, or failing
-        with contextlib.suppress(Unreadable, OSError, ValueError):
-            if self.size is None and self.f.read(1): return None
-            while self.read(1 << 20): pass
-            return self.sha.hexdigest()
+    def digest(self): return self.sha.hexdigest() if self.ended else None   # (read to its end)
 
     def fill(self, n):   # decompress until n bytes wait or the file ends; whether they wait
         while len(self.buf) < n:
             # 1 KiB of compressed bytes a step: zstd inflates 4 bytes to 128 KiB at most. A frame
             # that has ended leaves the bytes after it (unused_data, empty until then): the next.
             chunk = self.d.unused_data or self.read(1024)
-            need(chunk or self.d.eof, f'{self.shown}: the file is empty or its zstd frame is cut '
-                                      f'short', Unreadable)
+            need(chunk or self.d.eof, f'{self.shown}: its zstd frame is cut short', Unreadable)
             if not chunk: return False
             if self.d.eof:
                 self.d = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False)
@@ -291,9 +296,8 @@ class Stream:
 
     def finish(self, what, xxh3_64, failure=Unreadable):   # nothing may follow in any frame; hash
         need(not self.fill(1), f'{what} has data after it: the data decompresses to more than it '
-                               f'holds', failure)
-        need(self.hash.hexdigest() == xxh3_64,
-             f'{what} does not match its xxh3_64: the file is corrupt')
+                               'holds', failure)
+        need(self.hash.hexdigest() == xxh3_64, f'{what} does not match its xxh3_64: it is corrupt')
 
 
 # A msgpack map as a dict, refusing repeated keys (a dict would silently keep the last).
@@ -303,17 +307,16 @@ def strict_map(pairs):
 
 
 # The header map (msgpack's errors as one-line reasons), each value's type checked before any
-# use, against the tables of §3 and §6.
+# use, against the tables of §3 and §6. It must decode from the first 64 KiB (§3).
 def header(s):
-    s.fill(65536)   # the header must decode from the first 64 KiB (§3)
+    s.fill(65536)
     unpacker = msgpack.Unpacker(max_buffer_size=65536, max_array_len=16, max_map_len=16,
                                 object_pairs_hook=strict_map)
     unpacker.feed(bytes(s.buf[:65536]))
     try: h = unpacker.unpack()
     except (msgpack.OutOfData, ValueError) as e:   # msgpack's errors: format, limits, nesting
-        raise Unreadable('the header (in the first 64 KiB) ' + {
-            msgpack.OutOfData: 'is cut short', msgpack.StackError: 'is nested too deeply'}.get(
-            type(e), f'is not valid msgpack ({e})')) from None
+        why = 'is cut short' if type(e) is msgpack.OutOfData else f'is not valid msgpack ({e!r})'
+        raise Unreadable(f'the header (in the first 64 KiB) {why}') from None
     s.take(unpacker.tell(), 'the header')
     need(type(h) is dict, 'the file does not start with a msgpack map: not a certificate',
          Unreadable)
@@ -322,21 +325,20 @@ def header(s):
     need(set(h) == keys, f'the header keys are not exactly: {", ".join(sorted(keys))}', Unreadable)
     # Each test runs only once those before it have passed (first's type before last >= first).
     tests = [('format', lambda: h['format'] == 'freecell-certificate'),
-             ('version', lambda: integer(h['version'], 1 + ranged, 2)),
+             ('version', lambda: integer(h['version'], 1 + ranged, 3)),
              ('claim', lambda: ranged or h['claim'] in ('no-win', 'win')),
              ('cells', lambda: integer(h['cells'], 0, 8)),
              ('foundation_moves', lambda: type(h['foundation_moves']) is bool),
              ('symmetry', lambda: h['symmetry'] in ('columns', 'none')),
-             ('count', lambda: integer(h['count'], 0, 2**64)),
+             ('count', lambda: integer(h['count'], 0, 2**64 - 1)),
              ('xxh3_64', lambda: type(h['xxh3_64']) is str)]
     tests += ([('first', lambda: integer(h['first'], 1, 2**33 - 1)),
                ('last', lambda: integer(h['last'], h['first'], 2**33 - 1))] if ranged else
               [('deal', lambda: h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)),   # or board
-               ('board', lambda: type(h['board']) is bytes if h['deal'] is None
-                else h['board'] is None)])
+               ('board', lambda: type(h['board']) is (bytes if h['deal'] is None else type(None)))])
     for key, ok in tests:   # (reprlib: a value in a few characters, however long or deep)
-        need(ok(), f'header {key} = {reprlib.repr(h[key])} is not allowed (format versions 1 and '
-                   f'2)', Unreadable)
+        need(ok(), f'header {key} = {reprlib.repr(h[key])} is not allowed (versions 1 to 3)',
+             Unreadable)
     return h
 
 
@@ -358,7 +360,7 @@ def expect(s, kind, what, failure=Rejected):
     return int.from_bytes(s.take(n, what), 'big') if first in SIZED else n
 
 
-# ---- The certificates (§2, §3, §6) ----
+# ---- The certificates (§2, §3, §6, §7) ----
 
 # The starting position: the numbered deal, or the custom board, checked like a record.
 def start(h):
@@ -367,20 +369,22 @@ def start(h):
     found, cellbytes, cols = board[:4], board[4:4 + cells], board[4 + cells:].split(b'\xff')
     need(len(board) >= 4 + cells and len(cols) == 9 and not cols[8],
          'the board is not four counts, the cells and eight columns each ended by 0xFF')
-    need(not problem(found, cellbytes, cols[:8]),
-         f'the board is not a position: {problem(found, cellbytes, cols[:8])}')
+    why = problem(found, cellbytes, cols[:8])
+    need(not why, f'the board is not a position: {why}')
     return found, cellbytes.rstrip(b'\xff'), cols[:8]
 
 
-# A win certificate's body (§3), size bytes of the stream. read() runs once the body is read (for
-# a single certificate: nothing may follow it, and its hash must match).
-def check_win(s, rules, size, limits, read):
-    within(rules['count'], 'moves', limits)
-    need(size == 2 * rules['count'],
-         f'the body has {size} bytes, not 2 x count = {2 * rules["count"]}')
-    body = s.take(size, 'the body')
+# A win's body: versions 1 and 2, the body bin (ending at s.end) of a card and a destination a move
+# (§3); version 3, a bin of a move's index a move (§7). read() runs once the body is read (for a
+# single certificate: nothing may follow it, and its hash must match).
+def check_win(s, rules, limits, read):
+    count, v3 = rules['count'], rules['version'] == 3
+    within(count, 'moves', limits)
+    size = expect(s, 'bin', 'the moves') if v3 else s.end - s.taken
+    need(size == (2 - v3) * count, f'the body has {size} bytes, not {2 - v3} x count')
+    body, s.end = s.take(size, 'the body'), None
     read()
-    replay(body, *start(rules), rules)
+    replay(count, (lambda n, legal, position: body[n]) if v3 else named(body), *start(rules), rules)
 
 
 # nbytes of zeros: in memory, or (past the --memory budget) in a memory-mapped temporary file.
@@ -391,73 +395,77 @@ def space(nbytes, spill):
         return memoryview(mmap.mmap(f.fileno(), max(nbytes, 1)))[:nbytes]
 
 
-# A no-win certificate's body (§3), size bytes of the stream: the column table and the records are
-# checked as they are read (steps 2, 3, 4 and 6), the limits and the sizes that follow from count
-# (§5) before anything large is read; then read() runs (as for a win); then steps 5 and 7.
-def check_nowin(s, rules, size, limits, read):
-    count, cells, table = rules['count'], rules['cells'], []
+# A no-win's body: versions 1 and 2, [column table, records] in the body bin (ending at s.end);
+# version 3, the table and then the chunks. The table and the records are checked as they are read
+# (steps 2, 3, 4 and 6), the limits and the sizes that follow from count (§5, §7) before anything
+# large is read; then read() runs (as for a win); then steps 5 and 7.
+def check_nowin(s, rules, limits, read):
+    count, cells, version, table = rules['count'], rules['cells'], rules['version'], []
     within(count, 'positions', limits)
-    s.end = s.taken + size
-    need(expect(s, 'array', 'the body') == 2, 'the body is not [column table, records]')
+    need(version == 3 or expect(s, 'array', 'the body') == 2, 'the body is not [columns, records]')
     within(columns := expect(s, 'array', 'the column table'), 'columns', limits)
+    need(columns <= 8 * count, f'the column table has {columns:,} entries: more than 8 x count')
     for i in range(columns):   # step 2 (an entry of more than 52 bytes is refused on its first 53)
-        col = s.take(min(expect(s, 'bin', f'column table entry {i}'), 53),
-                     f'column table entry {i}')
-        need(len(col) <= 52 and max(col, default=0) < 52,
-             f'column table entry {i} ({col.hex()}) is not cards')
-        need(i == 0 or table[-1] < col,
-             f'column table entry {i} ({col.hex()}) does not sort after entry {i - 1}')
+        col = s.take(min(expect(s, 'bin', f'column table entry {i}'), 53), f'column {i}')
+        need(len(col) <= 52 and max(col, default=0) < 52, f'column table entry {i} ({col.hex()}) '
+             'is not cards')
+        need(not table or table[-1] < col, f'column table entry {i} ({col.hex()}) is not sorted')
         table.append(col)
-    w = 2 if columns <= 65536 else 3   # the bytes of a column id
-    W, nbytes = 4 + cells + 8 * w, expect(s, 'bin', 'the records')
-    # Version 2: exactly count x W bytes; version 1: at most count x (W + 1), a byte more a record.
-    need(nbytes == count * W if rules['version'] == 2 else nbytes <= count * (W + 1),
-         f'records: {nbytes} bytes for {count}')
+    w = 2 if columns <= 65536 else 3 if columns <= 2**24 or version < 3 else 4   # an id's bytes
+    W = 4 + cells + 8 * w
+    if version == 1:   # front-coded: at most count x (W + 1) bytes, a byte more a record
+        need((nbytes := expect(s, 'bin', 'the records')) <= count * (W + 1),
+             f'records: {nbytes} bytes for {count}')
     # Past the --memory budget, the records and their lookup table go to memory-mapped files.
     spill = limits['memory'] is not None and count * (W + 6) > limits['memory']
     try:
         rows = space(count * W, spill)
-        if rules['version'] == 2:   # byte planes: byte j of record k is records[j * count + k]
-            for j in range(W): rows[j::W] = s.take(count, 'the records')
-            produced = (bytes(rows[k * W:(k + 1) * W]) for k in range(count))
-        else:   # front-coded: each record is written into rows as it is checked
-            produced = unfront(s.take(nbytes, 'the records'), W)
-        need(s.taken == s.end, 'the body has data after it')
-        s.end = None
-        # The lookup table: half as many slots again as records, each a record's number (4 or 8
-        # bytes).
-        slots = space((count + count // 2 + 1) * (4 if count < 2**32 - 1 else 8), spill)
-        records = Records(rows, W, count, memoryview(slots).cast('I' if count < 2**32 - 1 else 'Q'))
+        produced = (unfront(s.take(nbytes, 'the records'), W) if version == 1 else
+                    planes(s, rows, W, count, CHUNK if version == 3 else max(count, 1)))
+        # The lookup table: half as many slots again as records, each a record's number.
+        wide = count >= 2**32 - 1   # (8 bytes a slot, else 4)
+        slots = memoryview(space((count + count // 2 + 1) * (4 + 4 * wide), spill))
+        records = Records(rows, W, count, slots.cast('Q' if wide else 'I'),
+                          struct.Struct(f'4s{cells}s' + f'{w}s' * 8))
         index = {col: i.to_bytes(w, 'big') for i, col in enumerate(table)}
         column = {i: col for col, i in index.items()}
         well_formed(records, produced, column, rules)
-        read()
+        need(s.end in (None, s.taken), 'the body has data after it')
+        s.end = read()   # (None: nothing more of this body)
         found, free, cols = start(rules)
         begin = [index.get(col, b'') for col in cols]   # (b'': a column not in the table)
         if rules['symmetry'] == 'columns': begin.sort()
         need(b'' not in begin and found + free + b'\xff' * (cells - len(free)) + b''.join(begin)
              in records, f'the starting position ({show(found, free, cols)}) is not one of the '
-                         f'records')   # step 5
+                         'records')   # step 5
         in_parts(close, (records, column, index, rules), count, limits.get('jobs', 1))   # step 7
     except MemoryError:
         raise Unreadable(f'not enough memory for {count:,} positions: --max-positions / '
                          f'--memory') from None
 
 
+# The records as byte planes, into rows, each yielded once its chunk is in: chunks of `chunk`
+# records (the last holding the rest), each a bin of exactly its n records x W bytes, byte j of its
+# record k at j x n + k. Version 2 is one chunk of them all; version 3 has chunks of CHUNK (§7).
+def planes(s, rows, W, count, chunk):
+    for lo in range(0, count, chunk):
+        n, nbytes = min(chunk, count - lo), expect(s, 'bin', 'the records')
+        where = f' (chunk {lo // chunk + 1})' * (chunk < count)
+        need(nbytes == n * W, f'records: {nbytes} bytes for {n}{where}')
+        for j in range(W): rows[lo * W + j:(lo + n) * W:W] = s.take(n, 'the records')
+        yield from (bytes(rows[k * W:(k + 1) * W]) for k in range(lo, lo + n))
+
+
 # Steps 3, 4 and 6: the records produced, count of them, ascending, each a position, none won;
 # every column of the table used. Each is put in its row (version 1) and in the lookup table
 # (where it is put only decides where a lookup starts: membership is the row's bytes, compared in
-# Records).
+# Records). In the loop a reason is built only when it is raised: an `if`, not need().
 def well_formed(records, produced, column, rules):
     rows, count, W, slots = records.rows, records.count, records.W, records.slots
-    cells, layout = rules['cells'], struct.Struct(f'4s{rules["cells"]}s' +   # (id width from W)
-                                                  f'{(W - 4 - rules["cells"]) // 8}s' * 8)
     used, n, previous = set(), 0, b''
     for n, rec in enumerate(produced, 1):
-        # (In this loop a reason is built only when it is raised: an `if`, not need().)
-        if n > 1 and rec <= previous: raise Rejected(
-                f'records: record {n} does not sort strictly after record {n - 1}')
-        found, cellbytes, *ids = layout.unpack(rec)   # its foundations, cells, column ids
+        if rec <= previous: raise Rejected(f'records: record {n} does not sort after the last')
+        found, cellbytes, *ids = records.layout.unpack(rec)   # its foundations, cells, column ids
         cols = [column.get(i) for i in ids]
         why = ('a column id is beyond the table' if None in cols else 'its column ids are not '
                'ascending' if rules['symmetry'] == 'columns' and ids != sorted(ids)
@@ -469,8 +477,7 @@ def well_formed(records, produced, column, rules):
         used.update(ids)
         i = hash(rec) % len(slots)   # its slot: the first free one from its hash on
         while slots[i]: i = (i + 1) % len(slots)
-        slots[i] = n
-        previous = rec
+        slots[i], previous = n, rec
         if n % 65536 == 0: progress(f'record {n:,} of {count:,} read')
     need(n == count, f'records: there are {n}{"+" * (n > count)}, not count = {count}')
     # Stricter than soundness needs, for one certificate per theorem: no unused column in the table.
@@ -478,16 +485,15 @@ def well_formed(records, produced, column, rules):
     need(not unused, f'column table entry {min(unused, default=0)} is unused')
 
 
-# The records of a version 1 body, front-coded: each is p bytes of the one before, then W - p new.
+# The records of a version 1 body, front-coded: each is p bytes of the one before, then W - p new;
+# p is the whole shared prefix, so the byte after it differs (the order is checked by the reader).
 def unfront(data, W):
     prev, i, n = b'', 0, 0
     while i < len(data):
         n, p = n + 1, data[i]
         rec = prev[:p] + data[i + 1:i + 1 + W - p]
-        if p >= W or n == 1 and p: raise Rejected(
-                f'records: record {n} says it shares {p} bytes with the one before')
+        if p >= W or n == 1 and p: raise Rejected(f'records: record {n} says it shares {p} bytes')
         if len(rec) != W: raise Rejected(f'records: record {n} is cut short')
-        # p is the whole shared prefix: the byte after it differs. (Order is checked by the reader.)
         if n > 1 and rec > prev and rec[p] == prev[p]: raise Rejected(
                 f'records: record {n} shares more than its stated {p} bytes with the one before')
         yield rec
@@ -496,19 +502,18 @@ def unfront(data, W):
 
 # work(*shared, lo, hi) for the records 0..count-1: here, or in `jobs` processes forked now (the
 # records shared, read-only, not copied), each on its share; the first failure in record order
-# is the one raised.
+# is the one raised (by list()). The forked processes inherit share.job, what share() runs; it is
+# let go after (the records are not kept alive after their check).
 def in_parts(work, shared, count, jobs):
     if jobs <= 1 or count < SPLIT: return work(*shared, 0, count)
-    share.job = work, shared   # (what the forked processes inherit, and share() runs)
+    share.job, fork = (work, shared), multiprocessing.get_context('fork')
     try:
-        with concurrent.futures.ProcessPoolExecutor(
-                jobs, mp_context=multiprocessing.get_context('fork')) as pool:
-            # (list() raises the first failure, in record order)
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=fork) as pool:
             list(pool.map(share, [count * k // jobs for k in range(jobs)],
                           [count * (k + 1) // jobs for k in range(jobs)]))
     except concurrent.futures.process.BrokenProcessPool:
         raise Unreadable('a closing process ended early') from None
-    finally: share.job = None   # (the records are not kept alive after their check)
+    finally: share.job = None
 
 
 def share(lo, hi):
@@ -516,17 +521,17 @@ def share(lo, hi):
     share.job[0](*share.job[1], lo, hi)
 
 
-# The entries of a range certificate (§6), each checked as it streams in, exactly as the single
-# certificate of its deal would be; the work of the whole range bounded by its number of deals.
+# The entries of a range certificate (§6, §7), each checked as it streams in, exactly as the
+# single certificate of its deal would be; the work of the whole range bounded by its deals.
+# Version 3: an entry is [deal, claim, count] and then its body values, not a body bin.
 def check_range(h, s, limits):
     need(h['count'] == h['last'] - h['first'] + 1, f'count = {h["count"]}, not last - first + 1')
     s.hash, unwinnable, spent = xxhash.xxh3_64(), [], {'moves': 0, 'positions': 0}
     for i, number in enumerate(range(h['first'], h['last'] + 1)):
         try:
-            need(expect(s, 'array', 'the entry') == 4,
-                 'the entry is not [deal, claim, count, body]')
-            need((got := expect(s, 'int', 'its deal')) == number,
-                 f'the entry is for deal {got}, not {number}')
+            need(expect(s, 'array', 'the entry') == 4 - (h['version'] == 3),
+                 'the entry is not [deal, claim, count' + ', body' * (h['version'] < 3) + ']')
+            need((got := expect(s, 'int', 'its deal')) == number, f'the entry is for deal {got}')
             claim = s.take(min(expect(s, 'str', 'its claim'), 7), 'its claim').decode(
                 errors='replace')
             need(claim in ('win', 'no-win'), f'its claim {claim!r} is not "win" or "no-win"')
@@ -535,10 +540,9 @@ def check_range(h, s, limits):
             spent[kind := 'moves' if claim == 'win' else 'positions'] += rules['count']
             most = limits[f'range-{kind}'] * h['count'] + limits[kind]
             need(spent[kind] <= most, f'the range holds more than {most:,} {kind} in all: '
-                 f'--range-{kind} {limits[f"range-{kind}"]:,} a deal, and --max-{kind} more',
-                 Unreadable)
-            (check_win if claim == 'win' else check_nowin)(s, rules, expect(s, 'bin', 'its body'),
-                                                           limits, lambda: None)
+                 f'--range-{kind} a deal, and --max-{kind} more', Unreadable)
+            if h['version'] < 3: s.end = expect(s, 'bin', 'its body') + s.taken   # (taken after)
+            (check_win if claim == 'win' else check_nowin)(s, rules, limits, lambda: None)
         except (Rejected, Unreadable) as e:
             raise type(e)(f'entry {i + 1} (deal {number}): {e}') from None
         if claim == 'no-win': unwinnable.append(number)
@@ -547,44 +551,37 @@ def check_range(h, s, limits):
     return {**h, 'unwinnable': unwinnable}
 
 
-# Where the header says something other than what the command line asked, or None.
+# Where the header says something other than what the command line asked (--deal, --claim, ...;
+# --range A-B asks first and last), or None.
 def differs(h, want):
-    asked = want.get('range') and f'{want["range"][0]}..{want["range"][1]}'
-    if asked and h['claim'] != 'range':
-        return f'it is not a range certificate, not of deals {asked} (--range)'
-    if asked and (h['first'], h['last']) != want['range']:
-        return f'it is about deals {h["first"]}..{h["last"]}, not {asked} (--range)'
-    if want.get('deal') is not None and h.get('deal') != want['deal']:
-        about = ('a range' if h['claim'] == 'range' else f'deal {h["deal"]}' if h['deal']
-                 else 'a custom layout')
-        return f'it is about {about}, not deal {want["deal"]} (--deal)'
-    for key in ('claim', 'cells', 'foundation_moves', 'symmetry'):
-        if want.get(key) is not None and h[key] != want[key]:
-            return f'its {key} is {h[key]!r}, not {want[key]!r} (--{key.replace("_", "-")})'
+    first, last = want.get('range') or (None, None)
+    for key, asked in {**want, 'first': first, 'last': last}.items():
+        if key in KEYS | {'first', 'last'} and asked is not None and h.get(key) != asked:
+            option = 'range' if key in ('first', 'last') else key.replace('_', '-')
+            return f'its {key} is {h.get(key)!r}, not {asked!r} (--{option})'
 
 
-# (verdict, header or {}, the theorem or the reason it fails, sha256 of the file or None).
+# (verdict, header or {}, the theorem or the reason it fails, sha256 of the file or None). The file
+# is opened without waiting: a FIFO is refused, not read; - is standard input (a pipe too).
 def verify(path, limits=LIMITS, want=None):
     shown_path, h, s, f = 'standard input' if str(path) == '-' else str(path), {}, None, None
     try:
-        # Standard input, or the file (opened without waiting: a FIFO is refused, not read).
         f = open(os.dup(0) if str(path) == '-' else os.open(path, os.O_RDONLY | os.O_NONBLOCK),
                  'rb')
-        need(stat.S_ISREG((st := os.fstat(f.fileno())).st_mode) or str(path) == '-' and
-             stat.S_ISFIFO(st.st_mode),
+        regular = stat.S_ISREG((st := os.fstat(f.fileno())).st_mode)
+        need(regular or str(path) == '-' and stat.S_ISFIFO(st.st_mode),
              f'{shown_path} is not a regular file', Unreadable)
-        s = Stream(f, shown_path, st.st_size if stat.S_ISREG(st.st_mode) else None)
+        s = Stream(f, shown_path, st.st_size if regular else None)
         h = header(s)
-        need(not (mismatch := differs(h, want or {})),
-             f'the file does not prove what was asked: {mismatch}')
+        mismatch = differs(h, want or {})
+        need(not mismatch, f'the file does not prove what was asked: {mismatch}')
         if h['claim'] == 'range': h = check_range(h, s, limits)
-        else:   # the hash covers the body bin's bytes, and is checked before what they say
-            need(h['claim'] == 'no-win' or h['symmetry'] == 'none',
-                 'a win certificate must have symmetry "none"')
-            length = expect(s, 'bin', 'the body', Unreadable)
+        else:   # the hash covers the body bin's bytes (version 3: all after the header)
+            need(h['claim'] == 'no-win' or h['symmetry'] == 'none', 'a win must have symmetry none')
+            if h['version'] < 3: s.end = expect(s, 'bin', 'the body', Unreadable) + s.taken
             s.hash = xxhash.xxh3_64()
             (check_win if h['claim'] == 'win' else check_nowin)(
-                s, h, length, limits, lambda: s.finish('the body', h['xxh3_64']))
+                s, h, limits, lambda: s.finish('the body', h['xxh3_64']))
         return 'verified', h, theorem(h, path), s.digest()
     except (Rejected, Unreadable) as e:
         return type(e).__name__.lower(), h, str(e), s.digest() if s else None
@@ -610,8 +607,8 @@ PROGRESS = {'label': '', 'next': time.monotonic() + 10}
 
 def progress(text):
     if time.monotonic() < PROGRESS['next']: return
-    print(printable(f'{PROGRESS["label"]}: {text}')[:shutil.get_terminal_size().columns - 1],
-          file=sys.stderr)
+    width = shutil.get_terminal_size().columns - 1
+    print(printable(f'{PROGRESS["label"]}: {text}')[:width], file=sys.stderr)
     PROGRESS['next'] = time.monotonic() + 10
 
 
@@ -623,22 +620,23 @@ def timed_verify(shown_name, path, limits, want):
 
 
 # (the name to print, the path, a reason it is not a certificate or None) for each argument: a
-# file as it is, a folder as each *.msgpack.zst in it and its subfolders.
+# file as it is, a folder as each *.msgpack.zst in it and its subfolders, a folder at a time,
+# without recursion (a tree may be nested thousands deep).
 def targets(paths):
     found = []
     for p in paths:
         folder = p != '-' and os.path.isdir(p)
         if not folder: found.append((p if p == '-' else os.path.basename(p), p, None))
         inside, unread, todo = [], [], [p] if folder else []
-        while todo:   # a folder at a time, without recursion (a tree may be nested thousands deep)
+        while todo:
             where = todo.pop()
             try: entries = list(os.scandir(where))
             except OSError as e:
-                entries = []
                 unread.append((where, where, f'cannot read the folder {where}: {e.strerror or e}'))
-            todo += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
-            inside += [e.path for e in entries if e.name.endswith('.msgpack.zst') and not
-                       e.is_dir(follow_symlinks=False)]
+                continue
+            todo += (folders := [e.path for e in entries if e.is_dir(follow_symlinks=False)])
+            inside += [e.path for e in entries
+                       if e.name.endswith('.msgpack.zst') and e.path not in folders]
         found += [(os.path.relpath(f, p), f, None) for f in sorted(inside)] + sorted(unread)
         if folder and not inside and not unread:
             found.append((p, p, f'{p} holds no certificate (*.msgpack.zst)'))
@@ -646,66 +644,63 @@ def targets(paths):
 
 
 def size(text):   # 500M, 2G, 100000: a number of bytes
-    return (int(text[:-1]) << 10 * ('KMGT'.index(text[-1].upper()) + 1)
-            if text[-1:].upper() in ('K', 'M', 'G', 'T') else int(text))
+    unit = 'KMGT'.find(text[-1:].upper()) + 1
+    return int(text[:-1]) << 10 * unit if unit else int(text)
 
 
-OPTIONS = [   # (group, flags, settings): what the file must prove, the limits, the rest
-    (None, ('paths',), dict(nargs='*', help='certificates, or folders (each *.msgpack.zst in them '
-                                            'and in their subfolders); - for standard input')),
-    ('asked', ('--deal',), dict(type=int, metavar='N', help='this numbered deal')),
-    ('asked', ('--range',), dict(type=lambda text: tuple(map(int, text.partition('-')[::2])),
-                                 metavar='A-B', help='a range certificate of deals A..B')),
-    ('asked', ('--claim',), dict(choices=['no-win', 'win', 'range'])),
-    ('asked', ('--cells',), dict(type=int, metavar='K', help='K free cells')),
-    ('asked', ('--foundation-moves',), dict(action=argparse.BooleanOptionalAction,
-                                            help="whether a foundation's top card may go back")),
-    ('asked', ('--symmetry',), dict(choices=['columns', 'none'])),
-    ('limits', ('--max-positions',), dict(type=int, metavar='N', default=LIMITS['positions'],
-                                          help='positions of a no-win (%(default)s)')),
-    ('limits', ('--max-columns',), dict(type=int, metavar='N', default=LIMITS['columns'],
-                                        help='entries of a column table (%(default)s)')),
-    ('limits', ('--max-moves',), dict(type=int, metavar='N', default=LIMITS['moves'],
-                                      help='moves of a win (%(default)s)')),
-    ('limits', ('--range-moves',), dict(type=int, metavar='N', default=LIMITS['range-moves'],
-                                        help="a range's moves in all, N a deal (%(default)s)")),
-    ('limits', ('--range-positions',), dict(type=int, metavar='N',
-                                            default=LIMITS['range-positions'],
-                                            help="a range's positions in all, N a deal "
-                                                 '(%(default)s)')),
-    ('limits', ('--memory',), dict(type=size, metavar='SIZE', help='past SIZE bytes (500M, 2G), '
-                                   'the records go to a memory-mapped temporary file')),
-    (None, ('--json',), dict(action='store_true', help='print one JSON object per certificate')),
-    (None, ('-q', '--quiet'), dict(action='store_true', help='print only failures')),
-    (None, ('-j', '--jobs'), dict(type=int, default=len(os.sched_getaffinity(0)),
-                                  help="processes: files at once, or one file's closure check "
-                                       'split (%(default)s)')),
-    (None, ('--version',), dict(action='version', version='check ' +
-                                importlib.metadata.version('freecell-certificates'))),
-]
+CORES = len(os.sched_getaffinity(0))   # the processors this process may run on
+JSON = ('claim', 'deal', 'first', 'last', 'unwinnable', 'cells', 'foundation_moves', 'symmetry',
+        'count')   # the header's values a --json object holds (and the verdict, sha256, ...)
+
+
+def parser():
+    p = argparse.ArgumentParser('check', description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('paths', nargs='*', help='certificates, or folders (each *.msgpack.zst in them '
+                   'and in their subfolders); - for standard input')
+    asked = p.add_argument_group('what the certificate must prove (else it is REJECTED)')
+    asked.add_argument('--deal', type=int, metavar='N', help='this numbered deal')
+    asked.add_argument('--range', type=lambda text: tuple(map(int, text.partition('-')[::2])),
+                       metavar='A-B', help='a range certificate of deals A..B')
+    asked.add_argument('--claim', choices=['no-win', 'win', 'range'])
+    asked.add_argument('--cells', type=int, metavar='K', help='K free cells')
+    asked.add_argument('--foundation-moves', action=argparse.BooleanOptionalAction,
+                       help="whether a foundation's top card may go back")
+    asked.add_argument('--symmetry', choices=['columns', 'none'])
+    limits = p.add_argument_group('limits (past one, a file is UNREADABLE)')
+    for key, text in (('positions', 'positions of a no-win'), ('moves', 'moves of a win'),
+                      ('columns', 'entries of a column table'),
+                      ('range-moves', "a range's moves in all, N a deal"),
+                      ('range-positions', "a range's positions in all, N a deal")):
+        limits.add_argument('--' + 'max-' * ('-' not in key) + key, dest=key, type=int,
+                            metavar='N', default=LIMITS[key], help=f'{text} (%(default)s)')
+    limits.add_argument('--memory', type=size, metavar='SIZE', help='past SIZE bytes (500M, 2G), '
+                        'the records go to a memory-mapped temporary file')
+    p.add_argument('--json', action='store_true', help='print one JSON object per certificate')
+    p.add_argument('-q', '--quiet', action='store_true', help='print only failures')
+    p.add_argument('-j', '--jobs', type=int, default=CORES, help='processes (at most the cores): '
+                   "files at once, or one file's closure check split (%(default)s)")
+    p.add_argument('--version', action='version',
+                   version='check ' + importlib.metadata.version('freecell-certificates'))
+    return p
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser('check', description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    groups = {None: p, 'asked': p.add_argument_group('what the certificate must prove (else '
-                                                     'it is REJECTED)'),
-              'limits': p.add_argument_group('limits (past one, a file is UNREADABLE)')}
-    for group, flags, settings in OPTIONS: groups[group].add_argument(*flags, **settings)
+    p = parser()
     args = p.parse_args(argv)   # --help, --version and bad usage exit here: 0 or 2
     # Run as a program (not called with arguments): a reader gone ends it quietly, as cat does.
     if argv is None: signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if not args.paths: p.exit(2, 'usage: check [options] CERTIFICATE|FOLDER|- ... (see --help)\n')
     if args.jobs < 1: p.error(f'-j {args.jobs}: at least one process is needed')
-    limits = {key: getattr(args, 'max_' * (key in ('positions', 'columns', 'moves')) +
-                           key.replace('-', '_')) for key in LIMITS}
+    limits = {key: getattr(args, key) for key in LIMITS}
     if min(v for v in limits.values() if v is not None) < 0: p.error('a limit cannot be negative')
     todo = targets(args.paths)
     several = len(todo) > 1 or any(path != '-' and os.path.isdir(path) for path in args.paths)
     certificates = [(shown_name, path) for shown_name, path, why in todo if why is None]
     # One file: its closure check split across the processes; several: as many files at once.
-    limits['jobs'] = args.jobs if len(certificates) == 1 else 1
-    jobs = min(args.jobs, len(certificates)) if len(certificates) > 1 else 1
+    # More processes than cores would only take turns on them.
+    limits['jobs'] = min(args.jobs, CORES) if len(certificates) == 1 else 1
+    jobs = min(args.jobs, CORES, len(certificates)) if len(certificates) > 1 else 1
     with (concurrent.futures.ProcessPoolExecutor(jobs) if jobs > 1
           else contextlib.nullcontext()) as pool:
         # (vars(args) holds what the file must prove: --deal, --claim, ...; see differs())
@@ -717,25 +712,22 @@ def main(argv=None):
     n, ok, bad = len(certificates), verdicts.count('verified'), verdicts.count('unreadable')
     empty = len(todo) - n   # (folders without certificates, or not read)
     if several and not args.json and not args.quiet:
-        print(f'{n:,} certificate{"s" * (n != 1)}: {ok:,} verified, {n - ok:,} rejected' +
+        print(f'{plural(n, "certificate")}: {ok:,} verified, {n - ok:,} rejected' +
               f' ({bad - empty:,} unreadable)' * bool(bad - empty) +
-              f'; {empty:,} folder{"s" * (empty != 1)} not read or holding no certificate' *
-              bool(empty))
+              f'; {plural(empty, "folder")} not read or holding no certificate' * bool(empty))
     return 1 if 'rejected' in verdicts else 2 if bad else 0
 
 
-# Print one file's line (or JSON object); its verdict.
+# Print one file's line (or JSON object); its verdict. A worker that died or could not send its
+# answer is one line, and the run goes on.
 def report(shown_name, path, why, result, args, several, pool):
     verdict, h, text, digest, seconds = 'unreadable', {}, why, None, 0.0
-    try:   # (a worker that died or could not send its answer: one line, and the run goes on)
+    try:
         if why is None: verdict, h, text, digest, seconds = result.result() if pool else result
     except Exception as e:
         text = f'internal error: {type(e).__name__}: {e}'
     if args.json:
-        print(json.dumps({'path': str(path), 'verdict': verdict,
-                          **{k: h.get(k) for k in ('claim', 'deal', 'first', 'last',
-                                                   'unwinnable', 'cells', 'foundation_moves',
-                                                   'symmetry', 'count')},
+        print(json.dumps({'path': str(path), 'verdict': verdict, **{k: h.get(k) for k in JSON},
                           'sha256': digest, 'seconds': seconds,
                           'reason': None if verdict == 'verified' else text}), flush=True)
     elif verdict != 'verified' or not args.quiet:

@@ -23,7 +23,8 @@ def records(recs):
     slots = memoryview(bytearray(4 * (len(recs) + len(recs) // 2 + 1))).cast('I')
     for n in range(len(recs)):
         slots[n] = n + 1   # (from slot 0 on, the first free one)
-    return checker.Records(bytearray(b''.join(recs)), W, len(recs), slots)
+    layout = checker.struct.Struct(f'4s{W - 20}s' + '2s' * 8)   # (2-byte ids: W - 20 cell bytes)
+    return checker.Records(bytearray(b''.join(recs)), W, len(recs), slots, layout)
 
 
 def test_a_lookup_compares_every_byte(one_hash):
