@@ -83,22 +83,30 @@ static int stacks_on(int card, int onto)
 
 /* The cards a card may lie on, ascending (as solver.PARENTS), and the two cards of each rank
 ** and colour as bits: filled in at import. */
-static uint8_t PARENTS[NCARDS][2];
-static uint8_t NPARENTS[NCARDS];
-static uint64_t TOPS_OF[13][2];  /* [rank][red] */
 static uint64_t PARENT_BITS[NCARDS];
+static uint64_t RANKS_UP_TO[13];  /* [r]: the cards of rank r or lower */
 
 static void init_tables(void)
 {
-    for (int c = 0; c < NCARDS; c++) {
-        NPARENTS[c] = 0;
+    for (int c = 0; c < NCARDS; c++)
         for (int p = 0; p < NCARDS; p++)
-            if (stacks_on(c, p)) {
-                PARENTS[c][NPARENTS[c]++] = (uint8_t)p;
+            if (stacks_on(c, p))
                 PARENT_BITS[c] |= 1ULL << p;
-            }
-        TOPS_OF[rank(c)][is_red(c)] |= 1ULL << c;
-    }
+    for (int r = 0; r < 13; r++)
+        RANKS_UP_TO[r] = (1ULL << rank_card(r + 1, 0)) - 1;
+}
+
+/* The lowest card of a set of cards (one that is not empty). */
+HOT int lowest_bit(uint64_t bits)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(bits);
+#else
+    int i = 0;
+    while (!(bits >> i & 1))
+        i++;
+    return i;
+#endif
 }
 
 /* The cards that may go home without ever being missed (notation.is_safe_home), a bit each:
@@ -126,6 +134,14 @@ static void out_of_memory(Solver *s);
 
 /* ---- columns, interned in a trie ---------------------------------------------------------- */
 
+/* A column's share of what a position adds up over its columns, packed so that one addition
+** keeps it all: its disorder counts (Column.out in bits 0-15, Column.seq in bits 16-31) and a
+** hash of its id (bits 32-63; `share`), the position's hash being made from the sum of those. Eight
+** columns' counts never reach 2^16, so the fields of a sum never spill into each other, in
+** whatever order shares are added and taken away. */
+#define OUT_OF(sums) ((int)((sums) & 0xFFFF))
+#define SEQ_OF(sums) ((int)((sums) >> 16 & 0xFFFF))
+
 /* Column 0 is the empty column. What the moves and the estimate need is kept with each. */
 typedef struct {
     uint32_t below;  /* the column without its top card */
@@ -138,7 +154,7 @@ typedef struct {
     uint8_t low;     /* the lowest rank in it (99 when empty, as solver.disorder starts) */
     uint8_t out;     /* cards above a lower card, not in sequence on the card below ... */
     uint8_t seq;     /* ... and in sequence on it: solver.disorder = UNIT * out + w * seq */
-    uint64_t mix;    /* its share of a position's hash (a hash of its id) */
+    uint64_t share;  /* its share of a position's sums (`share`) */
     uint64_t wants;  /* the cards that some card of its run may go onto, a bit each */
 } Column;
 
@@ -159,6 +175,11 @@ HOT uint64_t mix64(uint64_t x)
     x ^= x >> 29;
     x *= 0xBF58476D1CE4E5B9ULL;
     return x ^ (x >> 32);
+}
+
+static uint64_t share(int out, int seq, uint32_t id)
+{
+    return (mix64(id) >> 32 << 32) | (uint64_t)seq << 16 | (uint64_t)out;
 }
 
 /* The column `below` with `card` put on top, made now. */
@@ -188,7 +209,7 @@ static uint32_t column_made(Solver *s, Columns *t, uint32_t below, int card)
         out_of_memory(s);
     uint32_t id = (uint32_t)t->n++;
     t->at = room_for(s, t->at, &t->cap, t->n, sizeof *t->at);
-    c.mix = mix64(id);
+    c.share = share(c.out, c.seq, id);
     t->at[id] = c;
     if (below == 0)
         t->bottom[card] = id;
@@ -225,54 +246,47 @@ static void top_cards(const Columns *t, uint32_t id, int k, uint8_t *cards)
 /* ---- positions ---------------------------------------------------------------------------- */
 
 typedef struct {
-    uint8_t found[4];  /* cards home in each suit */
-    uint8_t ncell;     /* cards in the free cells ... */
-    uint8_t cells[8];  /* ... ascending, the places after them NONE */
-    uint16_t out, seq; /* the columns' disorder counts, added up (Column.out, Column.seq) */
     uint32_t col[8];   /* column ids, in the position's own order */
-    uint64_t mixes;    /* the columns' shares of the hash, added up (Column.mix) */
+    uint8_t found[4];  /* cards home in each suit */
+    uint8_t cells[8];  /* the cards in the free cells, ascending, the places after them NONE */
+    uint64_t sums;     /* the columns' shares (Column.share), added up */
+    uint8_t ncell;     /* how many cards the cells hold */
 } Position;
 
 /* Put column `id` in place j; every change of a column goes through here, to keep the sums
 ** that the hash and the estimate need up to date. */
 HOT void set_column(const Columns *t, Position *p, int j, uint32_t id)
 {
-    const Column *was = &t->at[p->col[j]], *now = &t->at[id];
-    p->out = (uint16_t)(p->out - was->out + now->out);
-    p->seq = (uint16_t)(p->seq - was->seq + now->seq);
-    p->mixes += now->mix - was->mix;
+    p->sums += t->at[id].share - t->at[p->col[j]].share;
     p->col[j] = id;
 }
 
-/* A position as the search keeps it, without the sums (worked out again when it is expanded):
-** the less memory a node takes, the fewer cache misses on the way to it. */
+/* A position as the search keeps it: a Position but for `ncell`, which the cells tell. */
 typedef struct {
     uint32_t col[8];
     uint8_t found[4];
     uint8_t cells[8];
+    uint64_t sums;
 } Place;
 
-static void place_of(const Position *p, Place *q)
+HOT void place_of(const Position *p, Place *q)
 {
     memcpy(q->col, p->col, sizeof q->col);
     memcpy(q->found, p->found, 4);
     memcpy(q->cells, p->cells, 8);
+    q->sums = p->sums;
 }
 
-static Position position_at(const Columns *t, const Place *q)
+HOT Position position_at(const Place *q)
 {
     Position p;
+    memcpy(p.col, q->col, sizeof p.col);
     memcpy(p.found, q->found, 4);
     memcpy(p.cells, q->cells, 8);
+    p.sums = q->sums;
     p.ncell = 0;
     while (p.ncell < 8 && p.cells[p.ncell] != NONE)
         p.ncell++;
-    p.out = p.seq = 0;
-    p.mixes = 8 * t->at[0].mix;
-    for (int j = 0; j < 8; j++) {
-        p.col[j] = 0;
-        set_column(t, &p, j, q->col[j]);
-    }
     return p;
 }
 
@@ -305,7 +319,7 @@ HOT uint32_t position_hash(const Position *p)
     uint64_t cells;
     memcpy(&found, p->found, 4);
     memcpy(&cells, p->cells, 8);
-    uint64_t h = found * 0x9E3779B97F4A7C15ULL + cells * 0xC2B2AE3D27D4EB4FULL + p->mixes;
+    uint64_t h = found * 0x9E3779B97F4A7C15ULL + cells * 0xC2B2AE3D27D4EB4FULL + p->sums;
     return (uint32_t)(mix64(h) >> 32);
 }
 
@@ -338,9 +352,8 @@ HOT void cell_add(Position *p, int card)
 typedef struct {
     Place at;
     uint32_t parent;  /* NO_NODE for the root */
-    uint32_t g;       /* player moves from the root */
     uint32_t next;    /* the next node waiting with the same priority, or NO_NODE */
-} Node;
+} Node;  /* (the player moves from the root, g, are told by its priority: see search_turn) */
 
 typedef struct {    /* an open-addressing hash set of nodes */
     uint64_t *slots;   /* the key's hash << 32 | (node + 1); 0 marks a free slot. The hash */
@@ -377,6 +390,8 @@ typedef struct {
     Node *at;         /* the path's positions, root first */
     size_t n, cap;
     NodeSet index;    /* the same positions, to find their places on the path */
+    uint8_t *has;     /* has[id]: does a position on the path have column id? (for the ids */
+    size_t nhas, has_cap;  /* below nhas; the columns made later are on none) */
 } Path;
 
 /* Everything a solve works in. Its blocks are kept from one solve to the next (solve() keeps a
@@ -482,27 +497,22 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
         const Column *c = cols[j];
         if (c->len == 0)
             continue;
-        /* The k-th card of the run from the top is of rank top + k - 1, of the top's
-        ** colour when k is odd, so which tops it could go on is known without looking at it:
-        ** the cards are looked up (walking down the column) only where there is one. */
-        if (tops & c->wants) {
+        /* The tops the cards of its run may go onto: the k-th card from the top onto a card
+        ** of rank top + k, so in the order of the cards, as these bits are, k goes up and
+        ** the parents of each card go up, as the reference has them. The cards are looked up
+        ** (walking down the column) only where there is a move. */
+        uint64_t onto = tops & c->wants;
+        if (onto) {
+            int most = c->run < room ? c->run : room;
+            if (rank(c->top) + most < 12)
+                onto &= RANKS_UP_TO[rank(c->top) + most];
             uint32_t id = p->col[j];
-            int depth = 1, most = c->run < room ? c->run : room;
-            if (most > 12 - rank(c->top))
-                most = 12 - rank(c->top);
-            for (int k = 1; k <= most; k++) {
-                int red_parent = is_red(c->top) != (k % 2 == 1);
-                if (!(tops & TOPS_OF[rank(c->top) + k][red_parent]))
-                    continue;
+            int depth = 1;
+            for (; onto; onto &= onto - 1) {
+                int parent = lowest_bit(onto), k = rank(parent) - rank(c->top);
                 for (; depth < k; depth++)
                     id = t->at[id].below;
-                int card = t->at[id].top;
-                for (int q = 0; q < NPARENTS[card]; q++) {
-                    int parent = PARENTS[card][q];
-                    if (tops >> parent & 1)
-                        out[n++] = (Move){(uint8_t)card, (uint8_t)where[parent], (uint8_t)k,
-                                          (int8_t)j};
-                }
+                out[n++] = (Move){t->at[id].top, (uint8_t)where[parent], (uint8_t)k, (int8_t)j};
             }
         }
         if (empty) {
@@ -521,12 +531,8 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
     }
     for (int i = 0; i < p->ncell; i++) {
         int card = p->cells[i];
-        if (tops & PARENT_BITS[card])
-            for (int q = 0; q < NPARENTS[card]; q++) {
-                int parent = PARENTS[card][q];
-                if (tops >> parent & 1)
-                    out[n++] = (Move){(uint8_t)card, (uint8_t)where[parent], 1, -1};
-            }
+        for (uint64_t onto = tops & PARENT_BITS[card]; onto; onto &= onto - 1)
+            out[n++] = (Move){(uint8_t)card, (uint8_t)where[lowest_bit(onto)], 1, -1};
         if (empty)
             out[n++] = (Move){(uint8_t)card, (uint8_t)first_empty, 1, -1};
     }
@@ -610,7 +616,7 @@ HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, P
 static uint32_t slot_node(uint64_t slot) { return (uint32_t)slot - 1; }
 
 /* The slot holding position p (whose hash is `hash`), or the free slot where it would go. */
-static uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, uint32_t hash)
+HOT uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, uint32_t hash)
 {
     uint32_t i = hash & set->mask;
     for (;;) {
@@ -621,7 +627,7 @@ static uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *
     }
 }
 
-static void set_put(NodeSet *set, uint32_t slot, uint32_t hash, uint32_t node)
+HOT void set_put(NodeSet *set, uint32_t slot, uint32_t hash, uint32_t node)
 {
     set->slots[slot] = (uint64_t)hash << 32 | (node + 1);
     set->n++;
@@ -661,12 +667,14 @@ static void set_grow(Solver *s, NodeSet *set)
 
 HOT uint64_t estimate(const Position *p, int sequenced_weight)
 {
-    int64_t e = UNIT * (52 - p->found[0] - p->found[1] - p->found[2] - p->found[3]
-                        + CELL_COST * p->ncell);
-    return (uint64_t)(e + UNIT * p->out + sequenced_weight * p->seq);
+    uint32_t found;
+    memcpy(&found, p->found, 4);
+    int home = (int)((found * 0x01010101u) >> 24);  /* the four counts added up */
+    int64_t e = UNIT * (52 - home + CELL_COST * p->ncell);
+    return (uint64_t)(e + UNIT * OUT_OF(p->sums) + sequenced_weight * SEQ_OF(p->sums));
 }
 
-static void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
+HOT void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
 {
     if (priority >= r->npriorities) {
         size_t was = r->npriorities, now = was;
@@ -690,7 +698,7 @@ static void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
 }
 
 /* The node of least priority, the earliest pushed of those; there is one. */
-static uint32_t dequeue(Search *r)
+HOT uint32_t dequeue(Search *r)
 {
     while (r->first[r->lowest] == NO_NODE)
         r->lowest++;
@@ -701,8 +709,8 @@ static uint32_t dequeue(Search *r)
 }
 
 /* Add a position the set does not hold (at `slot`); returns its node. */
-static uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, const Position *p,
-                         uint32_t parent, uint32_t g)
+HOT uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, const Position *p,
+                      uint32_t parent)
 {
     if (r->n == r->cap) {
         if (r->cap >= NO_NODE / 2)
@@ -713,7 +721,6 @@ static uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, con
     Node *v = &r->nodes[node];
     place_of(p, &v->at);
     v->parent = parent;
-    v->g = g;
     v->next = NO_NODE;
     set_put(&r->set, slot, hash, node);
     if (2 * r->set.n > r->set.mask + 1)
@@ -722,7 +729,7 @@ static uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, con
 }
 
 /* Slots a search starts with: enough for most deals' positions, at most half of them taken. */
-#define FIRST_SLOTS 8192
+#define FIRST_SLOTS 16384
 
 static void search_init(Solver *s, Search *r, int style, const Position *root)
 {
@@ -742,7 +749,7 @@ static void search_init(Solver *s, Search *r, int style, const Position *root)
     set_init(s, &r->set, FIRST_SLOTS);
     uint32_t hash = position_hash(root);
     uint32_t node = add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root,
-                             NO_NODE, 0);
+                             NO_NODE);
     enqueue(s, r, estimate(root, r->sequenced_weight), node);
     r->won = NO_NODE;
 }
@@ -759,8 +766,9 @@ static int search_turn(Solver *s, Search *r, long long size)
         if (r->waiting == 0)
             return EXHAUSTED;
         uint32_t node = dequeue(r);
-        Position p = position_at(&s->columns, &r->nodes[node].at);
-        uint32_t g = r->nodes[node].g;
+        Position p = position_at(&r->nodes[node].at);
+        /* Its priority is estimate + move_weight * g: the moves from the root, g, follow. */
+        uint64_t g = (r->lowest - estimate(&p, r->sequenced_weight)) / (uint64_t)r->move_weight;
         int n = player_moves(s, &p, moves);
         uint64_t safe = safe_home(p.found);
         /* All the children first, so that their slots can be fetched from memory at once. */
@@ -775,7 +783,7 @@ static int search_turn(Solver *s, Search *r, long long size)
             uint32_t slot = set_slot(&r->set, r->nodes, child, hash);
             if (r->set.slots[slot])
                 continue;
-            uint32_t added = add_node(s, r, slot, hash, child, node, g + 1);
+            uint32_t added = add_node(s, r, slot, hash, child, node);
             if (is_won(child)) {
                 r->won = added;
                 return WON;
@@ -825,11 +833,50 @@ static void path_of(Solver *s, const Search *r, Path *path)
     while (nslots < 2 * path->n + 2)
         nslots *= 2;
     set_init(s, &path->index, nslots);
+    path->nhas = s->columns.n;
+    path->has = room_for(s, path->has, &path->has_cap, path->nhas, 1);
+    memset(path->has, 0, path->nhas);
     for (uint32_t i = 0; i < path->n; i++) {
-        Position p = position_at(&s->columns, &path->at[i].at);
+        Position p = position_at(&path->at[i].at);
         uint32_t hash = position_hash(&p);
         set_put(&path->index, set_slot(&path->index, path->at, &p, hash), hash, i);
+        for (int j = 0; j < 8; j++)
+            path->has[p.col[j]] = 1;
     }
+}
+
+/* Is column `id` in some position on the path? */
+static int on_path(const Path *path, uint32_t id)
+{
+    return id < path->nhas && path->has[id];
+}
+
+/* Might a move from p lead to a position on the path? Not when it makes a column that no
+** position on the path has, unless foundation moves follow it (then other columns change too).
+** (`safe`: the cards that may go home safely from p.) */
+static int may_reach_path(const Solver *s, const Path *path, const Position *p, uint64_t safe,
+                          const Move *m)
+{
+    const Columns *t = &s->columns;
+    uint8_t moved[NCARDS];  /* the cards moved, bottom to top */
+    if (m->dest == HOME)
+        return 1;
+    moved[0] = m->card;
+    if (m->source >= 0) {
+        uint32_t id = p->col[m->source];
+        for (int i = m->k - 1; i >= 0; i--, id = t->at[id].below)
+            moved[i] = t->at[id].top;
+        if (id && safe >> t->at[id].top & 1)
+            return 1;
+        if (!on_path(path, id))
+            return 0;
+    }
+    if (m->dest == CELL)
+        return 1;
+    uint32_t id = p->col[m->dest];
+    for (int i = 0; i < m->k && (i == 0 || id); i++)  /* 0 after the first card: not made */
+        id = id ? t->at[id].on[suit(moved[i]) & 1] : t->bottom[moved[i]];
+    return id && on_path(path, id);
 }
 
 /* Where a position lies on the path, or -1. */
@@ -845,7 +892,7 @@ static long path_index(const Path *path, const Position *p)
 static void shortcut(Solver *s, const Path *path)
 {
     Move offered[MAX_MOVES];
-    Position p = position_at(&s->columns, &path->at[0].at);
+    Position p = position_at(&path->at[0].at);
     long i = 0;
     s->nmoves = 0;
     while (i < (long)path->n - 1) {
@@ -856,6 +903,8 @@ static void shortcut(Solver *s, const Path *path)
         uint64_t safe = safe_home(p.found);
         for (int m = 0; m < count; m++) {
             Position child;
+            if (!may_reach_path(s, path, &p, safe, &offered[m]))
+                continue;  /* as if it were looked up and not found */
             successor(s, &p, safe, &offered[m], &child);
             long j = path_index(path, &child);
             if (j > best) {
@@ -1014,6 +1063,7 @@ static void free_solver(Solver *s)
     free(s->spare);
     free(s->path.at);
     free(s->path.index.slots);
+    free(s->path.has);
     free(s->moves);
     free(s->line.at);
     free(s);
@@ -1024,7 +1074,8 @@ static size_t solver_bytes(const Solver *s)
 {
     size_t bytes = sizeof *s + s->columns.cap * sizeof(Column)
                    + (s->spare_room + s->path.index.room) * sizeof(uint64_t)
-                   + s->path.cap * sizeof(Node) + s->moves_cap * sizeof(Move) + s->line.cap;
+                   + s->path.cap * sizeof(Node) + s->path.has_cap + s->moves_cap * sizeof(Move)
+                   + s->line.cap;
     for (int i = 0; i < NSTYLES; i++)
         bytes += s->search[i].cap * sizeof(Node) + s->search[i].set.room * sizeof(uint64_t)
                  + 2 * s->search[i].npriorities * sizeof(uint32_t);
@@ -1038,7 +1089,7 @@ static int solve_board(Solver *s, const Board *board, long long budget)
         return failure == 1 ? OUT_OF_MEMORY : BROKEN;
     Columns *t = &s->columns;
     t->at = room_for(s, t->at, &t->cap, 1024, sizeof *t->at);
-    t->at[0] = (Column){0, {0, 0}, NONE, 0, 0, 99, 0, 0, mix64(0), 0};
+    t->at[0] = (Column){0, {0, 0}, NONE, 0, 0, 99, 0, 0, share(0, 0, 0), 0};
     t->n = 1;
     memset(t->bottom, 0, sizeof t->bottom);
     for (int i = 0; i < NSTYLES; i++)
@@ -1052,8 +1103,7 @@ static int solve_board(Solver *s, const Board *board, long long budget)
     memset(start.cells, NONE, sizeof start.cells);
     for (int i = 0; i < board->ncell; i++)
         cell_add(&start, board->cells[i]);
-    start.out = start.seq = 0;
-    start.mixes = 8 * t->at[0].mix;
+    start.sums = 8 * t->at[0].share;
     for (int j = 0; j < 8; j++) {
         uint32_t id = 0;
         start.col[j] = 0;
