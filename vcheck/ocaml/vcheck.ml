@@ -53,6 +53,8 @@ external decompress : buf -> buf = "vc_decompress"
 external sha256 : buf -> string = "vc_sha256"
 external xxh3 : buf -> int -> int -> string = "vc_xxh3"
 external stderr_columns : unit -> int = "vc_stderr_columns"
+external advise_huge : Bytes.t -> unit = "vc_advise_huge"
+external advise_huge_array : ('a, 'b, 'c) Bigarray.Array1.t -> unit = "vc_advise_huge_array"
 
 let get (d : buf) i = Char.code (Bigarray.Array1.unsafe_get d i)
 
@@ -409,6 +411,7 @@ module Data (C : CORE) = struct
     let size = ref 16 in
     while !size < 2 * count do size := 2 * !size done;
     let slots = Bigarray.(Array1.create int32 c_layout !size) in
+    advise_huge_array slots;
     Bigarray.Array1.fill slots 0l;
     let mask = !size - 1 in
     for k = 0 to count - 1 do
@@ -615,6 +618,7 @@ let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
     | 0xc4 -> uint c 1 | 0xc5 -> uint c 2 | 0xc6 -> uint c 4
     | _ -> rejected "%s not a bin" what in
   let rows = Bytes.create (count * width) in
+  advise_huge rows;
   (* [n] records as byte planes at [roff] (byte j of record k at roff + j * n + k), into the
      rows from record [first] on. *)
   let unplane roff n first =
