@@ -245,12 +245,13 @@ static void top_cards(const Columns *t, uint32_t id, int k, uint8_t *cards)
 
 /* ---- positions ---------------------------------------------------------------------------- */
 
+/* A position as the search keeps it in its nodes. */
 typedef struct {
     uint32_t col[8];   /* column ids, in the position's own order */
     uint8_t found[4];  /* cards home in each suit */
     uint8_t cells[8];  /* the cards in the free cells, ascending, the places after them NONE */
-    uint64_t sums;     /* the columns' shares (Column.share), added up */
     uint8_t ncell;     /* how many cards the cells hold */
+    uint64_t sums;     /* the columns' shares (Column.share), added up */
 } Position;
 
 /* Put column `id` in place j; every change of a column goes through here, to keep the sums
@@ -261,38 +262,9 @@ HOT void set_column(const Columns *t, Position *p, int j, uint32_t id)
     p->col[j] = id;
 }
 
-/* A position as the search keeps it: a Position but for `ncell`, which the cells tell. */
-typedef struct {
-    uint32_t col[8];
-    uint8_t found[4];
-    uint8_t cells[8];
-    uint64_t sums;
-} Place;
-
-HOT void place_of(const Position *p, Place *q)
-{
-    memcpy(q->col, p->col, sizeof q->col);
-    memcpy(q->found, p->found, 4);
-    memcpy(q->cells, p->cells, 8);
-    q->sums = p->sums;
-}
-
-HOT Position position_at(const Place *q)
-{
-    Position p;
-    memcpy(p.col, q->col, sizeof p.col);
-    memcpy(p.found, q->found, 4);
-    memcpy(p.cells, q->cells, 8);
-    p.sums = q->sums;
-    p.ncell = 0;
-    while (p.ncell < 8 && p.cells[p.ncell] != NONE)
-        p.ncell++;
-    return p;
-}
-
 /* Positions are the same up to the order of their columns. Most positions met twice have
 ** their columns in the same order (two moves made in either order), so that is tried first. */
-static int same_position(const Position *a, const Place *b)
+static int same_position(const Position *a, const Position *b)
 {
     if (memcmp(a->found, b->found, 4) != 0 || memcmp(a->cells, b->cells, 8) != 0)
         return 0;
@@ -350,15 +322,20 @@ HOT void cell_add(Position *p, int card)
 /* ---- the Solver ------------------------------------------------------------------------- */
 
 typedef struct {
-    Place at;
+    Position at;
     uint32_t parent;  /* NO_NODE for the root */
     uint32_t next;    /* the next node waiting with the same priority, or NO_NODE */
 } Node;  /* (the player moves from the root, g, are told by its priority: see search_turn) */
 
-typedef struct {    /* an open-addressing hash set of nodes */
-    uint64_t *slots;   /* the key's hash << 32 | (node + 1); 0 marks a free slot. The hash */
-    uint32_t mask, n;  /* skips most unequal keys without comparing them. */
+/* An open-addressing hash set of nodes. A slot holds (epoch << 24 | the key's hash >> 8) << 32
+** | (node + 1): the hash skips most unequal keys without comparing them, and a slot of another
+** epoch than the set's is free, so that a set is emptied (for the next solve, or to grow) by
+** counting the epoch on, not by writing every slot; all are written once in 255 epochs. */
+typedef struct {
+    uint64_t *slots;
+    uint32_t mask, n;
     size_t room;       /* slots allocated */
+    unsigned epoch;    /* 1..255 once in use */
 } NodeSet;
 
 typedef struct {        /* one best_first search of one style */
@@ -401,8 +378,6 @@ struct Solver {
     int ncells;
     Columns columns;
     Search search[NSTYLES];
-    uint64_t *spare;    /* the slots a growing set moves into (then its old ones are spare) */
-    size_t spare_room;
     Path path;
     Move *moves;        /* the player moves of the shortcut line */
     size_t nmoves, moves_cap;
@@ -443,23 +418,6 @@ static void *room_for(Solver *s, void *block, size_t *cap, size_t count, size_t 
     return block;
 }
 
-/* `block` (of *cap slots) with `count` zeroed slots, their pages written (zeroed.h); the
-** contents are not kept. */
-static uint64_t *zeroed_slots(Solver *s, uint64_t *block, size_t *cap, size_t count)
-{
-    if (count > *cap) {
-        free(block);
-        *cap = 0;
-        block = zeroed(count, sizeof *block);
-        if (block == NULL)
-            out_of_memory(s);
-        *cap = count;
-    } else {
-        write_bytes(block, 0, count * sizeof *block);
-    }
-    return block;
-}
-
 /* ---- player moves (solver.player_moves), in the same order ---------------------------------- */
 
 static int player_moves(const Solver *s, const Position *p, Move *out)
@@ -469,30 +427,27 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
     int8_t where[NCARDS];  /* top card -> its column, for the cards in `tops` only */
     uint64_t tops = 0;     /* the top cards, a bit each */
     const Column *cols[8];
+    uint64_t next_home = 0;  /* the card each suit takes next, a bit each (past 51 when done) */
+    for (int u = 0; u < 4; u++)
+        next_home |= 1ULL << (rank_card(p->found[u], u));
+    for (int i = 0; i < p->ncell; i++) {
+        int card = p->cells[i];
+        if (next_home >> card & 1)
+            out[n++] = (Move){(uint8_t)card, HOME, 1, -1};
+    }
     for (int j = 0; j < 8; j++) {
-        cols[j] = &t->at[p->col[j]];
+        const Column *c = cols[j] = &t->at[p->col[j]];
         if (p->col[j]) {
-            where[cols[j]->top] = (int8_t)j;
-            tops |= 1ULL << cols[j]->top;
+            where[c->top] = (int8_t)j;
+            tops |= 1ULL << c->top;
+            if (next_home >> c->top & 1)
+                out[n++] = (Move){c->top, HOME, 1, (int8_t)j};
         }
         else if (empty++ == 0)
             first_empty = j;
     }
     int room = (free + 1) << empty;  /* most cards onto a non-empty column */
     int room_empty = empty ? (free + 1) << (empty - 1) : 0;  /* ... onto an empty one */
-    uint64_t next_home = 0;  /* the card each suit takes next, a bit each (past 51 when done) */
-    for (int u = 0; u < 4; u++)
-        next_home |= 1ULL << (rank_card(p->found[u], u));
-
-    for (int i = 0; i < p->ncell; i++) {
-        int card = p->cells[i];
-        if (next_home >> card & 1)
-            out[n++] = (Move){(uint8_t)card, HOME, 1, -1};
-    }
-    if (tops & next_home)
-        for (int j = 0; j < 8; j++)
-            if (p->col[j] && next_home >> cols[j]->top & 1)
-                out[n++] = (Move){cols[j]->top, HOME, 1, (int8_t)j};
     for (int j = 0; j < 8; j++) {
         const Column *c = cols[j];
         if (c->len == 0)
@@ -589,7 +544,10 @@ HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, P
     int k = m->k, card = m->card, dest = m->dest, autoplays = dest == HOME;
     if (m->source < 0) {
         cell_remove(child, card);
-        moved[0] = (uint8_t)card;
+    } else if (k == 1) {  /* most moves */
+        uint32_t id = t->at[p->col[m->source]].below;
+        set_column(t, child, m->source, id);
+        autoplays |= id && safe >> t->at[id].top & 1;
     } else {
         uint32_t id = p->col[m->source];
         for (int i = k - 1; i >= 0; i--, id = t->at[id].below)
@@ -601,6 +559,8 @@ HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, P
         child->found[suit(card)]++;
     } else if (dest == CELL) {
         cell_add(child, card);
+    } else if (k == 1) {
+        set_column(t, child, dest, column_on(s, t, p->col[dest], card));
     } else {
         uint32_t id = p->col[dest];
         for (int i = 0; i < k; i++)
@@ -615,13 +575,24 @@ HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, P
 
 static uint32_t slot_node(uint64_t slot) { return (uint32_t)slot - 1; }
 
+HOT uint32_t slot_tag(const NodeSet *set, uint32_t hash)
+{
+    return (uint32_t)set->epoch << 24 | hash >> 8;
+}
+
+HOT int slot_taken(const NodeSet *set, uint32_t slot)
+{
+    return set->slots[slot] >> 56 == set->epoch;
+}
+
 /* The slot holding position p (whose hash is `hash`), or the free slot where it would go. */
 HOT uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, uint32_t hash)
 {
-    uint32_t i = hash & set->mask;
+    uint32_t i = hash & set->mask, tag = slot_tag(set, hash);
     for (;;) {
         uint64_t v = set->slots[i];
-        if (v == 0 || ((uint32_t)(v >> 32) == hash && same_position(p, &nodes[slot_node(v)].at)))
+        if (v >> 56 != set->epoch
+            || ((uint32_t)(v >> 32) == tag && same_position(p, &nodes[slot_node(v)].at)))
             return i;
         i = (i + 1) & set->mask;
     }
@@ -629,38 +600,46 @@ HOT uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, 
 
 HOT void set_put(NodeSet *set, uint32_t slot, uint32_t hash, uint32_t node)
 {
-    set->slots[slot] = (uint64_t)hash << 32 | (node + 1);
+    set->slots[slot] = (uint64_t)slot_tag(set, hash) << 32 | (node + 1);
     set->n++;
 }
 
-static void set_init(Solver *s, NodeSet *set, uint32_t nslots)
+/* Empty the set, with `nslots` slots (a power of two). */
+static void set_init(Solver *s, NodeSet *set, size_t nslots)
 {
-    set->slots = zeroed_slots(s, set->slots, &set->room, nslots);
-    set->mask = nslots - 1;
+    if (nslots > (size_t)UINT32_MAX + 1)
+        out_of_memory(s);
+    if (nslots > set->room) {
+        free(set->slots);
+        set->slots = NULL;
+        set->room = 0;
+        set->slots = zeroed(nslots, sizeof *set->slots);  /* pages written (zeroed.h) */
+        if (set->slots == NULL)
+            out_of_memory(s);
+        set->room = nslots;
+        set->epoch = 1;  /* zeroed slots are of epoch 0 */
+    } else if (set->epoch == 255) {
+        write_bytes(set->slots, 0, set->room * sizeof *set->slots);
+        set->epoch = 1;
+    } else {
+        set->epoch++;
+    }
+    set->mask = (uint32_t)(nslots - 1);
     set->n = 0;
 }
 
-/* Twice the slots, when half are taken: the probes stay short. */
-static void set_grow(Solver *s, NodeSet *set)
+/* Twice the slots, when half are taken: the probes stay short. The nodes are put in again, from
+** their positions. */
+static void set_grow(Solver *s, Search *r)
 {
-    uint32_t old = set->mask + 1;
-    if (old > UINT32_MAX / 2)
-        out_of_memory(s);
-    uint64_t *slots = s->spare = zeroed_slots(s, s->spare, &s->spare_room, 2 * (size_t)old);
-    uint32_t mask = 2 * old - 1;
-    for (uint32_t i = 0; i < old; i++)
-        if (set->slots[i]) {
-            uint32_t j = (uint32_t)(set->slots[i] >> 32) & mask;
-            while (slots[j])
-                j = (j + 1) & mask;
-            slots[j] = set->slots[i];
-        }
-    s->spare = set->slots;
-    set->slots = slots;
-    size_t room = set->room;
-    set->room = s->spare_room;
-    s->spare_room = room;
-    set->mask = mask;
+    NodeSet *set = &r->set;
+    set_init(s, set, 2 * ((size_t)set->mask + 1));
+    for (uint32_t v = 0; v < r->n; v++) {
+        uint32_t hash = position_hash(&r->nodes[v].at), i = hash & set->mask;
+        while (slot_taken(set, i))
+            i = (i + 1) & set->mask;
+        set_put(set, i, hash, v);
+    }
 }
 
 /* ---- one search (solver.best_first) ------------------------------------------------------- */
@@ -708,23 +687,30 @@ HOT uint32_t dequeue(Search *r)
     return node;
 }
 
-/* Add a position the set does not hold (at `slot`); returns its node. */
+/* Room for `more` nodes after the last. */
+static void room_for_nodes(Solver *s, Search *r, size_t more)
+{
+    if (r->n + more > r->cap) {
+        if (r->n + more >= NO_NODE)
+            out_of_memory(s);
+        r->nodes = room_for(s, r->nodes, &r->cap, r->n + more, sizeof *r->nodes);
+    }
+}
+
+/* Add a position the set does not hold (at `slot`) as the next node, where room was made for
+** it; returns its node. The position may be there already (search_turn makes it there). */
 HOT uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, const Position *p,
                       uint32_t parent)
 {
-    if (r->n == r->cap) {
-        if (r->cap >= NO_NODE / 2)
-            out_of_memory(s);
-        r->nodes = room_for(s, r->nodes, &r->cap, r->n + 1, sizeof *r->nodes);
-    }
     uint32_t node = (uint32_t)r->n++;
     Node *v = &r->nodes[node];
-    place_of(p, &v->at);
+    if (&v->at != p)
+        v->at = *p;
     v->parent = parent;
     v->next = NO_NODE;
     set_put(&r->set, slot, hash, node);
     if (2 * r->set.n > r->set.mask + 1)
-        set_grow(s, &r->set);
+        set_grow(s, r);
     return node;
 }
 
@@ -747,6 +733,7 @@ static void search_init(Solver *s, Search *r, int style, const Position *root)
     r->lowest = r->npriorities;
     r->waiting = 0;
     set_init(s, &r->set, FIRST_SLOTS);
+    room_for_nodes(s, r, 1);
     uint32_t hash = position_hash(root);
     uint32_t node = add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root,
                              NO_NODE);
@@ -760,30 +747,34 @@ enum { RUNNING, WON, EXHAUSTED };
 static int search_turn(Solver *s, Search *r, long long size)
 {
     Move moves[MAX_MOVES];
-    Position children[MAX_MOVES];
     uint32_t hashes[MAX_MOVES];
     for (; size > 0; size--) {
         if (r->waiting == 0)
             return EXHAUSTED;
         uint32_t node = dequeue(r);
-        Position p = position_at(&r->nodes[node].at);
+        Position p = r->nodes[node].at;
         /* Its priority is estimate + move_weight * g: the moves from the root, g, follow. */
         uint64_t g = (r->lowest - estimate(&p, r->sequenced_weight)) / (uint64_t)r->move_weight;
         int n = player_moves(s, &p, moves);
         uint64_t safe = safe_home(p.found);
-        /* All the children first, so that their slots can be fetched from memory at once. */
+        /* All the children first, where the nodes they may become go (so that none is copied
+        ** but to close the gap a child met before leaves), and their slots fetched from memory
+        ** at once. */
+        room_for_nodes(s, r, (size_t)n);
+        Node *children = &r->nodes[r->n];
         for (int i = 0; i < n; i++) {
-            successor(s, &p, safe, &moves[i], &children[i]);
-            hashes[i] = position_hash(&children[i]);
+            successor(s, &p, safe, &moves[i], &children[i].at);
+            hashes[i] = position_hash(&children[i].at);
             PREFETCH(&r->set.slots[hashes[i] & r->set.mask]);
         }
         for (int i = 0; i < n; i++) {
-            const Position *child = &children[i];
+            const Position *child = &children[i].at;
             uint32_t hash = hashes[i];
             uint32_t slot = set_slot(&r->set, r->nodes, child, hash);
-            if (r->set.slots[slot])
+            if (slot_taken(&r->set, slot))
                 continue;
             uint32_t added = add_node(s, r, slot, hash, child, node);
+            child = &r->nodes[added].at;
             if (is_won(child)) {
                 r->won = added;
                 return WON;
@@ -837,7 +828,7 @@ static void path_of(Solver *s, const Search *r, Path *path)
     path->has = room_for(s, path->has, &path->has_cap, path->nhas, 1);
     memset(path->has, 0, path->nhas);
     for (uint32_t i = 0; i < path->n; i++) {
-        Position p = position_at(&path->at[i].at);
+        Position p = path->at[i].at;
         uint32_t hash = position_hash(&p);
         set_put(&path->index, set_slot(&path->index, path->at, &p, hash), hash, i);
         for (int j = 0; j < 8; j++)
@@ -883,8 +874,8 @@ static int may_reach_path(const Solver *s, const Path *path, const Position *p, 
 static long path_index(const Path *path, const Position *p)
 {
     uint32_t hash = position_hash(p);
-    uint64_t v = path->index.slots[set_slot(&path->index, path->at, p, hash)];
-    return v ? (long)slot_node(v) : -1;
+    uint32_t slot = set_slot(&path->index, path->at, p, hash);
+    return slot_taken(&path->index, slot) ? (long)slot_node(path->index.slots[slot]) : -1;
 }
 
 /* Player moves from the path's start to its win, each jumping as far along as one move goes,
@@ -892,7 +883,7 @@ static long path_index(const Path *path, const Position *p)
 static void shortcut(Solver *s, const Path *path)
 {
     Move offered[MAX_MOVES];
-    Position p = position_at(&path->at[0].at);
+    Position p = path->at[0].at;
     long i = 0;
     s->nmoves = 0;
     while (i < (long)path->n - 1) {
@@ -1060,7 +1051,6 @@ static void free_solver(Solver *s)
         free(s->search[i].last);
         free(s->search[i].set.slots);
     }
-    free(s->spare);
     free(s->path.at);
     free(s->path.index.slots);
     free(s->path.has);
@@ -1073,7 +1063,7 @@ static void free_solver(Solver *s)
 static size_t solver_bytes(const Solver *s)
 {
     size_t bytes = sizeof *s + s->columns.cap * sizeof(Column)
-                   + (s->spare_room + s->path.index.room) * sizeof(uint64_t)
+                   + s->path.index.room * sizeof(uint64_t)
                    + s->path.cap * sizeof(Node) + s->path.has_cap + s->moves_cap * sizeof(Move)
                    + s->line.cap;
     for (int i = 0; i < NSTYLES; i++)
