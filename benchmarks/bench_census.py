@@ -133,8 +133,8 @@ def levels(span, folder, chosen):
         settings = json.load(f)
     census = Census(folder, settings)
     deals = deal_range(span)
-    rules = range_certificate.Rules(settings["cells"], settings["fixed_columns"],
-                                    settings["foundation_moves"])
+    from certify.rules import Rules
+    rules = Rules(settings["cells"], settings["fixed_columns"], settings["foundation_moves"])
     raw = sum(len(e) for e in census.entries(deals))
     print(f"range file by zstd level ({raw:,} bytes of entries):")
     with tempfile.TemporaryDirectory() as scratch:

@@ -256,8 +256,8 @@ def line_of(position, indices, rules):
     for k, i in enumerate(indices):
         legal = ordered_moves(position, rules)
         if i >= len(legal):
-            raise CertificateError(f"move {k + 1}: index {i}, but only {len(legal)} moves "
-                                   f"are legal there")
+            raise CertificateError(f"move {k + 1} (index {i}) is not a legal move: only "
+                                   f"{len(legal)} moves are legal there")
         card, dest, position = legal[i]
         line.append((card, dest))
     return line

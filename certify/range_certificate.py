@@ -27,10 +27,11 @@ VERSION = 3  # what certify writes
 VERSIONS = (2, 3)  # what it reads: range certificates exist from version 2 on
 CLAIM = "range"
 # zstd level for the whole file, chosen by measurement (benchmarks/bench_census.py --levels,
-# on the 9.1 MB of entries of deals 1..32000, a loaded 2-core machine): level 3 keeps 0.434 of
-# the bytes in 1.0 s, 6 0.406 in 1.5 s, 9 0.390 in 2.2 s, 12 0.378 in 4.1 s, 15 0.372 in
-# 16.5 s, 19 0.352 in 32.6 s. Win lines, nearly all of a range's bytes, compress little, and a
-# million deals are 30 times as many bytes: level 19 would take many minutes for 10%.
+# on the 6.2 MB of version 3 entries of deals 1..32000, a loaded 2-core machine): level 3
+# keeps 1,956,991 bytes (61.2 a deal) in 0.3 s, 6 1,843,343 (57.6) in 0.3 s, 9 1,811,871 (56.6)
+# in 0.5 s, 12 1,778,284 (55.6) in 0.9 s, 19 1,649,498 (51.5) in 8.4 s. Win lines, nearly all
+# of a range's bytes, are already a byte a move; ten million deals at level 19 would take ~45
+# minutes of one processor for 9% fewer bytes.
 LEVEL = 9
 HEADER_LIMIT = 1 << 16  # the header must decode from the first 64 KiB
 MAX_ENTRY = (1 << 32) - 1  # our reader's bound on one entry, as for a single certificate

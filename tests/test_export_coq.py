@@ -292,9 +292,10 @@ def test_export_refuses_a_win_with_an_illegal_move(tmp_path, capsys):
     prove(read_board(NO_CELLS, 1), Rules(1), None, cert)
     head, body = certificate.read(cert)
     forged = tmp_path / "forged.msgpack.zst"
-    body = body[:2] + bytes([body[2], 8 if body[3] != 8 else 9]) + body[4:]  # move 2 elsewhere
+    assert body[0] == 0xC4   # a bin of the move indices
+    body = body[:3] + bytes([250]) + body[4:]  # move 2: an index beyond the moves there are
     head["xxh3_64"] = xxhash.xxh3_64_hexdigest(body)
-    forged.write_bytes(certificate.encode_file(head, body))
+    forged.write_bytes(certificate.encode_values(head, body))
     assert export(forged, tmp_path / "Forged.v") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("not a legal move" in err or "home" in err)
