@@ -249,8 +249,8 @@ static void top_cards(const Columns *t, uint32_t id, int k, uint8_t *cards)
 typedef struct {
     uint32_t col[8];   /* column ids, in the position's own order */
     uint8_t found[4];  /* cards home in each suit */
-    uint8_t cells[8];  /* the cards in the free cells, ascending, the places after them NONE */
-    uint8_t ncell;     /* how many cards the cells hold */
+    uint8_t ncell;     /* how many cards the free cells hold ... */
+    uint64_t cells;    /* ... and which, a bit each (so in ascending order, as the reference's) */
     uint64_t sums;     /* the columns' shares (Column.share), added up */
 } Position;
 
@@ -266,7 +266,7 @@ HOT void set_column(const Columns *t, Position *p, int j, uint32_t id)
 ** their columns in the same order (two moves made in either order), so that is tried first. */
 static int same_position(const Position *a, const Position *b)
 {
-    if (memcmp(a->found, b->found, 4) != 0 || memcmp(a->cells, b->cells, 8) != 0)
+    if (memcmp(a->found, b->found, 4) != 0 || a->cells != b->cells)
         return 0;
     if (memcmp(a->col, b->col, sizeof a->col) == 0)
         return 1;
@@ -288,10 +288,8 @@ static int same_position(const Position *a, const Position *b)
 HOT uint32_t position_hash(const Position *p)
 {
     uint32_t found;
-    uint64_t cells;
     memcpy(&found, p->found, 4);
-    memcpy(&cells, p->cells, 8);
-    uint64_t h = found * 0x9E3779B97F4A7C15ULL + cells * 0xC2B2AE3D27D4EB4FULL + p->sums;
+    uint64_t h = found * 0x9E3779B97F4A7C15ULL + p->cells * 0xC2B2AE3D27D4EB4FULL + p->sums;
     return (uint32_t)(mix64(h) >> 32);
 }
 
@@ -302,21 +300,14 @@ static int is_won(const Position *p)
 
 HOT void cell_remove(Position *p, int card)
 {
-    int i = 0;
-    while (p->cells[i] != card)
-        i++;
-    for (; i < 7; i++)
-        p->cells[i] = p->cells[i + 1];
-    p->cells[7] = NONE;
+    p->cells &= ~(1ULL << card);
     p->ncell--;
 }
 
 HOT void cell_add(Position *p, int card)
 {
-    int i = p->ncell++;
-    for (; i > 0 && p->cells[i - 1] > card; i--)
-        p->cells[i] = p->cells[i - 1];
-    p->cells[i] = (uint8_t)card;
+    p->cells |= 1ULL << card;
+    p->ncell++;
 }
 
 /* ---- the Solver ------------------------------------------------------------------------- */
@@ -430,11 +421,8 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
     uint64_t next_home = 0;  /* the card each suit takes next, a bit each (past 51 when done) */
     for (int u = 0; u < 4; u++)
         next_home |= 1ULL << (rank_card(p->found[u], u));
-    for (int i = 0; i < p->ncell; i++) {
-        int card = p->cells[i];
-        if (next_home >> card & 1)
-            out[n++] = (Move){(uint8_t)card, HOME, 1, -1};
-    }
+    for (uint64_t home = p->cells & next_home; home; home &= home - 1)
+        out[n++] = (Move){(uint8_t)lowest_bit(home), HOME, 1, -1};
     for (int j = 0; j < 8; j++) {
         const Column *c = cols[j] = &t->at[p->col[j]];
         if (p->col[j]) {
@@ -484,8 +472,8 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
         if (free)
             out[n++] = (Move){c->top, CELL, 1, (int8_t)j};
     }
-    for (int i = 0; i < p->ncell; i++) {
-        int card = p->cells[i];
+    for (uint64_t in_cells = p->cells; in_cells; in_cells &= in_cells - 1) {
+        int card = lowest_bit(in_cells);
         for (uint64_t onto = tops & PARENT_BITS[card]; onto; onto &= onto - 1)
             out[n++] = (Move){(uint8_t)card, (uint8_t)where[lowest_bit(onto)], 1, -1};
         if (empty)
@@ -516,11 +504,10 @@ static void autoplay(Solver *s, Position *p, Line *line)
     for (;;) {
         uint64_t safe = safe_home(p->found);
         int card = -1;
-        for (int i = 0; i < p->ncell && card < 0; i++)
-            if (safe >> p->cells[i] & 1) {
-                card = p->cells[i];
-                cell_remove(p, card);
-            }
+        if (p->cells & safe) {
+            card = lowest_bit(p->cells & safe);
+            cell_remove(p, card);
+        }
         for (int j = 0; j < 8 && card < 0; j++)
             if (p->col[j] && safe >> t->at[p->col[j]].top & 1) {
                 card = t->at[p->col[j]].top;
@@ -941,10 +928,7 @@ static void supermove(Solver *s, const uint8_t *cards, int k, int source, int de
 static void play(Solver *s, Position *p, int card, int dest)
 {
     Columns *t = &s->columns;
-    int in_cell = 0;
-    for (int i = 0; i < p->ncell; i++)
-        in_cell |= p->cells[i] == card;
-    if (in_cell) {
+    if (p->cells >> card & 1) {
         cell_remove(p, card);
     } else {
         int j = 0;
@@ -1090,7 +1074,7 @@ static int solve_board(Solver *s, const Board *board, long long budget)
     Position start;
     memcpy(start.found, board->found, 4);
     start.ncell = 0;
-    memset(start.cells, NONE, sizeof start.cells);
+    start.cells = 0;
     for (int i = 0; i < board->ncell; i++)
         cell_add(&start, board->cells[i]);
     start.sums = 8 * t->at[0].share;
