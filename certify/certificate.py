@@ -531,6 +531,8 @@ class NowinWriter:
 
     def close(self):
         """Write the certificate: (its size in bytes, its SHA-256 in hex)."""
+        if self.spool is None:
+            raise ValueError("this writer is closed")
         try:
             if self.pending:
                 self._write_chunk()

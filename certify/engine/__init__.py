@@ -231,7 +231,7 @@ class Line(bytes):
     position it was found from (certificate format version 3's win body, which the writer
     would otherwise work out again in Python, slowly)."""
 
-    def __new__(cls, line, indices):
+    def __new__(cls, line, indices=None):   # (None: as pickle remakes one, then its state)
         made = super().__new__(cls, line)
         made.indices = indices
         return made
