@@ -527,6 +527,8 @@ def hostile_single_v3():
         "nowin-ids-too-wide": (certgen.nowin_file(certgen.NOWIN1, 1, positions, version=3,
                                                   width=3), "chunk 0 has"),
         "wrong-xxh3": (certgen.rebuild(nowin, xxh3_64="0123456789abcdef"), "xxh3_64"),
+        "cut-short": (nowin[:len(nowin) // 2], "cut short"),
+        "frames-then-garbage": (nowin + b"\x00" * 8, "not a valid zstd frame"),
         "win-wrong-xxh3": (certgen.rebuild(win, xxh3_64="0123456789abcdef"), "xxh3_64"),
     }
 

@@ -53,10 +53,50 @@ external decompress : buf -> buf = "vc_decompress"
 external sha256 : buf -> string = "vc_sha256"
 external xxh3 : buf -> int -> int -> string = "vc_xxh3"
 external stderr_columns : unit -> int = "vc_stderr_columns"
+type zstream
+type xxh3_state
+external stream_open : unit -> zstream = "vc_stream_open"
+external stream_read : zstream -> buf -> buf -> int -> int -> int = "vc_stream_read"
+external xxh3_begin : unit -> xxh3_state = "vc_xxh3_begin"
+external xxh3_add : xxh3_state -> buf -> int -> int -> unit = "vc_xxh3_add"
+external xxh3_end : xxh3_state -> string = "vc_xxh3_end"
 external advise_huge : Bytes.t -> unit = "vc_advise_huge"
 external advise_huge_array : ('a, 'b, 'c) Bigarray.Array1.t -> unit = "vc_advise_huge_array"
 
 let get (d : buf) i = Char.code (Bigarray.Array1.unsafe_get d i)
+
+(* ---- The data, a window of it at a time (a version 3 no-win) ---- *)
+
+(* [win] holds the data from [pos] to [lim]; what comes before [pos] is read and may be
+   dropped; [hash], once set, is fed every byte as it is decompressed. *)
+type source = { file : buf; z : zstream; mutable win : buf; mutable pos : int;
+                mutable lim : int; mutable ended : bool; mutable hash : xxh3_state option }
+
+let source_open file =
+  { file; z = stream_open (); win = Bigarray.(Array1.create char c_layout (1 lsl 20));
+    pos = 0; lim = 0; ended = false; hash = None }
+
+(* Whether [n] bytes can be had from [pos] on: the window is moved and grown as needed. *)
+let ensure s n =
+  let open Bigarray in
+  if s.lim - s.pos < n then begin
+    if s.pos > 0 then begin
+      let kept = s.lim - s.pos in
+      Array1.blit (Array1.sub s.win s.pos kept) (Array1.sub s.win 0 kept);
+      s.pos <- 0; s.lim <- kept
+    end;
+    if Array1.dim s.win < n then begin
+      let bigger = Array1.create char c_layout (max n (2 * Array1.dim s.win)) in
+      Array1.blit (Array1.sub s.win 0 s.lim) (Array1.sub bigger 0 s.lim);
+      s.win <- bigger
+    end;
+    while s.lim < n && not s.ended do
+      let got = stream_read s.z s.file s.win s.lim (Array1.dim s.win - s.lim) in
+      Option.iter (fun h -> xxh3_add h s.win s.lim got) s.hash;
+      if got = 0 then s.ended <- true else s.lim <- s.lim + got
+    done
+  end;
+  s.lim - s.pos >= n
 
 (* ---- msgpack, decoded by hand: only what the format uses ---- *)
 
@@ -584,26 +624,51 @@ type nowin = { entries : string array; w : int; rows : Bytes.t }
 
 let chunk_records = 1 lsl 20      (* version 3: the records come in chunks of this many *)
 
-let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
+(* Where a no-win body's bytes come from: a region of data held whole, or a stream of it.
+   [need n what] is a cursor with at least [n] bytes after it (else the data is cut short inside
+   [what]); [seen c] says the bytes up to [c] are read (a stream may then drop them);
+   [finished ()] runs once the last byte is read and nothing follows. *)
+type reader = { need : int -> string -> cursor; seen : cursor -> unit;
+                at_end : unit -> bool; finished : unit -> unit }
+
+let region (d : buf) (off, len) =
+  let c = { data = d; pos = off; limit = off + len } in
+  { need = (fun n what -> room c n what; c); seen = ignore;
+    at_end = (fun () -> c.pos = c.limit); finished = ignore }
+
+(* The next [k] bytes, as a big-endian number. *)
+let take r k what =
+  let c = r.need k what in
+  let n = uint c k in
+  r.seen c;
+  n
+
+(* The length of the bin that comes next, or [not_bin ()]. *)
+let bin_header r what ~not_bin =
+  take r (match take r 1 what with 0xc4 -> 1 | 0xc5 -> 2 | 0xc6 -> 4 | _ -> not_bin ()) what
+
+let read_nowin r ~version ~cells ~symmetry ~count =
   if count > !max_positions then
     unreadable "%d positions is more than --max-positions %d" count !max_positions;
-  let c = { data = d; pos = off; limit = off + len } in
-  if version < 3 && byte c <> 0x92 then rejected "the body is not an array of two values";
-  let b = byte c in
+  if version < 3 && take r 1 "the body" <> 0x92 then
+    rejected "the body is not an array of two values";
+  let b = take r 1 "the column table" in
   let ncols = if b land 0xf0 = 0x90 then b land 0x0f
-    else if b = 0xdc then uint c 2 else if b = 0xdd then uint c 4
+    else if b = 0xdc then take r 2 "the column table"
+    else if b = 0xdd then take r 4 "the column table"
     else rejected "the column table is not an array" in
   if ncols > !max_columns then
     unreadable "%d columns is more than --max-columns %d" ncols !max_columns;
   if ncols > 8 * count then rejected "the column table has more entries than 8 x count";
   let entries = Array.make ncols "" and masks = Array.make ncols 0 in
   for i = 0 to ncols - 1 do
-    let n = match byte c with 0xc4 -> uint c 1 | 0xc5 -> uint c 2 | 0xc6 -> uint c 4
-                            | _ -> rejected "column %d is not a bin" i in
-    room c n "the column table";
+    let n = bin_header r "the column table"
+        ~not_bin:(fun () -> rejected "column %d is not a bin" i) in
     if n > 52 then rejected "column %d has %d cards" i n;
-    let s = String.init n (fun j -> Char.chr (get d (c.pos + j))) in
+    let c = r.need n "the column table" in
+    let s = String.init n (fun j -> Char.chr (get c.data (c.pos + j))) in
     c.pos <- c.pos + n;
+    r.seen c;
     String.iter (fun ch -> let x = Char.code ch in
                   if x >= 52 then rejected "column %d holds %d, not a card" i x;
                   if masks.(i) land card_masks.(x) <> 0 then rejected "column %d repeats a card" i;
@@ -614,14 +679,11 @@ let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
   done;
   let w = if ncols <= 1 lsl 16 then 2 else if version < 3 || ncols <= 1 lsl 24 then 3 else 4 in
   let width = 4 + cells + 8 * w in
-  let bin_length what = match byte c with
-    | 0xc4 -> uint c 1 | 0xc5 -> uint c 2 | 0xc6 -> uint c 4
-    | _ -> rejected "%s not a bin" what in
   let rows = Bytes.create (count * width) in
   advise_huge rows;
-  (* [n] records as byte planes at [roff] (byte j of record k at roff + j * n + k), into the
-     rows from record [first] on. *)
-  let unplane roff n first =
+  (* [n] records as byte planes at [roff] of [d] (byte j of record k at roff + j * n + k), into
+     the rows from record [first] on. *)
+  let unplane (d : buf) roff n first =
     for j = 0 to width - 1 do
       let base = roff + j * n and row = first * width + j in
       for k = 0 to n - 1 do
@@ -633,28 +695,31 @@ let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
     for i = 0 to chunks - 1 do
       let first = i * chunk_records in
       let n = min chunk_records (count - first) in
-      if c.pos = c.limit then
+      if r.at_end () then
         rejected "records: there are %d chunks, not ceil(count / 2^20) = %d" i chunks;
-      let rlen = bin_length (Printf.sprintf "records: chunk %d is" i) in
+      let rlen = bin_header r "a chunk of records"
+          ~not_bin:(fun () -> rejected "records: chunk %d is not a bin" i) in
       if rlen <> n * width then
         rejected "records: chunk %d has %d bytes, not its %d records x %d = %d" i rlen n width
           (n * width);
-      room c rlen "a chunk of records";
-      unplane c.pos n first;
-      c.pos <- c.pos + rlen
+      let c = r.need rlen "a chunk of records" in
+      unplane c.data c.pos n first;
+      c.pos <- c.pos + rlen;
+      r.seen c
     done;
-    if c.pos <> c.limit then
+    if not (r.at_end ()) then
       rejected "the body has bytes after its ceil(count / 2^20) = %d chunks of records" chunks
   end else begin
-    let rlen = bin_length "the records are" in
-    room c rlen "the records";
-    let roff = c.pos in
+    let rlen = bin_header r "the records" ~not_bin:(fun () -> rejected "the records are not a bin") in
+    let c = r.need rlen "the records" in
+    let d = c.data and roff = c.pos in
     c.pos <- c.pos + rlen;
-    if c.pos <> c.limit then rejected "the body has bytes after the records";
+    r.seen c;
+    if not (r.at_end ()) then rejected "the body has bytes after the records";
     if version = 2 then begin
       if rlen <> count * width then
         rejected "records: there are %d bytes, not count x %d = %d" rlen width (count * width);
-      unplane roff count 0
+      unplane d roff count 0
     end else begin
       let p = ref roff and stop = roff + rlen in
       for k = 0 to count - 1 do
@@ -675,6 +740,7 @@ let read_nowin (d : buf) (off, len) ~version ~cells ~symmetry ~count =
       if !p <> stop then rejected "records: there are more than %d" count
     end
   end;
+  r.finished ();
   (* Each record a well-formed position, the records strictly ascending, every column used:
      not needed for soundness, but the format requires it. *)
   let used = Array.make ncols false in
@@ -740,7 +806,7 @@ let who path = function
 (* Check one claim about one start under one set of rules; the theorem's sentence, or Rejected.
    TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the proved function
    and, the same values, to the sentence. *)
-let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry ~count
+let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry ~count
     (off, len) =
   let sentence_nowin () =
     Printf.sprintf "%s (%s) cannot be won: %s positions closed under every legal move, none won"
@@ -785,7 +851,8 @@ let check_one (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry 
       | None, Some b -> `Board (DC.board_position d b ~cells)
       | Some n, _ -> `Deal n
       | None, None -> rejected "no deal and no board" in
-    let nw = read_nowin d (off, len) ~version ~cells ~symmetry ~count in
+    let r = match reader with Some r -> r | None -> region d (off, len) in
+    let nw = read_nowin r ~version ~cells ~symmetry ~count in
     (* The decompressed data is no longer needed (the records are copied out row by row):
        give its memory back before the hash table is built. *)
     Gc.full_major ();
@@ -933,6 +1000,37 @@ type outcome = {
   sha : string option; seconds : float;       (* the file's sha256; the seconds it took *)
 }
 
+(* A version 3 no-win, read as it is decompressed: its column table, then one chunk of records
+   at a time, so that the data is never held whole; the hash is checked once the last byte is
+   read.  [src] has the header at its start. *)
+let streamed path src (h : header) =
+  let c = { data = src.win; pos = 0; limit = min src.lim 65536 } in
+  ignore (read_header c);
+  (* The board, copied out of the window before the window moves on. *)
+  let board_data, board = match h.board with
+    | None -> src.win, None
+    | Some (o, l) ->
+        let b = Bigarray.(Array1.create char c_layout (max l 1)) in
+        Bigarray.Array1.(blit (sub src.win o l) (sub b 0 l));
+        b, Some (0, l) in
+  src.pos <- c.pos;
+  let hash = xxh3_begin () in
+  xxh3_add hash src.win src.pos (src.lim - src.pos);
+  src.hash <- Some hash;
+  let reader = {
+    need = (fun n what ->
+        if not (try ensure src n with Failure m -> unreadable "%s" m) then
+          unreadable "the data is cut short inside %s" what;
+        { data = src.win; pos = src.pos; limit = src.lim });
+    seen = (fun c -> src.pos <- c.pos);
+    at_end = (fun () -> not (try ensure src 1 with Failure m -> unreadable "%s" m));
+    finished = (fun () ->
+        if xxh3_end hash <> h.hash then rejected "the body does not match its xxh3_64") } in
+  record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
+                                          (commas k) (commas h.count)));
+  check_one ~reader board_data ~path ~claim:h.claim ~version:3 ~deal:h.deal ~board
+    ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~count:h.count (0, 0)
+
 (* Paths that are not certificates, and why: a folder that cannot be read, or holds none. *)
 let not_certificates : (string, string) Hashtbl.t = Hashtbl.create 4
 
@@ -943,10 +1041,18 @@ let verify path =
   progress_begin path;
   try
     Option.iter (unreadable "%s") (Hashtbl.find_opt not_certificates path);
-    let d =
-      let file = try read_file path with Failure m -> unreadable "%s" m in
-      sha := Some (sha256 file);
-      try decompress file with Failure m -> unreadable "%s" m in
+    let file = try read_file path with Failure m -> unreadable "%s" m in
+    sha := Some (sha256 file);
+    (* The header, from the first 64 KiB of the data. *)
+    let src = source_open file in
+    let head = try ignore (ensure src 65536); read_header
+                     { data = src.win; pos = 0; limit = min src.lim 65536 }
+      with Failure m -> unreadable "%s" m in
+    got := Some head;
+    if head.hversion = 3 && head.claim = "no-win" then
+      outcome "verified" (streamed path src head) []
+    else
+    let d = try decompress file with Failure m -> unreadable "%s" m in
     let n = Bigarray.Array1.dim d in
     let c = { data = d; pos = 0; limit = min n 65536 } in
     let h = read_header c in

@@ -1,5 +1,5 @@
 /* The certificate file's bytes (a file, or standard input), zstd frames decompressed into one
- * buffer, and XXH3-64.
+ * buffer or a piece at a time, and XXH3-64 (of one buffer, or of pieces).
  *
  * Untrusted: whatever these return is read by the driver and checked by the proved checker;
  * a wrong byte can only make a check fail.  One error discipline: every failure raises
@@ -192,5 +192,135 @@ value vc_xxh3(value data, value off, value len)
     const unsigned char *p = Caml_ba_data_val(data);
     uint64_t h = XXH3_64bits(p + Long_val(off), (size_t)Long_val(len));
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+    CAMLreturn(caml_copy_string(hex));
+}
+
+/* ---- The frames read a piece at a time, for a version 3 no-win whose records need not be
+ * held decompressed all at once.  The same refusals as decompress() above. ---- */
+
+#include <caml/custom.h>
+
+struct stream {
+    ZSTD_DStream *ds;
+    size_t in_pos;      /* how far into the file's bytes */
+    int in_frame;       /* inside a frame, which has given [frame_out] bytes so far */
+    size_t frame_out;
+};
+
+#define Stream_val(v) (*(struct stream **)Data_custom_val(v))
+
+static void stream_finalize(value v)
+{
+    struct stream *s = Stream_val(v);
+    if (s) { ZSTD_freeDStream(s->ds); free(s); }
+}
+
+static struct custom_operations stream_ops = {
+    "vcheck.zstd_stream", stream_finalize, custom_compare_default, custom_hash_default,
+    custom_serialize_default, custom_deserialize_default, custom_compare_ext_default,
+    custom_fixed_length_default
+};
+
+/* vc_stream_open : unit -> stream (the file's bytes are given to each read) */
+value vc_stream_open(value unit)
+{
+    CAMLparam1(unit);
+    CAMLlocal1(v);
+    struct stream *s = calloc(1, sizeof *s);
+    if (s) s->ds = ZSTD_createDStream();
+    if (!s || !s->ds) { free(s); fail("out of memory"); }
+    ZSTD_initDStream(s->ds);
+    v = caml_alloc_custom(&stream_ops, sizeof s, 0, 1);
+    Stream_val(v) = s;
+    CAMLreturn(v);
+}
+
+/* vc_stream_read : stream -> file -> out -> int -> int -> int: up to [len] bytes of the data
+ * into [out] at [off]; fewer only at the end of the data (0: nothing is left). */
+value vc_stream_read(value stream, value file, value out, value off, value len)
+{
+    CAMLparam5(stream, file, out, off, len);
+    struct stream *s = Stream_val(stream);
+    const unsigned char *in = Caml_ba_data_val(file);
+    size_t in_size = Caml_ba_array_val(file)->dim[0], cap = Long_val(len), used = 0;
+    unsigned char *dst = (unsigned char *)Caml_ba_data_val(out) + Long_val(off);
+    if (in_size == 0) fail("not a valid zstd frame: the file is empty");
+    while (used < cap) {
+        if (!s->in_frame) {
+            if (s->in_pos == in_size) break;
+            if (in_size - s->in_pos >= 4) {
+                const unsigned char *m = in + s->in_pos;
+                uint32_t magic = m[0] | m[1] << 8 | m[2] << 16 | (uint32_t)m[3] << 24;
+                if ((magic & 0xFFFFFFF0u) == 0x184D2A50u)
+                    fail("a skippable zstd frame holds none of the data");
+            }
+            s->in_frame = 1;
+            s->frame_out = 0;
+        }
+        ZSTD_inBuffer input = { in, in_size, s->in_pos };
+        ZSTD_outBuffer output = { dst + used, cap - used, 0 };
+        size_t ret = ZSTD_decompressStream(s->ds, &output, &input);
+        if (ZSTD_isError(ret)) {
+            snprintf(message, sizeof message, "not a valid zstd frame: %s", ZSTD_getErrorName(ret));
+            fail(message);
+        }
+        s->in_pos = input.pos;
+        used += output.pos;
+        s->frame_out += output.pos;
+        if (ret == 0) {
+            if (s->frame_out == 0) fail("an empty zstd frame holds none of the data");
+            s->in_frame = 0;
+        } else if (input.pos == input.size && output.pos < output.size) {
+            fail("the file is cut short inside a zstd frame");
+        }
+    }
+    CAMLreturn(Val_long(used));
+}
+
+/* ---- XXH3-64 of data that arrives in pieces ---- */
+
+extern void *XXH3_createState(void);
+extern int XXH3_freeState(void *state);
+extern int XXH3_64bits_reset(void *state);
+extern int XXH3_64bits_update(void *state, const void *data, size_t len);
+extern uint64_t XXH3_64bits_digest(const void *state);
+
+#define Hash_val(v) (*(void **)Data_custom_val(v))
+
+static void hash_finalize(value v) { if (Hash_val(v)) XXH3_freeState(Hash_val(v)); }
+
+static struct custom_operations hash_ops = {
+    "vcheck.xxh3_state", hash_finalize, custom_compare_default, custom_hash_default,
+    custom_serialize_default, custom_deserialize_default, custom_compare_ext_default,
+    custom_fixed_length_default
+};
+
+/* vc_xxh3_begin : unit -> state */
+value vc_xxh3_begin(value unit)
+{
+    CAMLparam1(unit);
+    CAMLlocal1(v);
+    void *state = XXH3_createState();
+    if (!state) fail("out of memory");
+    XXH3_64bits_reset(state);
+    v = caml_alloc_custom(&hash_ops, sizeof state, 0, 1);
+    Hash_val(v) = state;
+    CAMLreturn(v);
+}
+
+/* vc_xxh3_add : state -> bigarray -> int -> int -> unit */
+value vc_xxh3_add(value state, value data, value off, value len)
+{
+    const unsigned char *p = Caml_ba_data_val(data);
+    XXH3_64bits_update(Hash_val(state), p + Long_val(off), (size_t)Long_val(len));
+    return Val_unit;
+}
+
+/* vc_xxh3_end : state -> string (16 lowercase hex digits) */
+value vc_xxh3_end(value state)
+{
+    CAMLparam1(state);
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)XXH3_64bits_digest(Hash_val(state)));
     CAMLreturn(caml_copy_string(hex));
 }
