@@ -2,8 +2,8 @@
 (certify.engine._solver), the Python reference (certify/solver.py), and Freecell Solver.
 
     python3 benchmarks/bench_solver.py [N] [--first F] [--engine native|python|both]
-                                       [--vs-fc-solve] [--rounds R] [--cells K] [--budget B]
-                                       [--profile]
+                                       [--runs R] [--vs-fc-solve] [--rounds R] [--cells K]
+                                       [--budget B] [--profile]
 
 Solves deals F..F+N-1 (default 1..1000) one after another on one core, with each engine, and
 prints the CPU time per deal (median, mean, worst), the mean line length in single-card moves
@@ -11,9 +11,13 @@ and in notation moves, and the deals given up (prove() would then search them ex
 Every line is replayed under the readable rules (rules.replays_to_win). With both engines
 (the default when the extension is built) it also says on how many deals their lines differ:
 they must not. (The reference takes some 25 ms a deal: for long ranges, --engine native.)
+With --runs R the C engine solves the deals R times and the median of the runs' CPU times is
+printed beside the fastest and the slowest (the machine may be shared: one run is noise).
 With --vs-fc-solve, Freecell Solver's range solver runs on the same deals in the same run,
 `freecell-solver-range-parallel-solve F L 1000 -l lg` (one thread), taking turns with the C
-engine R times (default 3), and the ratio of CPU times is printed pair by pair.
+engine R times (--rounds, default 3); the median CPU time of each and the median of the
+ratios of the pairs are printed. Pinning the run to one core (taskset -c 1) keeps the two
+engines on the same footing.
 This script installs nothing; Freecell Solver comes with `apt-get install freecell-solver-bin`.
 With --profile, where the Python reference spends its time.
 """
@@ -43,26 +47,32 @@ FC_SOLVE = "freecell-solver-range-parallel-solve"
 
 
 def native_solve(position, rules, budget):
+    """The C engine's answer as it gives it: 2 bytes a move, or None."""
     found, cells, cols = position
-    line = _solver.solve(found, cells, cols, rules.ncells, budget)
-    return None if line is None else list(zip(line[::2], line[1::2]))
+    return _solver.solve(found, cells, cols, rules.ncells, budget)
+
+
+def native_line(answer):
+    return None if answer is None else list(zip(answer[::2], answer[1::2]))
 
 
 def python_solve(position, rules, budget):
     return solver.solve(position, rules, budget)
 
 
-ENGINES = {"native": native_solve, "python": python_solve}
+# name -> (the solve that is timed, what turns its answer into [(card, dest)] or None)
+ENGINES = {"native": (native_solve, native_line), "python": (python_solve, lambda line: line)}
 
 
-def timed_lines(solve, positions, rules, budget):
-    """Each deal's line (or None) and the CPU seconds its solve took."""
-    lines, seconds = [], []
+def timed_lines(engine, positions, rules, budget):
+    """Each deal's line (or None) and the CPU seconds its solve took (the solve alone)."""
+    solve, line_of = ENGINES[engine]
+    answers, seconds = [], []
     for position in positions:
         t0 = time.process_time()  # CPU time: the machine may be shared
-        lines.append(solve(position, rules, budget))
+        answers.append(solve(position, rules, budget))
         seconds.append(time.process_time() - t0)
-    return lines, seconds
+    return [line_of(a) for a in answers], seconds
 
 
 def report(name, first, positions, lines, seconds, rules):
@@ -100,19 +110,30 @@ def fc_solve_seconds(first, last):
             + after.children_system - before.children_system)
 
 
+def repeated_runs(first, positions, rules, budget, runs):
+    """The C engine over the deals `runs` times: the median, fastest and slowest ms a deal."""
+    totals = sorted(sum(timed_lines("native", positions, rules, budget)[1])
+                    for _ in range(runs))
+    per_deal = [t / len(positions) * 1000 for t in totals]
+    print(f"  native  {runs} runs over deals {first}..{first + len(positions) - 1}: CPU per deal "
+          f"median {statistics.median(per_deal):.4f} ms (fastest {per_deal[0]:.4f}, "
+          f"slowest {per_deal[-1]:.4f})")
+
+
 def versus_fc_solve(first, positions, rules, budget, rounds):
     """The C engine and Freecell Solver in turns on the same deals: medians and ratios."""
     last = first + len(positions) - 1
     ours, theirs = [], []
     for _ in range(rounds):
-        ours.append(sum(timed_lines(native_solve, positions, rules, budget)[1]))
+        ours.append(sum(timed_lines("native", positions, rules, budget)[1]))
         theirs.append(fc_solve_seconds(first, last))
     ratios = sorted(a / b for a, b in zip(ours, theirs))
     print(f"  side by side, deals {first}..{last}, {rounds} rounds in turn, CPU seconds:")
     print(f"    certify.engine._solver (in process): median {statistics.median(ours):.3f} s "
           f"({statistics.median(ours) / len(positions) * 1000:.3f} ms a deal)")
     print(f"    {FC_SOLVE} {first} {last} 1000 -l lg (whole process): "
-          f"median {statistics.median(theirs):.3f} s")
+          f"median {statistics.median(theirs):.3f} s "
+          f"({statistics.median(theirs) / len(positions) * 1000:.3f} ms a deal)")
     print(f"    ratio ours / Freecell Solver: median {statistics.median(ratios):.2f} "
           f"(min {ratios[0]:.2f}, max {ratios[-1]:.2f})")
 
@@ -124,6 +145,8 @@ def main():
     p.add_argument("--engine", choices=("native", "python", "both"),
                    default="both" if _solver else "python",
                    help="which solver (default: both when the extension is built)")
+    p.add_argument("--runs", type=int, default=1,
+                   help="solve the deals this many times with the C engine (default 1)")
     p.add_argument("--vs-fc-solve", action="store_true",
                    help=f"also time {FC_SOLVE} on the same deals, in turn with the C engine")
     p.add_argument("--rounds", type=int, default=3, help="turns for --vs-fc-solve (default 3)")
@@ -133,7 +156,7 @@ def main():
     p.add_argument("--profile", action="store_true",
                    help="print where the Python reference spends its time")
     args = p.parse_args()
-    if _solver is None and (args.engine != "python" or args.vs_fc_solve):
+    if _solver is None and (args.engine != "python" or args.vs_fc_solve or args.runs > 1):
         raise SystemExit("certify.engine._solver is not built (pip install -e . builds it)")
     if args.vs_fc_solve and shutil.which(FC_SOLVE) is None:
         raise SystemExit(f"{FC_SOLVE} not found: apt-get install freecell-solver-bin")
@@ -147,7 +170,7 @@ def main():
         profile = cProfile.Profile() if args.profile and name == "python" else None
         if profile:
             profile.enable()
-        found[name] = timed_lines(ENGINES[name], positions, rules, args.budget)
+        found[name] = timed_lines(name, positions, rules, args.budget)
         if profile:
             profile.disable()
         report(name, args.first, positions, *found[name], rules)
@@ -161,6 +184,8 @@ def main():
         print(f"  lines differ between the engines on {len(differ)} deals"
               + (f": {' '.join(map(str, differ[:20]))}" if differ else "")
               + f"; the C engine takes 1/{ratio:.0f} of the reference's CPU time")
+    if args.runs > 1:
+        repeated_runs(args.first, positions, rules, args.budget, args.runs)
     if args.vs_fc_solve:
         versus_fc_solve(args.first, positions, rules, args.budget, args.rounds)
 

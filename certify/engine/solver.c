@@ -50,9 +50,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(address) __builtin_prefetch(address)
 #define HOT static inline __attribute__((always_inline))  /* small, and called per child */
+#define RARELY(x) __builtin_expect(!!(x), 0)
 #else
 #define PREFETCH(address) ((void)(address))
 #define HOT static inline
+#define RARELY(x) (x)
 #endif
 
 /* The tuning of certify/solver.py, in the same units (UNIT = a twentieth of a move). */
@@ -264,12 +266,18 @@ HOT void set_column(const Columns *t, Position *p, int j, uint32_t id)
 
 /* Positions are the same up to the order of their columns. Most positions met twice have
 ** their columns in the same order (two moves made in either order), so that is tried first. */
-static int same_position(const Position *a, const Position *b)
+static int same_columns(const Position *a, const Position *b);
+
+HOT int same_position(const Position *a, const Position *b)
 {
     if (memcmp(a->found, b->found, 4) != 0 || a->cells != b->cells)
         return 0;
-    if (memcmp(a->col, b->col, sizeof a->col) == 0)
-        return 1;
+    return memcmp(a->col, b->col, sizeof a->col) == 0 || same_columns(a, b);
+}
+
+/* The same columns in another order? */
+static int same_columns(const Position *a, const Position *b)
+{
     uint32_t x[8], y[8];
     for (int i = 0; i < 8; i++) {  /* insertion sort: eight numbers */
         uint32_t u = a->col[i], v = b->col[i];
@@ -360,6 +368,7 @@ typedef struct {
     NodeSet index;    /* the same positions, to find their places on the path */
     uint8_t *has;     /* has[id]: does a position on the path have column id? (for the ids */
     size_t nhas, has_cap;  /* below nhas; the columns made later are on none) */
+    uint64_t in_cells;     /* the cards in a free cell in some position on the path */
 } Path;
 
 /* Everything a solve works in. Its blocks are kept from one solve to the next (solve() keeps a
@@ -554,7 +563,7 @@ HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, P
             id = column_on(s, t, id, moved[i]);
         set_column(t, child, dest, id);
     }
-    if (autoplays)
+    if (RARELY(autoplays))
         autoplay(s, child, NULL);
 }
 
@@ -642,7 +651,7 @@ HOT uint64_t estimate(const Position *p, int sequenced_weight)
 
 HOT void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
 {
-    if (priority >= r->npriorities) {
+    if (RARELY(priority >= r->npriorities)) {
         size_t was = r->npriorities, now = was;
         while (now <= priority)
             now *= 2;
@@ -696,7 +705,7 @@ HOT uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, const 
     v->parent = parent;
     v->next = NO_NODE;
     set_put(&r->set, slot, hash, node);
-    if (2 * r->set.n > r->set.mask + 1)
+    if (RARELY(2 * r->set.n > r->set.mask + 1))
         set_grow(s, r);
     return node;
 }
@@ -762,7 +771,7 @@ static int search_turn(Solver *s, Search *r, long long size)
                 continue;
             uint32_t added = add_node(s, r, slot, hash, child, node);
             child = &r->nodes[added].at;
-            if (is_won(child)) {
+            if (RARELY(is_won(child))) {
                 r->won = added;
                 return WON;
             }
@@ -814,12 +823,14 @@ static void path_of(Solver *s, const Search *r, Path *path)
     path->nhas = s->columns.n;
     path->has = room_for(s, path->has, &path->has_cap, path->nhas, 1);
     memset(path->has, 0, path->nhas);
+    path->in_cells = 0;
     for (uint32_t i = 0; i < path->n; i++) {
         Position p = path->at[i].at;
         uint32_t hash = position_hash(&p);
         set_put(&path->index, set_slot(&path->index, path->at, &p, hash), hash, i);
         for (int j = 0; j < 8; j++)
             path->has[p.col[j]] = 1;
+        path->in_cells |= p.cells;
     }
 }
 
@@ -830,8 +841,9 @@ static int on_path(const Path *path, uint32_t id)
 }
 
 /* Might a move from p lead to a position on the path? Not when it makes a column that no
-** position on the path has, unless foundation moves follow it (then other columns change too).
-** (`safe`: the cards that may go home safely from p.) */
+** position on the path has, or puts a card in a cell where no position on the path has it,
+** unless foundation moves follow it (then other columns and cells change too). (`safe`: the
+** cards that may go home safely from p.) */
 static int may_reach_path(const Solver *s, const Path *path, const Position *p, uint64_t safe,
                           const Move *m)
 {
@@ -850,7 +862,7 @@ static int may_reach_path(const Solver *s, const Path *path, const Position *p, 
             return 0;
     }
     if (m->dest == CELL)
-        return 1;
+        return path->in_cells >> m->card & 1;
     uint32_t id = p->col[m->dest];
     for (int i = 0; i < m->k && (i == 0 || id); i++)  /* 0 after the first card: not made */
         id = id ? t->at[id].on[suit(moved[i]) & 1] : t->bottom[moved[i]];
