@@ -196,24 +196,19 @@ def run_certify(argv):
 
 def spilling(args, argv, out, name, position, rules):
     """The search on disk's settings (external.Disk), its work folder checked now, before any
-    long work; None with --no-spill, or where the disk search is not built (then --resume,
-    --on-disk and --work-dir are refused)."""
+    long work; None with --no-spill. Where the disk search is not built, --resume, --on-disk
+    and --work-dir are refused, and without them the search stops at --memory as before."""
     from . import external
     asked = args.resume or args.on_disk or args.work_dir is not None
     if args.no_spill:
         if asked:
             raise Usage("--no-spill does not go with --resume, --on-disk or --work-dir")
         return None
-    if not external.available():
-        if asked:
-            raise Usage("the search on disk is not built (certify.engine._external); reinstall "
-                        "with a C compiler (pip install -e .)")
-        return None
+    if asked and not external.available():
+        raise Usage("the search on disk is not built (certify.engine._external); reinstall "
+                    "with a C compiler (pip install -e .)")
     folder = args.work_dir if args.work_dir is not None else external.default_folder(out, name)
-    import shlex
-    again = ["certify", *argv] + ([] if args.resume else ["--resume"])
-    disk = external.Disk(folder, resume=args.resume, at_once=args.on_disk,
-                         command=" ".join(shlex.quote(a) for a in again))
+    disk = external.Disk(folder, resume=args.resume, at_once=args.on_disk, argv=list(argv))
     try:
         disk.check(position, rules)
     except external.WorkFolderError as e:

@@ -1,9 +1,9 @@
 """The exhaustive search on disk: its memory a budget, not the size of the problem.
 
 The in-memory engine (certify/engine/search.c) holds every position it has found in a hash set,
-about 40 bytes a position; a deal of a billion positions does not fit. This search holds only a
-buffer of successors in memory and keeps the set of positions found in sorted files in a work
-folder, so that --memory bounds the buffer and the disk bounds the rest. The positions it finds
+about 40 bytes a position; a deal of a billion positions does not fit. This search holds one
+bucket of positions (below) and a buffer of successors in memory, within --memory, and keeps
+the rest in sorted files in a work folder, so that the disk bounds the problem. The positions it finds
 are exactly the set the in-memory engine finds (the closure of the start under every move), so
 the certificate is the same, byte for byte: tests/test_external.py holds it to that.
 
@@ -17,22 +17,27 @@ external-memory search):
   its successors with one more card home are kept, unsorted, as the next bucket's pending runs.
   (With foundation moves a card can go back, so every position is in one bucket, bucket 0, and
   each layer is checked against all that was found: the same algorithm, slower.)
-- Within a bucket, layer by layer: the frontier (the positions new in the last layer, a sorted
-  file) is expanded into a buffer of successors; when the buffer fills (the --memory budget), it
-  is sorted, its repeats dropped, and written as a run. At the layer's end the runs are merged,
-  less the bucket's positions found before (the visited file, sorted), into the next frontier,
-  and into the next visited file. An empty frontier closes the bucket; its pending runs, merged,
-  are the next bucket's first frontier.
+- A bucket that fits in memory is closed there, as the in-memory engine closes a search: a hash
+  set and a stack, each successor looked up once (Expander.hold/explore/dump); it is written out
+  sorted when closed, and saved (all its keys, and those still to expand) every few minutes so
+  that a resume loses no more. A bucket that outgrows the set's share of --memory is saved the
+  same way and goes on on disk, layer by layer:
+- the frontier (the positions still to expand, a sorted file) is expanded into a buffer of
+  successors; when the buffer fills, it is sorted, its repeats dropped, and written as a run. At
+  the layer's end the runs are merged, less the bucket's positions found before (the visited
+  file, sorted), into the next frontier, and into the next visited file. An empty frontier
+  closes the bucket; its pending runs, merged, are the next bucket's first frontier.
 - The certificate's records are the keys renumbered (column ids by content, as the format asks)
   and sorted. The keys with the same foundations and cells lie together in one bucket's file,
   in the order their records take (external.c says why), so the certificate is streamed out of
   a merge of the bucket files, a (foundations, cells) group at a time, with no sort on disk.
 
 Resuming: the folder's state (search.json) is replaced, atomically (a rename), at every run
-written and at every merge: the files it names are whole before it names them, and anything
-else in the folder with our names is what a run cut short left, removed on resume. So a process
-killed at any moment (Ctrl-C, kill -9, the system's out-of-memory killer) goes on from its last
-checkpoint, losing the work since (a buffer's worth of expansion, or one merge). The column
+written, at every merge and at every save of a bucket held in memory: the files it names are
+whole before it names them, and anything else in the folder with our names is what a run cut
+short left, removed on resume. So a process killed at any moment (Ctrl-C, kill -9, the system's
+out-of-memory killer) goes on from its last checkpoint, losing the work since (a buffer's worth
+of expansion, one merge, or at most CHECKPOINT_EVERY seconds of a bucket in memory). The column
 table the keys' ids refer to is saved with the state. Nothing is fsync'd (on this machine the
 syncs doubled a spilling search's time): a crash of the whole system can leave the files short
 of what the state says, which a resume finds (every file's size is checked against its count)
@@ -42,8 +47,6 @@ A won position met by this search makes it stop, UNKNOWN: it keeps no parents, s
 line to give (the solver had its chance before the search began).
 """
 
-import errno
-import json
 import os
 import time
 
@@ -54,6 +57,7 @@ FORMAT = "certify-disk-search"
 VERSION = 1
 FANIN = 64  # runs one merge reads at once (each a read block in memory)
 SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
+CHECKPOINT_EVERY = 300  # seconds between saves of a bucket held in memory (or 5 saves' time)
 SUFFIXES = (".keys", ".columns", ".tmp")  # our files: only these are ever removed
 
 
@@ -82,12 +86,21 @@ class Disk:
 
     memory = 1 << 30  # the buffer's bytes where the run gives no --memory
 
-    def __init__(self, folder, resume=False, at_once=False, command=None):
+    def __init__(self, folder, resume=False, at_once=False, argv=None):
         self.folder = os.fspath(folder)
         self.resume = resume
         self.at_once = at_once or resume
-        self.command = command
+        self.argv = argv  # the command's arguments, for the command that resumes
         self.started = False  # a DiskSearch has begun in the folder
+
+    @property
+    def command(self):
+        """`certify ARGS --resume`, as a shell reads it (None without the arguments)."""
+        if self.argv is None:
+            return None
+        import shlex
+        again = ["certify", *self.argv] + ([] if "--resume" in self.argv else ["--resume"])
+        return " ".join(shlex.quote(a) for a in again)
 
     def check(self, position, rules):
         """Refuse now, before any long work, a folder that could not be used: WorkFolderError."""
@@ -133,8 +146,14 @@ def identity(position, rules):
 
 
 def buffer_bytes(memory):
-    """The successor buffer's share of --memory: what is left beside the merges' read blocks."""
-    return max(memory - (FANIN + 3) * block_bytes(memory), 1 << 16)
+    """The successor buffer's share of --memory: a quarter (the rest is the set of a bucket
+    held in memory, beside the merges' read blocks)."""
+    return max(memory // 4, 1 << 16)
+
+
+def held_bytes(memory):
+    """What the set of a bucket held in memory may take."""
+    return max(memory - buffer_bytes(memory) - (FANIN + 3) * block_bytes(memory), 1 << 16)
 
 
 def block_bytes(memory):
@@ -158,6 +177,9 @@ class DiskSearch:
         self.position = position
         self.seconds = 0.0
         self.made_folder = False
+        self.holding = False  # the current bucket is held in memory (step "memory")
+        self.dumped = time.monotonic()  # when it was last saved
+        self.dump_seconds = 0.0  # how long that took
         self.block = block_bytes(memory)
         usable_folder(self.folder)
         if not os.path.isdir(self.folder):
@@ -194,7 +216,7 @@ class DiskSearch:
         state = {"format": FORMAT, "version": VERSION,
                  "identity": identity(self.position, self.rules),
                  "idw": 2, "columns": None, "ncolumns": 0, "seq": 0,
-                 "bucket": 0, "layer": 0, "step": "expand",
+                 "bucket": 0, "layer": 0, "step": "memory",
                  "done": [], "visited": None, "frontier": None, "offset": 0,
                  "runs": [], "pending": [], "positions": 0, "most_home": 0, "won": False,
                  "seconds": 0.0}
@@ -279,12 +301,15 @@ class DiskSearch:
         else:
             old = None
         s["most_home"] = max(s["most_home"], self.expander.most_home)
+        s["positions"] = self.positions
         s["won"] = s["won"] or self.expander.won
         s["seconds"] = self.seconds
+        import json
         self._write(STATE + ".tmp", json.dumps(s, indent=1).encode())
         os.replace(self._path(STATE + ".tmp"), self._path(STATE))
         if old:
             self._remove(old)
+        self._tidy()  # (what the state no longer names: merged runs, an old save of a bucket)
 
     def _write(self, name, data):
         with open(self._path(name), "wb") as f:
@@ -300,7 +325,12 @@ class DiskSearch:
 
     @property
     def positions(self):
-        return self.state["positions"]
+        """Distinct positions found so far: the closed buckets', and this one's."""
+        s = self.state
+        done = sum(e[2] for e in s["done"])
+        if self.holding:
+            return done + self.expander.held
+        return done + (s["visited"][1] if s["visited"] else 0)
 
     @property
     def most_home(self):
@@ -335,7 +365,9 @@ class DiskSearch:
         try:
             while self.state["step"] != "done" and not self.state["won"]:
                 step = self.state["step"]
-                if step == "expand":
+                if step == "memory":
+                    self._memory_slice()
+                elif step == "expand":
                     self._expand_slice()
                 elif step == "merge":
                     self._merge_step()
@@ -376,7 +408,10 @@ class DiskSearch:
 
     def _checkpoint_quietly(self):
         try:
-            if self.state["step"] == "expand" and self.expander.buffered:
+            if self.state["step"] == "memory" and self.holding:
+                self._spill()  # (the successors its expanded keys gave the next bucket)
+                self._dump()
+            elif self.state["step"] == "expand" and self.expander.buffered:
                 self._spill()
             self._checkpoint()
         except OSError:
@@ -389,6 +424,68 @@ class DiskSearch:
             if self.disk.command:
                 words += f": go on with `{self.disk.command}`"
         return words
+
+    def _memory_slice(self):
+        """A slice of the bucket held in memory: loaded (its keys found so far, those to expand
+        marked) if it is not yet, then explored; closed, it is saved as the bucket's file; past
+        the set's budget, saved for the layers on disk to go on with."""
+        s, x = self.state, self.expander
+        if not self.holding:
+            budget = held_bytes(self.memory)
+            self.holding = True
+            if s["frontier"] == s["visited"]:  # (a bucket's start: every key to expand)
+                fits = x.hold(self._b(s["visited"][0]), s["visited"][1], True, budget)
+            else:
+                fits = x.hold(self._b(s["visited"][0]), s["visited"][1], False, budget) and \
+                    x.hold(self._b(s["frontier"][0]), s["frontier"][1], True, budget)
+            self.dumped = time.monotonic()
+            if not fits:  # (the files stay as they are: the layers begin from them)
+                self._let_go("expand")
+                self._checkpoint()
+                return
+        status = x.explore(SLICE)
+        if status == self.x.SLICE_OVER:
+            if time.monotonic() - self.dumped > max(CHECKPOINT_EVERY, 5 * self.dump_seconds):
+                self._spill()
+                self._dump()
+                self._checkpoint()
+            return
+        if status == self.x.NO_MEMORY:
+            raise MemoryError
+        self._spill()
+        if status == self.x.NEXT_FULL:
+            return  # (its runs are named at the next checkpoint, with the set they came from)
+        self._dump(keep=False)
+        if status == self.x.CLOSED:
+            s["done"].append([s["bucket"], s["visited"][0], s["visited"][1]])
+            s["layer"] += 1
+            s["visited"] = s["frontier"] = None
+            self._let_go("next")
+        elif status == self.x.SET_FULL:
+            self._let_go("expand")
+        self._checkpoint()
+        if status == self.x.COLUMNS_FULL:
+            self._let_go("memory")
+            self._widen()
+
+    def _dump(self, keep=True):
+        """Save the held bucket: all its keys, and those still to expand; kept in memory to go
+        on with, or (keep=False) let go of."""
+        s = self.state
+        t0 = time.monotonic()
+        visited, still = self._name("held"), self._name("open")
+        n, m = self.expander.dump(self._b(visited), self._b(still), keep)
+        self.holding = keep
+        s["visited"] = [visited, n]
+        s["frontier"] = [still, m] if m else [visited, 0]
+        s["offset"] = 0
+        self.dumped = time.monotonic()
+        self.dump_seconds = self.dumped - t0  # (the old files go at the next checkpoint)
+
+    def _let_go(self, step):
+        self.expander.release()
+        self.holding = False
+        self.state["step"] = step
 
     def _expand_slice(self):
         s = self.state
@@ -469,7 +566,6 @@ class DiskSearch:
         s["runs"], s["offset"] = [], 0
         s["layer"] += 1
         if frontier is not None:
-            s["positions"] += frontier[1]
             s["frontier"], s["visited"] = frontier, visited
             s["step"] = "expand"
         else:  # the bucket is closed
@@ -509,8 +605,7 @@ class DiskSearch:
         s["bucket"] += 1
         s["layer"] = 0
         s["visited"], s["frontier"] = first, list(first)
-        s["positions"] += first[1]
-        s["step"] = "expand"
+        s["step"] = "memory"
         self._checkpoint()
         for name in gone:
             self._remove(name)
@@ -574,6 +669,7 @@ class DiskSearch:
 def read_state(folder, position, rules, resume):
     """The state of the search in `folder`, if it is of this position and rules and a resume
     was asked for; else WorkFolderError."""
+    import json
     path = os.path.join(folder, STATE)
     try:
         with open(path) as f:
@@ -594,6 +690,7 @@ def read_state(folder, position, rules, resume):
 
 def disk_words(e, folder):
     """An OSError of the search's files, in words."""
+    import errno
     if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         return f"the disk under {folder} is full"
     return f"cannot use the work folder {folder} ({e.strerror or e})"

@@ -219,8 +219,10 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None,
             outcome = search.run(*budget.search(step.size), progress)
     if disk is not None and (disk.at_once or (outcome is not None and outcome.verdict == UNKNOWN
                                               and outcome.limit in (MEMORY, FORMAT))):
-        search = budget.searching = outcome = None  # (its tables let go of before the disk's)
-        outcome = on_disk(start, rules, budget, progress, memory, disk)
+        from .external import available
+        if available():  # (else the search's stop stands, as without a disk)
+            search = running = budget.searching = outcome = None  # (its tables let go of)
+            outcome = on_disk(start, rules, budget, progress, memory, disk)
     return Found(outcome=outcome)
 
 

@@ -73,6 +73,37 @@ def test_the_same_records_as_the_in_memory_engine(tmp_path, number, rules):
     assert search.most_home == memory.most_home
 
 
+@pytest.mark.parametrize("memory", [64 << 20, 1 << 20, 1 << 16],
+                         ids=["buckets-in-memory", "some-on-disk", "layers-on-disk"])
+def test_the_same_records_whether_buckets_are_held_in_memory_or_not(tmp_path, memory):
+    position, rules = start(deal(1)), Rules(2)
+    table, records, _ = disk_records(position, rules, tmp_path / "work", memory)
+    assert (table, records) == records_of(engine.search(position, rules), rules)
+
+
+def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch):
+    """Saved at every slice (CHECKPOINT_EVERY 0), stopped after each by a time limit, resumed
+    from the folder each time: the same records."""
+    monkeypatch.setattr(external, "CHECKPOINT_EVERY", 0)
+    monkeypatch.setattr(external, "SLICE", 0.002)
+    position, rules = start(deal(11982)), Rules(4)
+    disk = external.Disk(tmp_path / "work", resume=True)
+    stops = 0
+    while True:
+        search = external.DiskSearch(position, rules, disk, 64 << 20)
+        outcome = search.run(time_limit=0.01)
+        if outcome.verdict == NO_WIN:
+            break
+        assert outcome.verdict == UNKNOWN and "kept in" in outcome.reason
+        stops += 1
+    assert stops > 3
+    table, ids, width = search.table()
+    rows = b"".join(search.records())
+    w = 4 + rules.ncells + 8 * width
+    assert (table, [rows[i:i + w] for i in range(0, len(rows), w)]) == \
+        records_of(engine.search(position, rules), rules)
+
+
 def test_the_same_records_as_the_python_reference(tmp_path):
     position, rules = start(deal(11982)), Rules(3)
     reference = Reference(position, rules).run()
@@ -80,11 +111,12 @@ def test_the_same_records_as_the_python_reference(tmp_path):
     assert (table, records) == records_of(reference, rules)
 
 
-def test_ids_widened_to_3_bytes_midway(tmp_path):
+@pytest.mark.parametrize("memory", [64 << 20, 1 << 16], ids=["held", "layers"])
+def test_ids_widened_to_3_bytes_midway(tmp_path, memory):
     """Past the columns 2-byte ids name (early here: narrow=64), every file is rewritten with
     3-byte ids and the search goes on: the same records."""
     position, rules = start(deal(11982)), Rules(3)
-    table, records, search = disk_records(position, rules, tmp_path / "work", 1 << 16, 64)
+    table, records, search = disk_records(position, rules, tmp_path / "work", memory, 64)
     assert search.state["idw"] == 3
     assert (table, records) == records_of(engine.search(position, rules), rules)
 

@@ -466,9 +466,26 @@ typedef struct {
     int most;            /* most cards home in any key seen */
     int won;             /* a won position was met */
     int busy;
+    /* The bucket held in memory (hold/explore/dump): records of keylen + 1 bytes, the key then
+    ** 1 while it is still to be expanded; a hash table of hash << 32 | index + 1; the stack of
+    ** the indices still to expand. */
+    uint8_t *held;
+    size_t nheld, capheld;
+    uint64_t *slot;
+    size_t nslots;
+    uint32_t *stack;
+    size_t nstack;
+    size_t budget;       /* bytes the three may take */
 } Expander;
 
+static void release_held(Expander *x) {
+    free(x->held); free(x->slot); free(x->stack);
+    x->held = NULL; x->slot = NULL; x->stack = NULL;
+    x->nheld = x->capheld = x->nslots = x->nstack = 0;
+}
+
 static void Expander_dealloc(Expander *x) {
+    release_held(x);
     columns_free(&x->columns);
     free(x->buf);
     Py_TYPE(x)->tp_free((PyObject *)x);
@@ -775,6 +792,237 @@ static PyObject *Expander_columns(Expander *x, PyObject *args) {
     return list;
 }
 
+
+/* ---- A bucket held in memory -------------------------------------------------------------- */
+
+/* A bucket that fits in the budget is closed the way the in-memory engine closes a search: a
+** hash set and a stack, each successor looked up once, no layers, no sorting but at the end. Its
+** successors with one more card home still go to the buffer's back part and so to pending runs.
+** Only a bucket that outgrows the set falls back to layers on disk (dump() hands them its keys:
+** every one found, and those still to expand). dump() is also the checkpoint of a bucket held in
+** memory: a resume loads both files again and goes on. */
+
+static uint8_t *held_at(Expander *x, size_t i) { return x->held + i * (size_t)(x->keylen + 1); }
+
+static size_t held_bytes(size_t cap, size_t nslots, size_t rec) {
+    return cap * (rec + sizeof(uint32_t)) + nslots * sizeof(uint64_t);
+}
+
+static int held_grow_slots(Expander *x, size_t n) {
+    uint64_t *slot = zeroed(n, sizeof *slot);
+    if (!slot) return -1;
+    for (size_t i = 0; i < x->nslots; i++) {
+        uint64_t e = x->slot[i];
+        if (!e) continue;
+        size_t h = (uint32_t)(e >> 32) & (n - 1);
+        while (slot[h]) h = (h + 1) & (n - 1);
+        slot[h] = e;
+    }
+    free(x->slot);
+    x->slot = slot;
+    x->nslots = n;
+    return 0;
+}
+
+/* Room for one more key: 0, 1 past the budget, -1 out of memory. */
+static int held_room(Expander *x) {
+    size_t rec = (size_t)x->keylen + 1;
+    int keys = x->nheld == x->capheld, slots = (x->nheld + 1) * 10 > x->nslots * 7;
+    if (!keys && !slots) return 0;
+    size_t cap = keys ? (x->capheld ? 2 * x->capheld : 4096) : x->capheld;
+    size_t ns = slots ? (x->nslots ? 2 * x->nslots : 8192) : x->nslots;
+    if (held_bytes(cap, ns, rec) + (slots ? x->nslots * sizeof(uint64_t) : 0) > x->budget ||
+        cap > UINT32_MAX - 1)
+        return 1;
+    if (keys) {
+        uint8_t *h = realloc(x->held, cap * rec);
+        if (!h) return -1;
+        x->held = h;
+        uint32_t *st = realloc(x->stack, cap * sizeof *st);
+        if (!st) return -1;
+        x->stack = st;
+        x->capheld = cap;
+    }
+    if (slots && held_grow_slots(x, ns) < 0) return -1;
+    return 0;
+}
+
+/* Look key k up; insert it if absent. 1 inserted (its index in *at), 0 present (*at), 2 past
+** the budget, -1 out of memory. */
+static int held_insert(Expander *x, const uint8_t *k, size_t *at) {
+    size_t w = (size_t)x->keylen;
+    uint32_t h = (uint32_t)hash_bytes(k, w);
+    if (x->nslots) {
+        size_t mask = x->nslots - 1;
+        for (size_t i = h & mask;; i = (i + 1) & mask) {
+            uint64_t e = x->slot[i];
+            if (!e) break;
+            if ((uint32_t)(e >> 32) == h && memcmp(held_at(x, (uint32_t)e - 1), k, w) == 0) {
+                *at = (uint32_t)e - 1;
+                return 0;
+            }
+        }
+    }
+    int room = held_room(x);
+    if (room) return room > 0 ? 2 : -1;
+    size_t mask = x->nslots - 1, i = h & mask;
+    while (x->slot[i]) i = (i + 1) & mask;
+    size_t idx = x->nheld++;
+    memcpy(held_at(x, idx), k, w);
+    held_at(x, idx)[w] = 0;
+    x->slot[i] = (uint64_t)h << 32 | ((uint64_t)idx + 1);
+    *at = idx;
+    return 1;
+}
+
+static void held_open(Expander *x, size_t idx) {
+    uint8_t *flag = held_at(x, idx) + x->keylen;
+    if (!*flag) { *flag = 1; x->stack[x->nstack++] = (uint32_t)idx; }
+}
+
+/* hold(path, count, open, budget) -> whether all fit: the keys of `path` put in the set, and with
+** `open` marked to expand; `budget` the bytes the set may take. */
+static PyObject *Expander_hold(Expander *x, PyObject *args) {
+    const char *path;
+    unsigned long long count, budget;
+    int open_;
+    if (!PyArg_ParseTuple(args, "yKpK", &path, &count, &open_, &budget)) return NULL;
+    x->budget = (size_t)budget;
+    if (count == 0) Py_RETURN_TRUE;
+    In r;
+    int err = 0, full = 0, nomem = 0;
+    uint64_t n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (in_open(&r, path, (size_t)x->keylen, 0, IO_BLOCK) < 0) err = r.err;
+    else {
+        while (r.live && n < count) {
+            size_t at;
+            int got = held_insert(x, r.key, &at);
+            if (got == 2) { full = 1; break; }
+            if (got < 0) { nomem = 1; break; }
+            if (open_) held_open(x, at);
+            n++;
+            if (in_next(&r) < 0) { err = r.err; break; }
+        }
+        if (!err && !full && !nomem && n != count) err = EIO;
+    }
+    in_close(&r);
+    Py_END_ALLOW_THREADS
+    if (nomem) return PyErr_NoMemory();
+    if (err) return os_error(err, path);
+    return PyBool_FromLong(!full);
+}
+
+enum { CLOSED = 0, NEXT_FULL = 5, SET_FULL = 6 };
+
+/* explore(seconds) -> status: expand the held keys still to expand, each successor of this
+** bucket looked up in the set (and, new, put in it to expand), each of the next bucket's put in
+** the buffer's back part. CLOSED when none is left, NEXT_FULL when the buffer might not take
+** another key's successors (spill, then go on), SLICE_OVER, SET_FULL when the set would outgrow
+** its budget, COLUMNS_FULL, NO_MEMORY. A key is marked expanded only once all of its successors
+** are in: after a stop it is expanded again, which adds nothing twice. */
+static PyObject *Expander_explore(Expander *x, PyObject *args) {
+    double seconds;
+    if (!PyArg_ParseTuple(args, "d", &seconds)) return NULL;
+    Expansion *e = malloc(sizeof *e);
+    if (!e) return PyErr_NoMemory();
+    e->x = x;
+    int status = CLOSED, bad = 0;
+    size_t w = (size_t)x->keylen;
+    Py_BEGIN_ALLOW_THREADS
+    double deadline = now() + seconds;
+    uint64_t expanded = 0;
+    while (x->nstack) {
+        if (x->cap - x->nnext < MAX_SUCCESSORS) { status = NEXT_FULL; break; }
+        size_t idx = x->stack[x->nstack - 1];
+        uint8_t key[MAX_KEY];
+        memcpy(key, held_at(x, idx), w);
+        int m = expand_key(e, key);
+        if (m == -3) { bad = 1; break; }
+        if (m < 0) { status = m == -1 ? COLUMNS_FULL : NO_MEMORY; break; }
+        x->nstack--;
+        int h = home(key), stop = 0;
+        for (int i = 0; i < m; i++) {
+            const uint8_t *k = e->out + (size_t)i * w;
+            int hk = home(k);
+            if (hk > x->most) x->most = hk;
+            if (hk == 52) x->won = 1;
+            if (x->back || hk == h) {
+                size_t at;
+                int got = held_insert(x, k, &at);
+                if (got == 2 || got < 0) { stop = got == 2 ? SET_FULL : NO_MEMORY; break; }
+                if (got == 1) held_open(x, at);
+            } else {
+                memcpy(x->buf + (x->cap - ++x->nnext) * w, k, w);
+            }
+        }
+        if (stop) {   /* expanded again later: back on the stack, still marked to expand */
+            x->stack[x->nstack++] = (uint32_t)idx;
+            status = stop;
+            break;
+        }
+        held_at(x, idx)[w] = 0;
+        if (++expanded % 256 == 0 && now() > deadline) { status = SLICE_OVER; break; }
+    }
+    Py_END_ALLOW_THREADS
+    free(e);
+    if (bad) { PyErr_SetString(PyExc_ValueError, "a held key names a column never met"); return NULL; }
+    return PyLong_FromLong(status);
+}
+
+/* dump(visited_path, open_path, keep=True) -> (held, open): every held key, sorted, to
+** `visited_path`, and those still to expand to `open_path` (no file for none); with `keep` the
+** set is rebuilt after (its keys were sorted in place) to be explored on, else released. */
+static PyObject *Expander_dump(Expander *x, PyObject *args) {
+    const char *vpath, *opath;
+    int keep = 1;
+    if (!PyArg_ParseTuple(args, "yy|p", &vpath, &opath, &keep)) return NULL;
+    size_t w = (size_t)x->keylen, rec = w + 1, n = x->nheld, nopen = 0;
+    int err = 0;
+    const char *where = vpath;
+    Py_BEGIN_ALLOW_THREADS
+    sort_keys(x->held, n, rec, 0);
+    Out v, o;
+    memset(&o, 0, sizeof o);
+    o.fd = -1;
+    if (out_open(&v, vpath) < 0) err = v.err;
+    for (size_t i = 0; i < n && !err; i++) {
+        const uint8_t *r = held_at(x, i);
+        if (out_put(&v, r, w) < 0) { err = v.err; break; }
+        if (r[w]) {
+            if (!nopen && out_open(&o, opath) < 0) { err = o.err; where = opath; break; }
+            if (out_put(&o, r, w) < 0) { err = o.err; where = opath; break; }
+            nopen++;
+        }
+    }
+    if (out_close(&v) < 0 && !err) err = v.err;
+    if (nopen && out_close(&o) < 0 && !err) { err = o.err; where = opath; }
+    /* the table and the stack again, for the keys where they now lie */
+    if (x->nslots) memset(x->slot, 0, x->nslots * sizeof *x->slot);
+    x->nstack = 0;
+    for (size_t i = 0; i < n && keep; i++) {
+        const uint8_t *r = held_at(x, i);
+        uint32_t h = (uint32_t)hash_bytes(r, w);
+        size_t mask = x->nslots - 1, j = h & mask;
+        while (x->slot[j]) j = (j + 1) & mask;
+        x->slot[j] = (uint64_t)h << 32 | ((uint64_t)i + 1);
+        if (r[w]) x->stack[x->nstack++] = (uint32_t)i;
+    }
+    Py_END_ALLOW_THREADS
+    if (!keep) release_held(x);
+    if (err) return os_error(err, where);
+    return Py_BuildValue("(nn)", (Py_ssize_t)n, (Py_ssize_t)nopen);
+}
+
+static PyObject *Expander_release(Expander *x, PyObject *noargs) {
+    (void)noargs;
+    release_held(x);
+    Py_RETURN_NONE;
+}
+
+static PyObject *get_held(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nheld); }
+static PyObject *get_open(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nstack); }
+
 static PyObject *get_buffered(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nsame + x->nnext); }
 static PyObject *get_ncolumns(Expander *x, void *c) { (void)c; return PyLong_FromUnsignedLong(x->columns.n); }
 static PyObject *get_most(Expander *x, void *c) { (void)c; return PyLong_FromLong(x->most); }
@@ -784,6 +1032,8 @@ static PyObject *get_column_bytes(Expander *x, void *c) { (void)c; return PyLong
 
 static PyGetSetDef Expander_getset[] = {
     {"buffered", (getter)get_buffered, NULL, "successors in the buffer", NULL},
+    {"held", (getter)get_held, NULL, "keys of the bucket held in memory", NULL},
+    {"open", (getter)get_open, NULL, "held keys still to expand", NULL},
     {"ncolumns", (getter)get_ncolumns, NULL, "columns interned", NULL},
     {"most_home", (getter)get_most, NULL, "most cards home in any key met", NULL},
     {"won", (getter)get_won, NULL, "whether a won position was met", NULL},
@@ -800,6 +1050,12 @@ static PyMethodDef Expander_methods[] = {
     {"start", (PyCFunction)Expander_start, METH_VARARGS,
      "start(path, found, cells, columns): the start position's key, written to path"},
     {"columns", (PyCFunction)Expander_columns, METH_VARARGS, "columns(start=0) -> [bytes]"},
+    {"hold", (PyCFunction)Expander_hold, METH_VARARGS,
+     "hold(path, count, open, budget) -> whether the keys fit in the set held in memory"},
+    {"explore", (PyCFunction)Expander_explore, METH_VARARGS, "explore(seconds) -> status"},
+    {"dump", (PyCFunction)Expander_dump, METH_VARARGS,
+     "dump(visited_path, open_path) -> (held, open)"},
+    {"release", (PyCFunction)Expander_release, METH_NOARGS, "let go of the held set"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1246,6 +1502,9 @@ PyMODINIT_FUNC PyInit__external(void) {
     PyModule_AddIntConstant(m, "SLICE_OVER", SLICE_OVER);
     PyModule_AddIntConstant(m, "COLUMNS_FULL", COLUMNS_FULL);
     PyModule_AddIntConstant(m, "NO_MEMORY", NO_MEMORY);
+    PyModule_AddIntConstant(m, "CLOSED", CLOSED);
+    PyModule_AddIntConstant(m, "NEXT_FULL", NEXT_FULL);
+    PyModule_AddIntConstant(m, "SET_FULL", SET_FULL);
     PyModule_AddIntConstant(m, "NARROW_COLUMNS", NARROW_COLUMNS);
     return m;
 }
