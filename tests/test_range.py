@@ -401,3 +401,24 @@ def test_large_runs_refuses_a_table_with_other_columns(tmp_path):
         ranges.large_runs(tmp_path)
     (tmp_path / "empty").mkdir()
     assert ranges.large_runs(tmp_path / "empty") == []   # no table: no section
+
+
+@pytest.mark.false_certificates   # chunks of 1,000 records: not the format's 2^20
+def test_a_no_win_entry_of_several_chunks_reads_back(monkeypatch, tmp_path):
+    """The reader takes a no-win entry's table and as many chunks as its count asks for (made
+    small here, so that a deal of a testable size has several), then the next entry."""
+    from certify import engine
+    monkeypatch.setattr(certificate, "CHUNK", 1000)
+    rules = Rules(4)
+    outcome = engine.search(start(deal(11982)), rules)
+    keys, columns = list(outcome.keys), outcome.columns
+    values = certificate.no_win_body(keys, columns, 4, False)
+    line = engine.solve_line(start(deal(11983)), rules)
+    win = certificate.body_values("win", line, 11983, None, rules)
+    packed = [range_certificate.pack_entry(11982, "no-win", len(keys), values),
+              range_certificate.pack_entry(11983, "win", len(line) // 2, win)]
+    range_certificate.write(tmp_path / "r", 11982, 11983, rules, lambda: iter(packed))
+    head, entries = range_certificate.read(tmp_path / "r")
+    assert [tuple(e) for e in entries] == [(11982, "no-win", len(keys), values),
+                                           (11983, "win", len(line) // 2, win)]
+    assert len(certificate.nowin_parts(values, len(keys), 4)[1]) == -(-len(keys) // 1000)
