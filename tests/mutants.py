@@ -520,8 +520,13 @@ MUTANTS = [
 
     # ---- certify/certificate.py: the writer (whose output check must verify) ----
     M('writer', 'id width: 3 bytes from 65,536 entries (< instead of <=)', WRITER,
-      '    width = 2 if len(table) <= 65536 else 3\n    size = body_size(',
-      '    width = 2 if len(table) < 65536 else 3\n    size = body_size('),
+      'return 2 if columns <= 1 << 16 else', 'return 2 if columns < 1 << 16 else'),
+    M('writer', 'move order: free cells before the foundation', WRITER,
+      'return (0 if dest == HOME else 9 if dest == CELL else 1 + dest), card',
+      'return (9 if dest == HOME else 0 if dest == CELL else 1 + dest), card'),
+    M('writer', 'move order: by card alone within all destinations', WRITER,
+      'return (0 if dest == HOME else 9 if dest == CELL else 1 + dest), card',
+      'return card, (0 if dest == HOME else 9 if dest == CELL else 1 + dest)'),
     M('writer', 'column ids not sorted under symmetry', WRITER,
       '        if not fixed_columns:\n            ids.sort()', '        if False:\n            ids.sort()'),
     M('writer', 'column ids sorted for fixed columns too', WRITER,

@@ -93,7 +93,8 @@ def test_no_win_certificates_of_every_variant_are_verified(tmp_path, label):
     result, head, text = proved_and_checked(tmp_path, pos, cells, fixed, fm, number)
     assert result.verdict == NO_WIN and head['claim'] == 'no-win' and head['symmetry'] == symmetry
     assert head['count'] == result.positions == len(reachable)
-    assert text.endswith(f'cannot be won: {len(reachable):,} positions closed under every legal move, none won')
+    positions = f"{len(reachable):,} position{'s' if len(reachable) != 1 else ''}"
+    assert text.endswith(f'cannot be won: {positions} closed under every legal move, none won')
 
 
 def test_the_stuck_boards_are_what_they_say():
