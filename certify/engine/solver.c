@@ -14,20 +14,27 @@
 **
 ** What makes it fast:
 **  - Columns are interned in a trie: a column is (the column below its top card, the top
-**    card), so a column is one 32-bit id, putting a card on it or taking one off is a table
-**    look-up, and what a column's moves and estimate need (top, length, run, disorder) is
-**    worked out once per column, from the column below it.
-**  - A position is its foundations, its cells and eight column ids. Positions are the same up
-**    to the order of the columns: the hash set adds up a share for each column, and compares
-**    the whole position, the column ids sorted if need be (a hash never decides membership).
+**    card), so a column is one 32-bit id, and putting a card on it or taking one off follows a
+**    link (Column.on, Columns.bottom). What a column's moves and estimate need (top, length,
+**    run, disorder, the tops its run may go onto) is worked out once per column.
+**  - A position is its foundations, its cells (a set of cards, a bit each), eight column ids
+**    and the sum of its columns' shares (their disorder counts and a hash of their ids, in one
+**    word). Positions are the same up to the order of the columns: the hash is made from that
+**    sum, and the set compares the whole position, the column ids sorted if need be (a hash
+**    never decides membership).
+**  - Moves are found from bit masks of cards (the tops, the cells, the cards that may go home),
+**    in the order of the cards, which is the reference's order.
 **  - The positions waiting are kept in a queue for each priority (whole numbers, and not
 **    many of them): the same order as the reference's heap, without its log n.
-**  - Nodes, queues and tables are arrays that grow by doubling; nothing is allocated per node.
-**    All memory belongs to one Solver and is freed before solve() returns.
+**  - A search's children are made where their nodes go; nothing is allocated per node, and
+**    the Solver's blocks are kept from one solve to the next (a few Solvers are kept), a set
+**    emptied by counting its epoch on: most deals are solved in less time than fresh memory
+**    would take to fault in or to clear.
+**  - The shortcut looks up only the moves that may reach a position on the path.
 **
 ** The search runs without the GIL: it touches no Python object. An allocation that fails, or
 ** a line that does not replay (a bug), jumps (longjmp) back to solve_board(); solve() then
-** frees everything and raises MemoryError or RuntimeError.
+** raises MemoryError (and frees that Solver) or RuntimeError.
 */
 
 #define PY_SSIZE_T_CLEAN
@@ -83,8 +90,8 @@ static int stacks_on(int card, int onto)
     return rank(onto) == rank(card) + 1 && is_red(card) != is_red(onto);
 }
 
-/* The cards a card may lie on, ascending (as solver.PARENTS), and the two cards of each rank
-** and colour as bits: filled in at import. */
+/* The cards a card may lie on (solver.PARENTS), a bit each, and the cards of each rank or
+** lower: filled in at import. */
 static uint64_t PARENT_BITS[NCARDS];
 static uint64_t RANKS_UP_TO[13];  /* [r]: the cards of rank r or lower */
 
