@@ -28,6 +28,8 @@ of them. Reading does not check the claim: that is check/'s job, which shares no
 """
 
 import hashlib
+import itertools
+import operator
 import os
 import threading
 
@@ -461,7 +463,8 @@ class NowinWriter:
     '-'); `columns` the column table (ascending bytes, every entry used by some record: the
     caller's to keep); w.id_width and w.width are the ids' and the records' bytes. add() takes
     any number of whole records (bytes-like), refusing (ValueError) a piece that is not whole
-    records or not above what came before.
+    records or not above what came before (checked as each chunk fills); after any failure
+    the writer is closed and writes nothing.
 
     The header comes first in the file but holds the count and the xxh3_64 of everything
     after it, known only at the end. So the chunks' frames go, as each chunk fills, to a
@@ -496,8 +499,11 @@ class NowinWriter:
             self.abort()
 
     def add(self, rows):
+        if self.spool is None:
+            raise ValueError("this writer is closed")
         view = memoryview(rows).cast("B")
         if len(view) % self.width:
+            self.abort()
             raise ValueError(f"{len(view)} bytes are not whole records of {self.width}")
         room = CHUNK * self.width
         while view:
@@ -508,12 +514,21 @@ class NowinWriter:
                 self._write_chunk()
 
     def _write_chunk(self):
-        rows, w = self.pending, self.width
+        try:
+            self._write_records()
+        except BaseException:   # (a writer that failed once writes nothing more)
+            self.abort()
+            raise
+
+    def _write_records(self):
+        rows, w = bytes(self.pending), self.width
+        self.pending = bytearray()
         n = len(rows) // w
         last = self.last
         for at in range(0, n, 1 << 16):   # (in pieces: a list of a whole chunk's records is big)
-            records = [bytes(rows[i:i + w]) for i in range(at * w, min(n, at + (1 << 16)) * w, w)]
-            if not (last < records[0] and all(a < b for a, b in zip(records, records[1:]))):
+            records = [rows[i:i + w] for i in range(at * w, min(n, at + (1 << 16)) * w, w)]
+            if not (last < records[0] and all(map(operator.lt, records,
+                                                  itertools.islice(records, 1, None)))):
                 raise ValueError("records not strictly ascending")
             last = records[-1]
         pieces = chunk_pieces(byte_planes(rows, w), n, w)
@@ -527,7 +542,6 @@ class NowinWriter:
             self.spool.write(frame)
         self.count += n
         self.last = last
-        self.pending = bytearray()
 
     def close(self):
         """Write the certificate: (its size in bytes, its SHA-256 in hex)."""
