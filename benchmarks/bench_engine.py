@@ -176,7 +176,7 @@ def content_11982():
     outcome = engine.search(position, rules)
     body = engine.no_win_body(outcome, rules)
     head = certificate.header("no-win", 11982, None, rules, outcome.positions, body)
-    content = msgpack.packb(head, use_bin_type=True) + msgpack.packb(body, use_bin_type=True)
+    content = msgpack.packb(head, use_bin_type=True) + body   # (the body values follow the header)
     return content, outcome.positions, head, body
 
 
