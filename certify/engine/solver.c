@@ -304,8 +304,8 @@ HOT uint32_t position_hash(const Position *p)
 {
     uint32_t found;
     memcpy(&found, p->found, 4);
-    uint64_t h = found * 0x9E3779B97F4A7C15ULL + p->cells * 0xC2B2AE3D27D4EB4FULL + p->sums;
-    return (uint32_t)(mix64(h) >> 32);
+    uint64_t h = (found * 0x9E3779B97F4A7C15ULL ^ p->cells) * 0xC2B2AE3D27D4EB4FULL + p->sums;
+    return (uint32_t)((h ^ h >> 29) * 0xBF58476D1CE4E5B9ULL >> 32);
 }
 
 static int is_won(const Position *p)
@@ -517,20 +517,35 @@ static void emit(Solver *s, Line *line, int card, int dest)
 static void autoplay(Solver *s, Position *p, Line *line)
 {
     const Columns *t = &s->columns;
+    int8_t where[NCARDS];  /* top card -> its column, for the cards in `tops` only */
+    uint64_t tops = 0;
+    for (int j = 0; j < 8; j++)
+        if (p->col[j]) {
+            where[t->at[p->col[j]].top] = (int8_t)j;
+            tops |= 1ULL << t->at[p->col[j]].top;
+        }
     for (;;) {
         uint64_t safe = safe_home(p->found);
-        int card = -1;
+        int card;
         if (p->cells & safe) {
             card = lowest_bit(p->cells & safe);
             cell_remove(p, card);
-        }
-        for (int j = 0; j < 8 && card < 0; j++)
-            if (p->col[j] && safe >> t->at[p->col[j]].top & 1) {
-                card = t->at[p->col[j]].top;
-                set_column(t, p, j, t->at[p->col[j]].below);
+        } else if (tops & safe) {
+            int j = 8;  /* the first column whose top may go */
+            for (uint64_t go = tops & safe; go; go &= go - 1)
+                if (where[lowest_bit(go)] < j)
+                    j = where[lowest_bit(go)];
+            card = t->at[p->col[j]].top;
+            uint32_t below = t->at[p->col[j]].below;
+            set_column(t, p, j, below);
+            tops &= ~(1ULL << card);
+            if (below) {
+                where[t->at[below].top] = (int8_t)j;
+                tops |= 1ULL << t->at[below].top;
             }
-        if (card < 0)
+        } else {
             return;
+        }
         emit(s, line, card, HOME);
         p->found[suit(card)]++;
     }
