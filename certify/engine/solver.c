@@ -554,7 +554,16 @@ static void autoplay(Solver *s, Position *p, Line *line)
 /* The position after a player move and the safe foundation moves it allows, from a position
 ** that has none left (`safe`: the cards that may go home safely there): unless the move went
 ** home, only the card it uncovered may now go. */
+HOT int after(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child);
+
 HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child)
+{
+    if (RARELY(after(s, p, safe, m, child)))
+        autoplay(s, child, NULL);
+}
+
+/* The position after a player move, before any safe foundation moves; whether one follows. */
+HOT int after(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child)
 {
     Columns *t = &s->columns;
     uint8_t moved[NCARDS];  /* the cards moved, bottom to top */
@@ -585,8 +594,7 @@ HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, P
             id = column_on(s, t, id, moved[i]);
         set_column(t, child, dest, id);
     }
-    if (RARELY(autoplays))
-        autoplay(s, child, NULL);
+    return autoplays;
 }
 
 /* ---- the hash set of positions ------------------------------------------------------------- */
@@ -958,28 +966,6 @@ static void supermove(Solver *s, const uint8_t *cards, int k, int source, int de
     supermove(s, cards + (k - fit), fit, spare, dest, free, empties + 1, nempty - 1);
 }
 
-/* Play one single-card move, known to be legal, on a position. */
-static void play(Solver *s, Position *p, int card, int dest)
-{
-    Columns *t = &s->columns;
-    if (p->cells >> card & 1) {
-        cell_remove(p, card);
-    } else {
-        int j = 0;
-        while (j < 8 && !(p->col[j] && t->at[p->col[j]].top == card))
-            j++;
-        if (j == 8)
-            longjmp(s->fail, 2);
-        set_column(t, p, j, t->at[p->col[j]].below);
-    }
-    if (dest == HOME)
-        p->found[suit(card)]++;
-    else if (dest == CELL)
-        cell_add(p, card);
-    else
-        set_column(t, p, dest, column_with(s, t, p->col[dest], card));
-}
-
 /* The line of single-card moves for player moves from `start`, safe foundation moves (made
 ** before the first move and after each) written out. */
 static void single_card_moves(Solver *s, const Position *start, const Move *moves, size_t n)
@@ -988,7 +974,6 @@ static void single_card_moves(Solver *s, const Position *start, const Move *move
     autoplay(s, &p, &s->line);
     for (size_t i = 0; i < n; i++) {
         const Move *m = &moves[i];
-        size_t from = s->line.n;
         if (m->k == 1) {
             emit(s, &s->line, m->card, m->dest);
         } else {
@@ -1000,8 +985,9 @@ static void single_card_moves(Solver *s, const Position *start, const Move *move
             top_cards(&s->columns, p.col[m->source], m->k, cards);
             supermove(s, cards, m->k, m->source, m->dest, s->ncells - p.ncell, empties, nempty);
         }
-        for (size_t j = from; j < s->line.n; j += 2)
-            play(s, &p, s->line.at[j], s->line.at[j + 1]);
+        Position next;  /* where the single-card moves lead: where the player move does */
+        after(s, &p, 0, m, &next);
+        p = next;
         autoplay(s, &p, &s->line);
     }
 }
