@@ -151,6 +151,7 @@ def run_certify(argv):
     out = output.target(args.output, name)
     keep_other_claims(out, args.output, deal, position, rules)
     disk = spilling(args, argv, out, name, position, rules)
+    folder_error = disk.error if disk is not None else ()
     # With the certificate on standard output, everything said goes to stderr.
     said = sys.stderr if out == "-" else sys.stdout
     from .progress import phases
@@ -165,6 +166,8 @@ def run_certify(argv):
                        memory=args.memory, disk=disk)
     except BrokenPipeError:  # said once, by main
         raise
+    except folder_error as e:  # (a work folder found unusable once the search began)
+        raise Usage(str(e)) from None
     except KeyboardInterrupt:
         if disk is None or not disk.started:
             raise

@@ -84,6 +84,8 @@ class Disk:
     """Where and how a search spills: the work folder, whether to go on from it (`resume`), and
     the command that resumes (said when the search stops short)."""
 
+    error = WorkFolderError  # (what a command catches, without importing this module itself)
+
     memory = 1 << 30  # the buffer's bytes where the run gives no --memory
 
     def __init__(self, folder, resume=False, at_once=False, argv=None):
@@ -200,17 +202,7 @@ class DiskSearch:
     def _load(self):
         if not os.path.exists(self._path(STATE)):
             return None
-        state = self.state = read_state(self.folder, self.position, self.rules, self.disk.resume)
-        width = 2 + self.rules.ncells + 8 * state["idw"]
-        for name, count in self._counts().items():
-            try:
-                size = os.path.getsize(self._path(name))
-            except OSError:
-                size = None
-            if size != count * width:
-                raise WorkFolderError(f"the work folder {self.folder} is damaged ({name} is not "
-                                      f"{count:,} positions); remove it to start again")
-        return state
+        return read_state(self.folder, self.position, self.rules, self.disk.resume)
 
     def _fresh(self):
         state = {"format": FORMAT, "version": VERSION,
@@ -304,6 +296,7 @@ class DiskSearch:
         s["positions"] = self.positions
         s["won"] = s["won"] or self.expander.won
         s["seconds"] = self.seconds
+        s["memory"] = self.memory
         import json
         self._write(STATE + ".tmp", json.dumps(s, indent=1).encode())
         os.replace(self._path(STATE + ".tmp"), self._path(STATE))
@@ -336,24 +329,19 @@ class DiskSearch:
     def most_home(self):
         return max(self.state["most_home"], self.expander.most_home)
 
-    def _counts(self):
-        """{file: keys} of the key files the state names."""
-        s = self.state
-        counts = {e[1]: e[2] for e in s["done"]}
-        for entry in [s["visited"], s["frontier"]] + s["runs"] + s["pending"]:
-            if entry:
-                counts[entry[0]] = entry[1]
-        return counts
-
     def disk_bytes(self):
         """Bytes of keys the folder holds now (the column table aside)."""
-        return sum(self._counts().values()) * self.expander.keylen
+        return sum(named_counts(self.state).values()) * self.expander.keylen
 
     def where(self):
         """Where the search is, in words for the progress line."""
         s = self.state
-        at = "all positions" if self.rules.foundation_moves else f"{s['bucket']} home"
-        return f"on disk, {at}, layer {s['layer']}, {size_text(self.disk_bytes())} in use"
+        at = "all positions" if self.rules.foundation_moves else f"bucket {s['bucket']} home"
+        how = f"{self.expander.held:,} held in memory, {self.expander.open:,} to expand" \
+            if self.holding else f"layer {s['layer']} on disk"
+        pending = sum(r[1] for r in s["pending"])
+        later = f", {pending:,} successors for the next" if pending else ""
+        return f"{at}: {how}{later}; {size_text(self.disk_bytes())} of disk"
 
     # ---- the search ------------------------------------------------------------------------
 
@@ -391,6 +379,8 @@ class DiskSearch:
         except MemoryError:
             self._tidy()
             reason = self._stopped("the system would give no more memory")
+        except WorkFolderError as e:  # (a limit of the folder's search, met on the way)
+            reason = f"{e} (after {self.positions:,} positions on disk)"
         else:
             if reason:
                 self._checkpoint_quietly()
@@ -439,6 +429,11 @@ class DiskSearch:
                 fits = x.hold(self._b(s["visited"][0]), s["visited"][1], False, budget) and \
                     x.hold(self._b(s["frontier"][0]), s["frontier"][1], True, budget)
             self.dumped = time.monotonic()
+            if not fits and s.get("unsorted"):
+                raise WorkFolderError(
+                    f"the bucket saved in {self.folder} was held in memory and does not fit in "
+                    f"--memory {size_text(self.memory)}: resume with the --memory it had, "
+                    f"{size_text(s['memory'])}")
             if not fits:  # (the files stay as they are: the layers begin from them)
                 self._let_go("expand")
                 self._checkpoint()
@@ -476,6 +471,7 @@ class DiskSearch:
         visited, still = self._name("held"), self._name("open")
         n, m = self.expander.dump(self._b(visited), self._b(still), keep)
         self.holding = keep
+        s["unsorted"] = keep  # (a save of a bucket in memory: only hold() reads it)
         s["visited"] = [visited, n]
         s["frontier"] = [still, m] if m else [visited, 0]
         s["offset"] = 0
@@ -685,7 +681,25 @@ def read_state(folder, position, rules, resume):
     if not resume:
         raise WorkFolderError(f"the work folder {folder} holds a search begun before: --resume "
                               f"to go on with it, or remove it to start again")
+    width = 2 + rules.ncells + 8 * state["idw"]
+    for name, count in named_counts(state).items():
+        try:
+            size = os.path.getsize(os.path.join(folder, name))
+        except OSError:
+            size = None
+        if size != count * width:
+            raise WorkFolderError(f"the work folder {folder} is damaged ({name} is not "
+                                  f"{count:,} positions); remove it to start again")
     return state
+
+
+def named_counts(state):
+    """{file: keys} of the key files a state names."""
+    counts = {e[1]: e[2] for e in state["done"]}
+    for entry in [state["visited"], state["frontier"]] + state["runs"] + state["pending"]:
+        if entry:
+            counts[entry[0]] = entry[1]
+    return counts
 
 
 def disk_words(e, folder):

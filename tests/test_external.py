@@ -102,6 +102,13 @@ def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch)
     w = 4 + rules.ncells + 8 * width
     assert (table, [rows[i:i + w] for i in range(0, len(rows), w)]) == \
         records_of(engine.search(position, rules), rules)
+    search.remove()
+    # a bucket saved from memory is resumed in memory: a smaller --memory is told so
+    first = external.DiskSearch(position, rules, disk, 64 << 20).run(time_limit=0.05)
+    assert first.verdict == UNKNOWN
+    smaller = external.DiskSearch(position, rules, disk, 1 << 16).run()
+    assert smaller.verdict == UNKNOWN and "resume with the --memory it had, 64M" in \
+        smaller.reason
 
 
 def test_the_same_records_as_the_python_reference(tmp_path):
@@ -226,6 +233,11 @@ def test_an_unusable_work_folder_is_one_line_before_any_work(tmp_path):
     assert other.returncode == 2 and "another deal" in other.stderr
     again = run_certify(11982, "--on-disk", "--work-dir", "w", "-o", "a.zst", cwd=tmp_path)
     assert again.returncode == 2 and "--resume to go on" in again.stderr
+    victim = max((tmp_path / "w").glob("*.keys"), key=lambda p: p.stat().st_size)
+    victim.write_bytes(victim.read_bytes()[:-1])   # (as a crash of the system might leave it)
+    damaged = run_certify(11982, "--resume", "--work-dir", "w", "-o", "a.zst", cwd=tmp_path)
+    assert damaged.returncode == 2 and "is damaged" in damaged.stderr and \
+        damaged.stderr.count("\n") == 1, damaged.stderr
     both = run_certify(11982, "--no-spill", "--resume", cwd=tmp_path)
     assert both.returncode == 2 and both.stderr.count("\n") == 1
 
@@ -247,7 +259,7 @@ def test_7484159_spilled_is_the_in_memory_engines(tmp_path, rules):
 
 
 @pytest.mark.slow
-def test_certify_7484159_spilled_writes_the_published_bytes(tmp_path):
+def test_certify_7484159_spilled_writes_the_in_memory_engines_bytes(tmp_path):
     done = run_certify(7484159, "-q", "--memory", "16M", "-o", "a.zst", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     whole = run_certify(7484159, "-q", "--no-spill", "-o", "b.zst", cwd=tmp_path)

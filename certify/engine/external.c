@@ -970,9 +970,11 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
     return PyLong_FromLong(status);
 }
 
-/* dump(visited_path, open_path, keep=True) -> (held, open): every held key, sorted, to
-** `visited_path`, and those still to expand to `open_path` (no file for none); with `keep` the
-** set is rebuilt after (its keys were sorted in place) to be explored on, else released. */
+/* dump(visited_path, open_path, keep=True) -> (held, open): every held key to `visited_path`,
+** and those still to expand to `open_path` (no file for none). With `keep` (a save to go on
+** from) they are written as they lie, unsorted, and the set stays as it is: hold() takes keys
+** in any order. Without (the bucket is closed, or goes on in layers on disk), both files are
+** sorted, as the merges and the certificate need them, and the set is let go of. */
 static PyObject *Expander_dump(Expander *x, PyObject *args) {
     const char *vpath, *opath;
     int keep = 1;
@@ -981,33 +983,23 @@ static PyObject *Expander_dump(Expander *x, PyObject *args) {
     int err = 0;
     const char *where = vpath;
     Py_BEGIN_ALLOW_THREADS
-    sort_keys(x->held, n, rec, 0);
+    if (!keep) sort_keys(x->held, n, rec, 0);
     Out v, o;
     memset(&o, 0, sizeof o);
     o.fd = -1;
     if (out_open(&v, vpath) < 0) err = v.err;
-    for (size_t i = 0; i < n && !err; i++) {
-        const uint8_t *r = held_at(x, i);
-        if (out_put(&v, r, w) < 0) { err = v.err; break; }
-        if (r[w]) {
-            if (!nopen && out_open(&o, opath) < 0) { err = o.err; where = opath; break; }
-            if (out_put(&o, r, w) < 0) { err = o.err; where = opath; break; }
-            nopen++;
-        }
-    }
+    for (size_t i = 0; i < n && !err; i++)
+        if (out_put(&v, held_at(x, i), w) < 0) err = v.err;
     if (out_close(&v) < 0 && !err) err = v.err;
-    if (nopen && out_close(&o) < 0 && !err) { err = o.err; where = opath; }
-    /* the table and the stack again, for the keys where they now lie */
-    if (x->nslots) memset(x->slot, 0, x->nslots * sizeof *x->slot);
-    x->nstack = 0;
-    for (size_t i = 0; i < n && keep; i++) {
-        const uint8_t *r = held_at(x, i);
-        uint32_t h = (uint32_t)hash_bytes(r, w);
-        size_t mask = x->nslots - 1, j = h & mask;
-        while (x->slot[j]) j = (j + 1) & mask;
-        x->slot[j] = (uint64_t)h << 32 | ((uint64_t)i + 1);
-        if (r[w]) x->stack[x->nstack++] = (uint32_t)i;
+    size_t nstack = x->nstack;
+    for (size_t i = 0; i < (keep ? nstack : n) && !err; i++) {
+        const uint8_t *r = held_at(x, keep ? x->stack[i] : i);
+        if (!keep && !r[w]) continue;
+        if (!nopen && out_open(&o, opath) < 0) { err = o.err; where = opath; break; }
+        if (out_put(&o, r, w) < 0) { err = o.err; where = opath; break; }
+        nopen++;
     }
+    if (nopen && out_close(&o) < 0 && !err) { err = o.err; where = opath; }
     Py_END_ALLOW_THREADS
     if (!keep) release_held(x);
     if (err) return os_error(err, where);
