@@ -824,17 +824,29 @@ static int held_grow_slots(Expander *x, size_t n) {
     return 0;
 }
 
-/* Room for one more key: 0, 1 past the budget, -1 out of memory. */
+/* Room for one more key: 0, 1 past the budget, -1 out of memory. The table doubles at 70% full
+** while the budget allows it, else fills up to 90% (longer probes, but a fifth more keys before
+** the bucket must go to disk); the keys' array doubles, or grows to what the budget leaves. */
 static int held_room(Expander *x) {
-    size_t rec = (size_t)x->keylen + 1;
-    int keys = x->nheld == x->capheld, slots = (x->nheld + 1) * 10 > x->nslots * 7;
-    if (!keys && !slots) return 0;
-    size_t cap = keys ? (x->capheld ? 2 * x->capheld : 4096) : x->capheld;
-    size_t ns = slots ? (x->nslots ? 2 * x->nslots : 8192) : x->nslots;
-    if (held_bytes(cap, ns, rec) + (slots ? x->nslots * sizeof(uint64_t) : 0) > x->budget ||
-        cap > UINT32_MAX - 1)
-        return 1;
-    if (keys) {
+    size_t rec = (size_t)x->keylen + 1, per = rec + sizeof(uint32_t);
+    size_t n = x->nheld + 1;
+    if (n * 10 > x->nslots * 7) {
+        size_t ns = x->nslots ? 2 * x->nslots : 8192;
+        /* (the old table is held while the new one is filled) */
+        if (held_bytes(x->capheld > n ? x->capheld : n, ns, rec) + x->nslots * sizeof(uint64_t)
+                <= x->budget) {
+            if (held_grow_slots(x, ns) < 0) return -1;
+        } else if (n * 10 > x->nslots * 9) {
+            return 1;
+        }
+    }
+    if (x->nheld == x->capheld) {
+        size_t cap = x->capheld ? 2 * x->capheld : 4096;
+        size_t slots = x->nslots * sizeof(uint64_t);
+        if (held_bytes(cap, x->nslots, rec) > x->budget)
+            cap = x->budget > slots ? (x->budget - slots) / per : 0;
+        if (cap > UINT32_MAX - 1) cap = UINT32_MAX - 1;
+        if (cap <= x->capheld) return 1;
         uint8_t *h = realloc(x->held, cap * rec);
         if (!h) return -1;
         x->held = h;
@@ -843,7 +855,6 @@ static int held_room(Expander *x) {
         x->stack = st;
         x->capheld = cap;
     }
-    if (slots && held_grow_slots(x, ns) < 0) return -1;
     return 0;
 }
 
