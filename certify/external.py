@@ -3,9 +3,9 @@
 The in-memory engine (certify/engine/search.c) holds every position it has found in a hash set,
 about 40 bytes a position; a deal of a billion positions does not fit. This search holds one
 bucket of positions (below) and a buffer of successors in memory, within --memory, and keeps
-the rest in sorted files in a work folder, so that the disk bounds the problem. The positions it finds
-are exactly the set the in-memory engine finds (the closure of the start under every move), so
-the certificate is the same, byte for byte: tests/test_external.py holds it to that.
+the rest in sorted files in a work folder, so that the disk bounds the problem. The positions
+it finds are exactly the set the in-memory engine finds (the closure of the start under every
+move), so the certificate is the same, byte for byte: tests/test_external.py holds it to that.
 
 How (the classical design: breadth-first layers with delayed duplicate detection, Korf's
 external-memory search):
@@ -53,12 +53,13 @@ import time
 from .outcome import NO_WIN, UNKNOWN, Outcome, budget_reason, size_text
 
 STATE = "search.json"
+LOCK = "search.lock"
 FORMAT = "certify-disk-search"
 VERSION = 1
 FANIN = 64  # runs one merge reads at once (each a read block in memory)
 SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
 CHECKPOINT_EVERY = 300  # seconds between saves of a bucket held in memory (or 5 saves' time)
-SUFFIXES = (".keys", ".columns", ".tmp")  # our files: only these are ever removed
+SUFFIXES = (".keys", ".columns", ".tmp", ".lock")  # our files: only these are ever removed
 
 
 def _native():
@@ -187,6 +188,7 @@ class DiskSearch:
         if not os.path.isdir(self.folder):
             os.makedirs(self.folder)
             self.made_folder = True
+        self.lock = self._lock()
         self.state = self._load()
         if self.state is None:
             self.state = self._fresh()
@@ -195,6 +197,20 @@ class DiskSearch:
         disk.started = True
 
     # ---- the folder's state ------------------------------------------------------------
+
+    def _lock(self):
+        """The folder's lock, held while this search lives: a second certify on the same folder
+        (the same deal run twice with --resume) is refused rather than let two processes write
+        the same files."""
+        import fcntl
+        fd = os.open(self._path(LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise WorkFolderError(f"the work folder {self.folder} is in use by another certify "
+                                  f"(its search is under way)") from None
+        return fd
 
     def _path(self, name):
         return os.path.join(self.folder, name)
@@ -249,7 +265,7 @@ class DiskSearch:
 
     def _tidy(self):
         """Remove our files that the state does not name (what a run cut short left)."""
-        keep = self._named() | {STATE}
+        keep = self._named() | {STATE, LOCK}
         for name in os.listdir(self.folder):
             if name not in keep and name.endswith(SUFFIXES):
                 try:
@@ -639,6 +655,22 @@ class DiskSearch:
         if finisher.emitted != self.positions:
             raise AssertionError(f"{finisher.emitted} records of {self.positions} positions")
 
+    def close(self):
+        """Let go of the folder's lock (at the latest when this object goes)."""
+        if getattr(self, "lock", None) is not None:
+            os.close(self.lock)
+            self.lock = None
+
+    __del__ = close
+
+    def full_disk(self, e):
+        """The words of an UNKNOWN for an OSError met writing the certificate, if it is a full
+        disk (the search is kept: a resume writes it again), else None."""
+        import errno
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            return None
+        return self._stopped("the disk is full under the certificate being written")
+
     def write_certificate(self, out, deal, board):
         """Write the no-win certificate to `out` (a path output.target settled, or '-') as the
         records stream out of the work folder into certificate.NowinWriter, in memory about a
@@ -656,6 +688,7 @@ class DiskSearch:
         for name in os.listdir(self.folder):
             if name == STATE or name.endswith(SUFFIXES):
                 self._remove(name)
+        self.close()
         try:
             os.rmdir(self.folder)
         except OSError:

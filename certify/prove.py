@@ -278,7 +278,14 @@ def encode(found, start, rules, deal, budget, progress=None, out=None):
     if outcome.verdict == NO_WIN and getattr(outcome.store, "on_disk", False):
         store = outcome.store
         del outcome, found
-        result.size, result.sha256 = store.write_certificate(out, deal, board)
+        try:
+            result.size, result.sha256 = store.write_certificate(out, deal, board)
+        except OSError as e:
+            words = store.full_disk(e)
+            if words is None:
+                raise
+            result.verdict, result.reason = UNKNOWN, words
+            return result, None
         result.path = os.fspath(out)
         store.remove()
         result.seconds = time.monotonic() - t0

@@ -95,6 +95,7 @@ def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch)
         if outcome.verdict == NO_WIN:
             break
         assert outcome.verdict == UNKNOWN and "kept in" in outcome.reason
+        search.close()  # (as the process that stopped would, exiting)
         stops += 1
     assert stops > 3
     table, ids, width = search.table()
@@ -104,8 +105,9 @@ def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch)
         records_of(engine.search(position, rules), rules)
     search.remove()
     # a bucket saved from memory is resumed in memory: a smaller --memory is told so
-    first = external.DiskSearch(position, rules, disk, 64 << 20).run(time_limit=0.05)
-    assert first.verdict == UNKNOWN
+    first = external.DiskSearch(position, rules, disk, 64 << 20)
+    assert first.run(time_limit=0.05).verdict == UNKNOWN
+    first.close()
     smaller = external.DiskSearch(position, rules, disk, 1 << 16).run()
     assert smaller.verdict == UNKNOWN and "resume with the --memory it had, 64M" in \
         smaller.reason
@@ -242,6 +244,19 @@ def test_an_unusable_work_folder_is_one_line_before_any_work(tmp_path):
     assert both.returncode == 2 and both.stderr.count("\n") == 1
 
 
+def test_a_work_folder_in_use_is_refused(tmp_path):
+    first = external.DiskSearch(start(deal(11982)), Rules(4), external.Disk(tmp_path / "w"),
+                                1 << 20)
+    assert first.run(time_limit=0.05).verdict == UNKNOWN
+    with pytest.raises(external.WorkFolderError, match="in use by another certify"):
+        external.DiskSearch(start(deal(11982)), Rules(4),
+                            external.Disk(tmp_path / "w", resume=True), 1 << 20)
+    first.close()
+    again = external.DiskSearch(start(deal(11982)), Rules(4),
+                                external.Disk(tmp_path / "w", resume=True), 1 << 20)
+    assert again.run().verdict == NO_WIN
+
+
 @pytest.mark.slow
 def test_foundation_moves_in_one_bucket_of_a_million_positions(tmp_path):
     position, rules = start(deal(1)), Rules(2, False, True)
@@ -264,3 +279,27 @@ def test_certify_7484159_spilled_writes_the_in_memory_engines_bytes(tmp_path):
     assert done.returncode == 0, done.stderr
     whole = run_certify(7484159, "-q", "--no-spill", "-o", "b.zst", cwd=tmp_path)
     assert (tmp_path / "a.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
+
+
+def test_a_full_disk_under_the_certificate_keeps_the_search(tmp_path, monkeypatch):
+    """The disk fills while the certificate is written: UNKNOWN with the resume command, the
+    search kept; the resume writes it."""
+    import errno
+    from certify.prove import SEARCH_ALONE, prove
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    position, rules = start(deal(11982)), Rules(4)
+    out = tmp_path / "a.zst"
+    monkeypatch.setattr(external.DiskSearch, "write_certificate", full)
+    disk = external.Disk(tmp_path / "w", at_once=True, argv=["11982", "--on-disk"])
+    result = prove(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20, disk=disk)
+    assert result.verdict == UNKNOWN and "the disk is full" in result.reason
+    assert "go on with `certify 11982 --on-disk --resume`" in result.reason
+    assert not out.exists() and (tmp_path / "w" / "search.json").exists()
+    monkeypatch.undo()
+    resumed = prove(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20,
+                    disk=external.Disk(tmp_path / "w", resume=True))
+    assert resumed.verdict == NO_WIN and resumed.positions == 83_239 and out.exists()
+    assert not (tmp_path / "w").exists()
