@@ -38,6 +38,7 @@ class Watch:
 
     def __init__(self, search, loud=False):
         self.search, self.loud, self.peak, self.said = search, loud, 0, time.monotonic()
+        self.where = ""
 
     def note(self, text):
         self.where = text
@@ -46,7 +47,8 @@ class Watch:
         self.peak = max(self.peak, self.search.disk_bytes())
         if self.loud and time.monotonic() - self.said > 60:
             self.said = time.monotonic()
-            print(f"  {positions:,} positions, most home {most_home}, {self.where}", flush=True)
+            print(f"  [{time.strftime('%H:%M:%S')}] {positions:,} positions, most home "
+                  f"{most_home}, {self.where}", flush=True)
 
 
 def on_disk(position, rules, memory, folder, seconds=None, loud=False):
@@ -72,7 +74,7 @@ def compare(args):
         n = whole.positions
         t0 = time.perf_counter()
         from certify import prove
-        inmem = prove.prove(position, rules, number, out=tmp / "memory.zst", plan=prove.SEARCH_ALONE)
+        prove.prove(position, rules, number, out=tmp / "memory.zst", plan=prove.SEARCH_ALONE)
         write_memory = time.perf_counter() - t0 - min(memory_seconds)
         m = min(memory_seconds)
         print(f"deal {number}, {rules.ncells} cells: {n:,} positions")
@@ -102,12 +104,16 @@ def far(args):
     position = start(deal(args.far))
     folder = Path(tempfile.mkdtemp(prefix="bench-external-far-", dir=args.tmp))
     try:
+        import resource
         search, outcome, seconds, peak = on_disk(position, rules, memory_size(args.memory_far),
                                                  folder / "work", args.minutes * 60, loud=True)
-        print(f"deal {args.far} on disk, --memory {args.memory_far}, {seconds / 60:.1f} min: "
-              f"{outcome.positions:,} positions ({outcome.positions / seconds:,.0f}/s), most "
-              f"home {outcome.most_home}, {search.where()}, disk at most {size_text(peak)}; "
-              f"{outcome.verdict}")
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = usage.ru_utime + usage.ru_stime
+        print(f"deal {args.far} on disk, --memory {args.memory_far}, {seconds / 60:.1f} min "
+              f"({cpu / 60:.1f} min of CPU, peak {usage.ru_maxrss / 1024 ** 2:.1f} GiB): "
+              f"{outcome.positions:,} positions ({outcome.positions / seconds:,.0f}/s, "
+              f"{outcome.positions / cpu:,.0f} per CPU second), most home {outcome.most_home}, "
+              f"{search.where()}, disk at most {size_text(peak)}; {outcome.verdict}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

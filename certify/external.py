@@ -131,12 +131,14 @@ def usable_folder(folder):
 
 
 def default_folder(out, label):
-    """The work folder beside the output: OUT.work, or LABEL.work here for standard output."""
+    """The work folder beside the output: OUT.work; LABEL.work here for standard output, or
+    for an output that is not a regular file (a device or FIFO the user named: nothing of ours
+    goes beside /dev/null)."""
     if out is None or out == "-" or not os.path.basename(os.fspath(out)):
         return f"{label}.work"
     real = os.fspath(out)
-    if os.path.isdir(real):
-        return os.path.join(real, f"{label}.work")
+    if os.path.exists(real) and not os.path.isfile(real):
+        return f"{label}.work"
     return real + ".work"
 
 
@@ -164,13 +166,13 @@ def block_bytes(memory):
 
 
 class DiskSearch:
-    on_disk = True  # (prove() writes its certificate with write_certificate)
-
-    """The search from `position` under `rules` in the work folder `disk.folder`, its buffer
+    """The search from `position` under `rules` in the work folder `disk.folder`, within
     `memory` bytes. run() as the other engines' Search.run (max_positions, time_limit,
     progress) -> Outcome; a NO_WIN's `store` is this object (write_certificate(), or table()
     and records() for the records themselves), and after the certificate is written, remove()
     clears the folder."""
+
+    on_disk = True  # (prove() writes its certificate with write_certificate)
 
     def __init__(self, position, rules, disk, memory, narrow=1 << 16):
         self.x = _native()
@@ -179,7 +181,6 @@ class DiskSearch:
         self.folder = disk.folder
         self.position = position
         self.seconds = 0.0
-        self.made_folder = False
         self.holding = False  # the current bucket is held in memory (step "memory")
         self.dumped = time.monotonic()  # when it was last saved
         self.dump_seconds = 0.0  # how long that took
@@ -187,7 +188,6 @@ class DiskSearch:
         usable_folder(self.folder)
         if not os.path.isdir(self.folder):
             os.makedirs(self.folder)
-            self.made_folder = True
         self.lock = self._lock()
         self.state = self._load()
         if self.state is None:
