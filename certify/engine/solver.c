@@ -1146,7 +1146,7 @@ static int solve_board(Solver *s, const Board *board, long long budget)
 ** back with the GIL held, which is all that guards them. A Solver grown past KEPT_BYTES, or one
 ** more than KEPT, is freed instead. */
 #define KEPT 4
-#define KEPT_BYTES ((size_t)32 << 20)
+#define KEPT_BYTES ((size_t)16 << 20)
 static Solver *kept[KEPT];
 static int nkept;
 
