@@ -1,12 +1,17 @@
 """Benchmark vcheck (the checker proved in Coq, run natively) beside check/.
 
-    python3 benchmarks/bench_vcheck.py [--runs N] [--build DIR] [FILE...]
+    python3 benchmarks/bench_vcheck.py [--runs N] [--build DIR] [--version3] [--packed]
+                                       [--no-check] [FILE...]
         builds vcheck into DIR (default vcheck/_build; vcheck/build.sh), then checks each FILE
         (default certificates/7484159.msgpack.zst and certificates/11982.msgpack.zst) N times
         (1) with each checker, one process each (check with -j 1): the median CPU seconds
-        (user + system), wall seconds and peak resident MiB of each, and vcheck's positions a
-        CPU second for a no-win, and the machine's load (the 1-minute load average, before
-        and after the runs: the machine may be shared, and the wall times depend on it).
+        (user + system), wall seconds and peak resident MiB of each, the peak bytes a position
+        and vcheck's positions a CPU second for a no-win, and the machine's load (the 1-minute
+        load average, before and after the runs: the machine may be shared, and the wall times
+        depend on it).  --version3 also checks each file rewritten as version 3 (certgen's
+        as_version3: its records read a chunk at a time); --packed also runs vcheck with
+        --memory 1 (its records packed: front-coded blocks, found by a binary search);
+        --no-check leaves check/ out.
 
 Every run is its own process; its figures are its own (os.wait4), so nothing else need be
 installed. The targets (the design of vcheck): 7484159 within 20 s of CPU and 150 MB.
@@ -17,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,15 +47,29 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--build", type=Path, default=ROOT / "vcheck" / "_build")
+    p.add_argument("--version3", action="store_true")
+    p.add_argument("--packed", action="store_true")
+    p.add_argument("--no-check", action="store_true")
     p.add_argument("files", nargs="*", type=Path)
     args = p.parse_args(argv)
     subprocess.run(["bash", str(ROOT / "vcheck" / "build.sh"), str(args.build)], check=True,
                    stdout=subprocess.DEVNULL)
-    checkers = {"vcheck": [str(args.build / "vcheck"), "--json"],
-                "check": [sys.executable, "-m", "check", "-j", "1", "--json"]}
+    checkers = {"vcheck": [str(args.build / "vcheck"), "-j", "1", "--json"]}
+    if args.packed:
+        checkers["packed"] = [*checkers["vcheck"], "--memory", "1"]
+    if not args.no_check:
+        checkers["check"] = [sys.executable, "-m", "check", "-j", "1", "--json"]
+    files = list(args.files or DEFAULT_FILES)
+    if args.version3:
+        sys.path.insert(0, str(ROOT / "tests"))
+        import certgen
+        folder = Path(tempfile.mkdtemp(prefix="bench-vcheck-"))
+        for path in list(files):
+            files.append(folder / f"v3-{path.name}")
+            files[-1].write_bytes(certgen.as_version3(path.read_bytes()))
     print(f"{'file':<28} {'checker':<7} {'verdict':<9} {'CPU s':>8} {'wall s':>8} "
-          f"{'peak MiB':>9} {'positions/CPU s':>16} {'load':>11}")
-    for path in args.files or DEFAULT_FILES:
+          f"{'peak MiB':>9} {'B/position':>10} {'positions/CPU s':>16} {'load':>11}")
+    for path in files:
         for name, command in checkers.items():
             before = os.getloadavg()[0]
             runs = [measure([*command, str(path)]) for _ in range(args.runs)]
@@ -59,10 +79,11 @@ def main(argv=None):
             cpu = statistics.median(r[2] for r in runs)
             wall = statistics.median(r[3] for r in runs)
             peak = statistics.median(r[4] for r in runs)
-            rate = (f"{item['count'] / cpu:>16,.0f}" if item.get("claim") == "no-win" and cpu
-                    else f"{'':>16}")
+            nowin = item.get("claim") == "no-win"
+            rate = f"{item['count'] / cpu:>16,.0f}" if nowin and cpu else f"{'':>16}"
+            each = f"{peak * 2**20 / item['count']:>10.1f}" if nowin else f"{'':>10}"
             print(f"{path.name:<28} {name:<7} {item.get('verdict', f'exit {code}'):<9} "
-                  f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {rate} {load:>11}", flush=True)
+                  f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {each} {rate} {load:>11}", flush=True)
 
 
 if __name__ == "__main__":

@@ -370,6 +370,75 @@ let nowin_in_parallel ~start_held ~slice_closed ~count =
     Array.for_all (( = ) (Some true)) results
   end
 
+(* ---- The records packed: front-coded in blocks (a no-win too large to hold flat) ----
+
+   Blocks of [block] records, each begun in full and the rest front-coded (a byte saying how
+   many leading bytes a record shares with the one before it, then the rest of it), in segments
+   of at most 64 MiB that no block straddles; [starts] says where each block begins.  About
+   10 bytes a position on the published certificates, against [W] (24) flat and 8 to 16 more
+   for the lookup table; a record is found by a binary search on the blocks' first records. *)
+
+let block = 16
+let segment_bits = 26
+
+type packed = { pwidth : int; pcount : int; segments : buf array; starts : int array }
+
+(* (Segments outside OCaml's heap: never moved by a compaction, so never copied, and a
+   segment's pages past what is written are never touched.) *)
+let segment size = Bigarray.(Array1.create char c_layout size)
+
+type packer = { width : int; size : int; mutable done_ : buf list; mutable cur : buf;
+                mutable used : int; mutable k : int; begins : int array; last : Bytes.t }
+
+let packer ~width ~count =
+  let size = min (1 lsl segment_bits) (count * (width + 1) + block * (width + 1)) in
+  { width; size; done_ = []; cur = segment size; used = 0; k = 0;
+    begins = Array.make ((count + block - 1) / block) 0; last = Bytes.create width }
+
+(* Record [p.k], the [width] bytes of [src] at [off]. *)
+let pack p src off =
+  let width = p.width in
+  if p.k mod block = 0 then begin
+    if p.used + block * (width + 1) > p.size then begin
+      p.done_ <- p.cur :: p.done_; p.cur <- segment p.size; p.used <- 0
+    end;
+    p.begins.(p.k / block) <- (List.length p.done_ lsl segment_bits) lor p.used;
+    for j = 0 to width - 1 do
+      Bigarray.Array1.unsafe_set p.cur (p.used + j) (Bytes.unsafe_get src (off + j))
+    done;
+    p.used <- p.used + width
+  end else begin
+    let shared = ref 0 in
+    while Bytes.unsafe_get p.last !shared = Bytes.unsafe_get src (off + !shared) do
+      incr shared
+    done;     (* (records strictly ascending: they differ before their end) *)
+    Bigarray.Array1.unsafe_set p.cur p.used (Char.unsafe_chr !shared);
+    for j = !shared to width - 1 do
+      Bigarray.Array1.unsafe_set p.cur (p.used + 1 + j - !shared) (Bytes.unsafe_get src (off + j))
+    done;
+    p.used <- p.used + 1 + width - !shared
+  end;
+  Bytes.blit src off p.last 0 width;
+  p.k <- p.k + 1
+
+(* (The last segment is kept whole: its pages past [used] were never written, so they take no
+   memory.) *)
+let packed_of p =
+  { pwidth = p.width; pcount = p.k; segments = Array.of_list (List.rev (p.cur :: p.done_));
+    starts = p.begins }
+
+(* The memory past which a no-win's records are packed (--memory): by default half of this
+   machine's memory. *)
+let memory_budget = ref (
+    try
+      let ic = open_in "/proc/meminfo" in
+      let line = input_line ic in
+      close_in ic;
+      Scanf.sscanf line "MemTotal: %d kB" (fun kb -> kb * 1024 / 2)
+    with _ -> max_int)
+
+type store = Flat of Bytes.t | Packed of packed
+
 (* ---- The proved checker's data, built from the certificate (untrusted) ---- *)
 
 module Data (C : CORE) = struct
@@ -439,9 +508,8 @@ module Data (C : CORE) = struct
               String.make 1 (Char.chr (card_number c land 255))) col) in
           match Hashtbl.find_opt ids s with Some e -> e | None -> nodes) }
 
-  (* The records, row by row ([w]-byte ids), and a hash table of them for [find]. *)
-  let records ~cells ~w ~count (rows : Bytes.t) =
-    let width = 4 + cells + 8 * w in
+  (* Flat records: row k at k * width of [rows], found through a hash table. *)
+  let flat ~width ~count (rows : Bytes.t) =
     let hash b off =
       let h = ref 0 in
       for j = 0 to width - 1 do
@@ -459,19 +527,97 @@ module Data (C : CORE) = struct
       while Bigarray.Array1.unsafe_get slots !i <> 0l do i := (!i + 1) land mask done;
       Bigarray.Array1.unsafe_set slots !i (Int32.of_int (k + 1))
     done;
-    let scratch = Bytes.create width in
-    let same k =
+    let same k scratch =
       let rec go j =
         j = width ||
         (Bytes.unsafe_get rows (k * width + j) = Bytes.unsafe_get scratch j && go (j + 1)) in
       go 0 in
-    let lookup () =
+    let lookup scratch =
       let i = ref (hash scratch 0 land mask) and found = ref count in
       while !found = count && Bigarray.Array1.unsafe_get slots !i <> 0l do
         let k = Int32.to_int (Bigarray.Array1.unsafe_get slots !i) - 1 in
-        if same k then found := k else i := (!i + 1) land mask
+        if same k scratch then found := k else i := (!i + 1) land mask
       done;
       !found in
+    let source = ref rows in
+    source, (fun k -> k * width), lookup
+
+  (* Packed records: record k decoded from its block into a row of its own (the last record
+     swept and the last found each kept), found by a binary search on the blocks' first
+     records and a scan of one block. *)
+  let packed_records (p : packed) =
+    let width = p.pwidth and count = p.pcount in
+    let mask = (1 lsl segment_bits) - 1 in
+    let seg g = p.segments.(g lsr segment_bits) and at g = g land mask in
+    (* The record encoded at [g] (after the record now in [row]) into [row]; the next's place. *)
+    let step row g =
+      let s = seg g and o = at g in
+      let shared = get s o in
+      for j = shared to width - 1 do
+        Bytes.unsafe_set row j (Bigarray.Array1.unsafe_get s (o + 1 + j - shared))
+      done;
+      g + 1 + width - shared in
+    let head row b =
+      let g = p.starts.(b) in
+      let s = seg g and o = at g in
+      for j = 0 to width - 1 do Bytes.unsafe_set row j (Bigarray.Array1.unsafe_get s (o + j)) done;
+      g + width in
+    let swept = Bytes.create width and swept_k = ref (-1) and swept_next = ref 0 in
+    let found = Bytes.create width and found_k = ref (-1) in
+    let source = ref swept in
+    let locate k =
+      if k = !found_k then source := found
+      else begin
+        source := swept;
+        if k <> !swept_k then begin
+          if not (!swept_k >= 0 && k > !swept_k && k / block = !swept_k / block) then begin
+            swept_next := head swept (k / block); swept_k := k / block * block
+          end;
+          while !swept_k < k do swept_next := step swept !swept_next; incr swept_k done
+        end
+      end;
+      0 in
+    (* How [scratch] compares with the record that block [b] begins with, or with [found]. *)
+    let versus scratch b =
+      let g = p.starts.(b) in
+      let s = seg g and o = at g and j = ref 0 in
+      while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j) do
+        incr j
+      done;
+      if !j = width then 0
+      else compare (Bytes.unsafe_get scratch !j) (Bigarray.Array1.unsafe_get s (o + !j)) in
+    let versus_found scratch =
+      let j = ref 0 in
+      while !j < width && Bytes.unsafe_get scratch !j = Bytes.unsafe_get found !j do incr j done;
+      if !j = width then 0 else compare (Bytes.unsafe_get scratch !j) (Bytes.unsafe_get found !j) in
+    let blocks = Array.length p.starts in
+    let lookup scratch =
+      let versus = versus scratch in
+      if count = 0 || versus 0 < 0 then count
+      else begin
+        let lo = ref 0 and hi = ref (blocks - 1) in      (* the last block begun at or below *)
+        while !lo < !hi do
+          let mid = (!lo + !hi + 1) / 2 in
+          if versus mid >= 0 then lo := mid else hi := mid - 1
+        done;
+        let k = ref (!lo * block) and g = ref (head found !lo) in
+        let last = min count (!k + block) - 1 in
+        let rec scan () =
+          match versus_found scratch with
+          | 0 -> found_k := !k; !k
+          | c when c < 0 || !k = last -> found_k := -1; count
+          | _ -> g := step found !g; incr k; scan () in
+        scan ()
+      end in
+    source, locate, lookup
+
+  (* The proved checker's records, read from either store ([w]-byte ids). *)
+  let records ~cells ~w ~count store =
+    let width = 4 + cells + 8 * w in
+    let source, locate, lookup = match store with
+      | Flat rows -> flat ~width ~count rows
+      | Packed p -> packed_records p in
+    let scratch = Bytes.create width in
     (* The record bytes of a position, into [scratch]; false if it has no record form. *)
     let put j v = Bytes.unsafe_set scratch j (Char.unsafe_chr v) in
     let home_byte j n = let v = int_of_nat 0 n in v <= 13 && (put j v; true) in
@@ -491,13 +637,14 @@ module Data (C : CORE) = struct
     let encode f cs ids =
       home_byte 0 f.clubs && home_byte 1 f.diamonds && home_byte 2 f.hearts &&
       home_byte 3 f.spades && fill_cells 0 cs && fill_ids 0 ids in
-    let id k j =
-      let off = k * width + 4 + cells + w * j in
+    (* Byte [j] and id [j] of the record at [base] of !source. *)
+    let id base j =
+      let rows = !source and off = base + 4 + cells + w * j in
       if w = 2 then Bytes.get_uint16_be rows off
       else if w = 3 then
         (Char.code (Bytes.unsafe_get rows off) lsl 16) lor Bytes.get_uint16_be rows (off + 1)
       else Int32.to_int (Bytes.get_int32_be rows off) land 0xffff_ffff in
-    let row k j = Char.code (Bytes.unsafe_get rows (k * width + j)) in
+    let row base j = Char.code (Bytes.unsafe_get !source (base + j)) in
     let valid k = k >= 0 && k < count in
     (* For progress: [rhome] is asked first for the record being closed, and, after each
        [find], for the record found; the former are counted. *)
@@ -508,20 +655,24 @@ module Data (C : CORE) = struct
     { count;
       rhome = (fun k ->
           reached k;
-          if valid k then { clubs = nats.(row k 0); diamonds = nats.(row k 1);
-                            hearts = nats.(row k 2); spades = nats.(row k 3) }
+          if valid k then
+            let k = locate k in
+            { clubs = nats.(row k 0); diamonds = nats.(row k 1);
+              hearts = nats.(row k 2); spades = nats.(row k 3) }
           else { clubs = O; diamonds = O; hearts = O; spades = O });
       rcells = (fun k ->
           if not (valid k) then [] else
-            let l = ref [] in
+            let k = locate k and l = ref [] in
             for j = cells - 1 downto 0 do
               let b = row k (4 + j) in if b < 52 then l := cards.(b) :: !l
             done;
             !l);
       rids = (fun k ->
           if not (valid k) then []
-          else [id k 0; id k 1; id k 2; id k 3; id k 4; id k 5; id k 6; id k 7]);
-      find = (fun f cs ids -> after_find := true; if encode f cs ids then lookup () else count) }
+          else let k = locate k in
+            [id k 0; id k 1; id k 2; id k 3; id k 4; id k 5; id k 6; id k 7]);
+      find = (fun f cs ids ->
+          after_find := true; if encode f cs ids then lookup scratch else count) }
 
   (* A custom start position from the header's board (TRUSTED: it is the position the
      theorem is about; its meaning is docs/certificate-format.md, "Custom boards"). *)
@@ -620,9 +771,58 @@ module DC = Data (Custom)
 let card_masks = Array.init 52 (fun c -> 1 lsl c)
 let all_cards = (1 lsl 52) - 1
 
-type nowin = { entries : string array; w : int; rows : Bytes.t }
+
+type nowin = { entries : string array; w : int; rows : store }
 
 let chunk_records = 1 lsl 20      (* version 3: the records come in chunks of this many *)
+
+(* Each record a well-formed position, the records strictly ascending, every column used: not
+   needed for soundness, but the format requires it.  Records [first ..] of the file, at rows
+   [at ..]; [before] holds the record before [first]. *)
+let home_mask = Array.init 4 (fun s -> Array.init 14 (fun n ->
+    let m = ref 0 in for r = 0 to n - 1 do m := !m lor card_masks.(4 * r + s) done; !m))
+
+let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry =
+  for i = 0 to n - 1 do
+    let k = first + i and base = (at + i) * width in
+    let at j = Char.code (Bytes.unsafe_get rows (base + j)) in
+    if k > 0 then begin
+      let earlier j = if i > 0 then Bytes.unsafe_get rows (base - width + j)
+        else Bytes.unsafe_get before j
+      and here j = Bytes.unsafe_get rows (base + j) in
+      let j = ref 0 in
+      while !j < width && earlier !j = here !j do incr j done;
+      if !j = width || earlier !j > here !j then
+        rejected "records: record %d does not sort strictly after record %d" (k + 1) k
+    end;
+    let acc = ref 0 in
+    let add m = if !acc land m <> 0 then rejected "record %d: a card is in two places" (k + 1);
+      acc := !acc lor m in
+    for s = 0 to 3 do
+      if at s > 13 then rejected "record %d: a foundation holds %d cards" (k + 1) (at s);
+      add home_mask.(s).(at s)
+    done;
+    let last = ref (-1) and ended = ref false in
+    for j = 0 to cells - 1 do
+      let b = at (4 + j) in
+      if b = 0xff then ended := true
+      else if !ended || b >= 52 || b <= !last then
+        rejected "record %d: the free cells are not ascending cards then empty cells" (k + 1)
+      else (add card_masks.(b); last := b)
+    done;
+    let prev = ref (-1) in
+    for j = 0 to 7 do
+      let e = ref 0 in
+      for b = 0 to w - 1 do e := (!e lsl 8) lor at (4 + cells + w * j + b) done;
+      if !e >= ncols then rejected "record %d: column id %d is not in the table" (k + 1) !e;
+      if symmetry = "columns" && !e < !prev then
+        rejected "record %d: the column ids are not ascending" (k + 1);
+      prev := !e;
+      used.(!e) <- true;
+      add masks.(!e)
+    done;
+    if !acc <> all_cards then rejected "record %d: the 52 cards are not each in one place" (k + 1)
+  done
 
 (* Where a no-win body's bytes come from: a region of data held whole, or a stream of it.
    [need n what] is a cursor with at least [n] bytes after it (else the data is cut short inside
@@ -679,8 +879,24 @@ let read_nowin r ~version ~cells ~symmetry ~count =
   done;
   let w = if ncols <= 1 lsl 16 then 2 else if version < 3 || ncols <= 1 lsl 24 then 3 else 4 in
   let width = 4 + cells + 8 * w in
-  let rows = Bytes.create (count * width) in
+  (* Flat rows and their lookup table, or (past the memory budget) packed records; a version 3
+     file's packed records are read a chunk at a time through rows of one chunk. *)
+  let flat_bytes = count * width + 4 * (let size = ref 16 in
+                                        while !size < 2 * count do size := 2 * !size done; !size) in
+  (* (The hash table's slots hold record numbers below 2 ^ 31 - 1.) *)
+  let packing = if flat_bytes > !memory_budget || count >= (1 lsl 31) - 1
+    then Some (packer ~width ~count) else None in
+  let rows = Bytes.create (width * if packing <> None && version = 3
+                                   then min count chunk_records else count) in
   advise_huge rows;
+  let used = Array.make ncols false in
+  let before = Bytes.create width in
+  (* Records [first .. first + n - 1], rows [at ..] of [rows]: well-formed, ascending (after the
+     record before, kept in [before]), each column used; then packed, if they are to be. *)
+  let batch ~at ~first n =
+    check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry;
+    if n > 0 then Bytes.blit rows ((at + n - 1) * width) before 0 width;
+    Option.iter (fun p -> for i = 0 to n - 1 do pack p rows ((at + i) * width) done) packing in
   (* [n] records as byte planes at [roff] of [d] (byte j of record k at roff + j * n + k), into
      the rows from record [first] on. *)
   let unplane (d : buf) roff n first =
@@ -703,14 +919,17 @@ let read_nowin r ~version ~cells ~symmetry ~count =
         rejected "records: chunk %d has %d bytes, not its %d records x %d = %d" i rlen n width
           (n * width);
       let c = r.need rlen "a chunk of records" in
-      unplane c.data c.pos n first;
+      let at = if packing = None then first else 0 in
+      unplane c.data c.pos n at;
       c.pos <- c.pos + rlen;
-      r.seen c
+      r.seen c;
+      batch ~at ~first n
     done;
     if not (r.at_end ()) then
-      rejected "the body has bytes after its ceil(count / 2^20) = %d chunks of records" chunks
+      unreadable "the body has data after its ceil(count / 2^20) = %d chunks of records" chunks
   end else begin
-    let rlen = bin_header r "the records" ~not_bin:(fun () -> rejected "the records are not a bin") in
+    let rlen = bin_header r "the records"
+        ~not_bin:(fun () -> rejected "the records are not a bin") in
     let c = r.need rlen "the records" in
     let d = c.data and roff = c.pos in
     c.pos <- c.pos + rlen;
@@ -738,56 +957,13 @@ let read_nowin r ~version ~cells ~symmetry ~count =
           rejected "records: record %d does not give its whole shared prefix" (k + 1)
       done;
       if !p <> stop then rejected "records: there are more than %d" count
-    end
+    end;
+    batch ~at:0 ~first:0 count
   end;
   r.finished ();
-  (* Each record a well-formed position, the records strictly ascending, every column used:
-     not needed for soundness, but the format requires it. *)
-  let used = Array.make ncols false in
-  let home_mask = Array.init 4 (fun s -> Array.init 14 (fun n ->
-      let m = ref 0 in for r = 0 to n - 1 do m := !m lor card_masks.(4 * r + s) done; !m)) in
-  for k = 0 to count - 1 do
-    let base = k * width in
-    let at j = Char.code (Bytes.unsafe_get rows (base + j)) in
-    if k > 0 then begin
-      let before j = Bytes.unsafe_get rows (base - width + j)
-      and here j = Bytes.unsafe_get rows (base + j) in
-      let j = ref 0 in
-      while !j < width && before !j = here !j do incr j done;
-      if !j = width || before !j > here !j then
-        rejected "records: record %d does not sort strictly after record %d" (k + 1) k
-    end;
-    let acc = ref 0 in
-    let add m = if !acc land m <> 0 then rejected "record %d: a card is in two places" (k + 1);
-      acc := !acc lor m in
-    for s = 0 to 3 do
-      if at s > 13 then rejected "record %d: a foundation holds %d cards" (k + 1) (at s);
-      add home_mask.(s).(at s)
-    done;
-    let last = ref (-1) and ended = ref false in
-    for j = 0 to cells - 1 do
-      let b = at (4 + j) in
-      if b = 0xff then ended := true
-      else if !ended || b >= 52 || b <= !last then
-        rejected "record %d: the free cells are not ascending cards then empty cells" (k + 1)
-      else (add card_masks.(b); last := b)
-    done;
-    let prev = ref (-1) in
-    for j = 0 to 7 do
-      let e = ref 0 in
-      for b = 0 to w - 1 do e := (!e lsl 8) lor at (4 + cells + w * j + b) done;
-      if !e >= ncols then rejected "record %d: column id %d is not in the table" (k + 1) !e;
-      if symmetry = "columns" && !e < !prev then
-        rejected "record %d: the column ids are not ascending" (k + 1);
-      prev := !e;
-      used.(!e) <- true;
-      add masks.(!e)
-    done;
-    if !acc <> all_cards then rejected "record %d: the 52 cards are not each in one place" (k + 1)
-  done;
   Array.iteri (fun i u ->
       if not u then rejected "column %d of the table is used by no record" i) used;
-  { entries; w; rows }
+  { entries; w; rows = match packing with Some p -> Packed (packed_of p) | None -> Flat rows }
 
 (* ---- The theorem's words (TRUSTED: they are printed from the values the proved function was
    given) ---- *)
@@ -823,7 +999,7 @@ let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~s
         | Bin (o, l) when o + l = off + len ->
             if l <> count then rejected "the moves are %d bytes, not count = %d" l count;
             o
-        | Bin _ -> rejected "the body has bytes after the moves"
+        | Bin _ -> unreadable "the body has data after the moves"
         | _ -> rejected "the moves are not a msgpack bin" in
     if version < 3 && len <> 2 * count then
       rejected "the body has %d bytes, not 2 x count = %d" len (2 * count);
@@ -854,8 +1030,9 @@ let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~s
     let r = match reader with Some r -> r | None -> region d (off, len) in
     let nw = read_nowin r ~version ~cells ~symmetry ~count in
     (* The decompressed data is no longer needed (the records are copied out row by row):
-       give its memory back before the hash table is built. *)
-    Gc.full_major ();
+       give its memory back before the hash table is built; packed records (past the memory
+       budget) also give back the rows they were read through. *)
+    (match nw.rows with Flat _ -> Gc.full_major () | Packed _ -> Gc.compact ());
     let sorted = symmetry = "columns" in
     let ok = match start with
       | `Deal n ->
@@ -1006,7 +1183,8 @@ type outcome = {
 let streamed path src (h : header) =
   let c = { data = src.win; pos = 0; limit = min src.lim 65536 } in
   ignore (read_header c);
-  (* The board, copied out of the window before the window moves on. *)
+  (* The board, copied out of the window before the window moves on (TRUSTED: the copy is the
+     board that [board_position] decodes, the start of the theorem). *)
   let board_data, board = match h.board with
     | None -> src.win, None
     | Some (o, l) ->
@@ -1193,7 +1371,7 @@ let in_folder top =
   | files, unread -> files @ unread
 
 let usage = "usage: vcheck [-q] [--json] [-j N] [--progress-every S] [--max-positions N] \
-             [--max-columns N] [--max-moves N] CERTIFICATE|FOLDER|- ..."
+             [--max-columns N] [--max-moves N] [--memory SIZE] CERTIFICATE|FOLDER|- ..."
 
 let help = usage ^ "\n\n\
 Check FreeCell certificates with a checker proved correct in Coq (vcheck/README.md).\n\
@@ -1209,6 +1387,9 @@ A verified file's line is followed by its sha256, as check prints it.\n\n\
 \  --max-positions N    refuse a no-win of more than N positions (default 4000000)\n\
 \  --max-columns N      refuse a column table of more than N entries (default 1000000)\n\
 \  --max-moves N        refuse a win of more than N moves (default 100000)\n\
+\  --memory SIZE        past SIZE bytes (500M, 2G) of records and lookup table, a no-win's\n\
+\                       records are packed (about 10 bytes a position; slower to look up;\n\
+\                       default: half of this machine's memory)\n\
 \  --version            print the version\n"
 
 let () =
@@ -1230,6 +1411,14 @@ let () =
         (match float_of_string_opt v with
          | Some s when s >= 0.0 -> progress_every := s
          | _ -> usage_error ("--progress-every: not a number of seconds: " ^ v));
+        parse rest
+    | "--memory" :: v :: rest ->
+        let n = String.length v in
+        let scale = if n = 0 then 0 else match v.[n - 1] with
+          | 'K' | 'k' -> 10 | 'M' | 'm' -> 20 | 'G' | 'g' -> 30 | 'T' | 't' -> 40 | _ -> 0 in
+        (match int_of_string_opt (if scale > 0 then String.sub v 0 (n - 1) else v) with
+         | Some m when m >= 0 && m < 1 lsl (61 - scale) -> memory_budget := m lsl scale
+         | _ -> usage_error ("--memory: not a size (500M, 2G): " ^ v));
         parse rest
     | ("-h" | "--help") :: _ -> print_string help; exit 0
     | "--version" :: _ -> print_endline version; exit 0
