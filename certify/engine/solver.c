@@ -30,8 +30,7 @@
 **    the Solver's blocks are kept from one solve to the next (a few Solvers are kept), a set
 **    emptied by counting its epoch on: most deals are solved in less time than fresh memory
 **    would take to fault in or to clear.
-**  - The shortcut looks up only the moves whose columns are together on a position further
-**    along the path.
+**  - The shortcut looks up only the moves that may reach a position on the path.
 **
 ** The search runs without the GIL: it touches no Python object. An allocation that fails, or
 ** a line that does not replay (a bug), jumps (longjmp) back to solve_board(); solve() then
@@ -374,10 +373,8 @@ typedef struct {
     Node *at;         /* the path's positions, root first */
     size_t n, cap;
     NodeSet index;    /* the same positions, to find their places on the path */
-    /* The positions on the path that have column id lie between first[id] and last[id], for
-    ** the ids below ncolumns (the columns made later are on none; first > last: on none). */
-    uint32_t *first, *last;
-    size_t ncolumns, first_cap, last_cap;
+    uint8_t *has;     /* has[id]: does a position on the path have column id? (for the ids */
+    size_t nhas, has_cap;  /* below nhas; the columns made later are on none) */
     uint64_t in_cells;     /* the cards in a free cell in some position on the path */
 } Path;
 
@@ -853,41 +850,37 @@ static void path_of(Solver *s, const Search *r, Path *path)
     while (nslots < 2 * path->n + 2)
         nslots *= 2;
     set_init(s, &path->index, nslots);
-    path->ncolumns = s->columns.n;
-    path->first = room_for(s, path->first, &path->first_cap, path->ncolumns, sizeof(uint32_t));
-    path->last = room_for(s, path->last, &path->last_cap, path->ncolumns, sizeof(uint32_t));
-    for (size_t id = 0; id < path->ncolumns; id++) {
-        path->first[id] = UINT32_MAX;
-        path->last[id] = 0;
-    }
+    path->nhas = s->columns.n;
+    path->has = room_for(s, path->has, &path->has_cap, path->nhas, 1);
+    memset(path->has, 0, path->nhas);
     path->in_cells = 0;
     for (uint32_t i = 0; i < path->n; i++) {
         Position p = path->at[i].at;
         uint32_t hash = position_hash(&p);
         set_put(&path->index, set_slot(&path->index, path->at, &p, hash), hash, i);
-        for (int j = 0; j < 8; j++) {
-            if (path->first[p.col[j]] > i)
-                path->first[p.col[j]] = i;
-            path->last[p.col[j]] = i;
-        }
+        for (int j = 0; j < 8; j++)
+            path->has[p.col[j]] = 1;
         path->in_cells |= p.cells;
     }
 }
 
-/* Might a move from p lead to a position on the path further along than `beyond`? Not when
-** the columns it leaves are on no such position together (a column is on the positions
-** between Path.first and Path.last of it, if on any), or it puts a card in a cell where no
-** position on the path has it; unless foundation moves follow it (then other columns and
-** cells change too). (`safe`: the cards that may go home safely from p.) */
+/* Is column `id` in some position on the path? */
+static int on_path(const Path *path, uint32_t id)
+{
+    return id < path->nhas && path->has[id];
+}
+
+/* Might a move from p lead to a position on the path? Not when it makes a column that no
+** position on the path has, or puts a card in a cell where no position on the path has it,
+** unless foundation moves follow it (then other columns and cells change too). (`safe`: the
+** cards that may go home safely from p.) */
 static int may_reach_path(const Solver *s, const Path *path, const Position *p, uint64_t safe,
-                          const Move *m, long beyond)
+                          const Move *m)
 {
     const Columns *t = &s->columns;
     uint8_t moved[NCARDS];  /* the cards moved, bottom to top */
-    uint32_t col[8];        /* the columns it leaves */
     if (m->dest == HOME)
         return 1;
-    memcpy(col, p->col, sizeof col);
     moved[0] = m->card;
     if (m->source >= 0) {
         uint32_t id = p->col[m->source];
@@ -895,29 +888,15 @@ static int may_reach_path(const Solver *s, const Path *path, const Position *p, 
             moved[i] = t->at[id].top;
         if (id && safe >> t->at[id].top & 1)
             return 1;
-        col[m->source] = id;
-    }
-    if (m->dest == CELL) {
-        if (!(path->in_cells >> m->card & 1))
+        if (!on_path(path, id))
             return 0;
-    } else {
-        uint32_t id = p->col[m->dest];
-        for (int i = 0; i < m->k && (i == 0 || id); i++)  /* 0 after the first card: not made */
-            id = id ? t->at[id].on[suit(moved[i]) & 1] : t->bottom[moved[i]];
-        if (id == 0)
-            return 0;
-        col[m->dest] = id;
     }
-    long from = 0, to = LONG_MAX;
-    for (int j = 0; j < 8; j++) {
-        if (col[j] >= path->ncolumns)
-            return 0;
-        if (path->first[col[j]] > from)
-            from = path->first[col[j]];
-        if (path->last[col[j]] < to)
-            to = path->last[col[j]];
-    }
-    return from <= to && to > beyond;
+    if (m->dest == CELL)
+        return path->in_cells >> m->card & 1;
+    uint32_t id = p->col[m->dest];
+    for (int i = 0; i < m->k && (i == 0 || id); i++)  /* 0 after the first card: not made */
+        id = id ? t->at[id].on[suit(moved[i]) & 1] : t->bottom[moved[i]];
+    return id && on_path(path, id);
 }
 
 /* Where a position lies on the path, or -1. */
@@ -944,8 +923,8 @@ static void shortcut(Solver *s, const Path *path)
         uint64_t safe = safe_home(p.found);
         for (int m = 0; m < count; m++) {
             Position child;
-            if (!may_reach_path(s, path, &p, safe, &offered[m], best > i ? best : i))
-                continue;  /* as if it were looked up: not found, or no further along */
+            if (!may_reach_path(s, path, &p, safe, &offered[m]))
+                continue;  /* as if it were looked up and not found */
             successor(s, &p, safe, &offered[m], &child);
             long j = path_index(path, &child);
             if (j > best) {
@@ -1078,8 +1057,7 @@ static void free_solver(Solver *s)
     }
     free(s->path.at);
     free(s->path.index.slots);
-    free(s->path.first);
-    free(s->path.last);
+    free(s->path.has);
     free(s->moves);
     free(s->line.at);
     free(s);
@@ -1090,9 +1068,7 @@ static size_t solver_bytes(const Solver *s)
 {
     size_t bytes = sizeof *s + s->columns.cap * sizeof(Column)
                    + s->path.index.room * sizeof(uint64_t)
-                   + s->path.cap * sizeof(Node)
-                   + (s->path.first_cap + s->path.last_cap) * sizeof(uint32_t)
-                   + s->moves_cap * sizeof(Move)
+                   + s->path.cap * sizeof(Node) + s->path.has_cap + s->moves_cap * sizeof(Move)
                    + s->line.cap;
     for (int i = 0; i < NSTYLES; i++)
         bytes += s->search[i].cap * sizeof(Node) + s->search[i].set.room * sizeof(uint64_t)
