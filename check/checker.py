@@ -1,7 +1,5 @@
-"""Verify FreeCell certificates (*.msgpack.zst), format versions 1 to 3.
-Exit 0: all VERIFIED (and proving what --deal, --claim, ... ask); 1: some
-REJECTED, its first failure named; 2: none rejected, some UNREADABLE (not a
-certificate, or past a limit)."""
+"""Verify FreeCell certificates (*.msgpack.zst), format versions 1 to 3. Exit 0: all VERIFIED (and
+proving what --deal, ... ask); 1: some REJECTED; 2: none rejected, some UNREADABLE (or too big)."""
 # Records, moves and entries count from 1, columns 1..8. Several files or folders: a line each,
 # then a summary.
 # The trusted core comes first, between the two marker lines: the cards and the deal, the moves and
@@ -134,9 +132,8 @@ def replay(steps, pick, found, free, cols, rules):
         legal = sorted(moves(found, free, cols, rules['cells'], rules['foundation_moves']),
                        key=lambda move: ((move[2] + 1) % 10, move[0]))
         i = pick(n, legal, (found, free, cols))
-        if not 0 <= i < len(legal): raise Rejected(
-            f'move {n + 1}: index {i} is not below the {len(legal)} legal moves; before it: '
-            f'{show(found, free, cols)}')
+        if not 0 <= i < len(legal):
+            raise Rejected(f'move {n + 1}: index {i} is not below the {len(legal)} legal moves')
         found, free, cols = after(found, free, cols, *legal[i])
     if found != WON: raise Rejected(f'after all {steps:,} moves the position is not won: '
                                     f'{show(found, free, cols)}')
@@ -144,9 +141,9 @@ def replay(steps, pick, found, free, cols, rules):
 
 # What a verified certificate proves, from the header values the check used.
 def theorem(h, path):
-    back = ("a foundation's top card may go back onto a column" if h['foundation_moves'] else
-            'no moves off foundations')
-    rules = f'{plural(h["cells"], "free cell")}, single-card moves, {back}'
+    rules = (f'{plural(h["cells"], "free cell")}, single-card moves, ' +
+             ("a foundation's top card may go back onto a column" if h['foundation_moves']
+              else 'no moves off foundations'))
     if h['claim'] == 'range':   # (FreeCell Pro's numbers extend Microsoft's 1..2**31 - 1)
         who, lost = ('Microsoft FreeCell deals' if h['last'] < 2**31
                      else "FreeCell Pro's extended deals" if h['first'] >= 2**31
@@ -154,9 +151,8 @@ def theorem(h, path):
         return (f'of {who} {h["first"]:,}..{h["last"]:,} ({rules}) exactly {len(lost):,} cannot be '
                 f'won{": " * bool(lost)}{", ".join(map(str, lost))}; each of the other '
                 f'{h["count"] - len(lost):,} is won by a line that replays')
-    who = (f'the layout in {path}' if h['deal'] is None
-           else f"FreeCell Pro's extended deal {h['deal']}" if h['deal'] >= 2**31
-           else f'Microsoft FreeCell deal {h["deal"]}')
+    who = (f'the layout in {path}' if h['deal'] is None else f"FreeCell Pro's extended deal "
+           f"{h['deal']}" if h['deal'] >= 2**31 else f'Microsoft FreeCell deal {h["deal"]}')
     if h['claim'] == 'win':
         return (f'{who} ({rules}) can be won: {plural(h["count"], "single-card move")} '
                 f'replay{"s" * (h["count"] == 1)} to a won position')
@@ -187,31 +183,24 @@ def integer(x, low, high): return type(x) is int and low <= x <= high   # (type(
 # wins of 1..32,000 have 121 on average.
 LIMITS = {'positions': 4_000_000, 'columns': 1_000_000, 'moves': 100_000,
           'range-moves': 250, 'range-positions': 10_000, 'memory': None}
-KEYS = {'format', 'version', 'claim', 'deal', 'board', 'cells', 'foundation_moves', 'symmetry',
-        'count', 'xxh3_64'}
+KEYS = set('format version claim deal board cells foundation_moves symmetry count xxh3_64'.split())
 SPLIT = 65536    # records from which one file's closure check is split across processes (-j)
 CHUNK = 2**20    # the records of a version 3 chunk (§7); the last chunk holds the rest
 
 
-# replay()'s choice for a version 1 or 2 line: the legal move of the card and destination bytes of
-# move n, else why there is none.
+# replay()'s choice for a version 1 or 2 line: the legal move of move n's card and destination
+# bytes; else why not, with where the card may go instead, if anywhere.
 def named(body):
     def pick(n, legal, position):
         card, dest = body[2 * n], body[2 * n + 1]
-        for i, (c, _, d) in enumerate(legal):
-            if (c, d) == (card, dest): return i
-        raise Rejected(refusal(n, card, dest, position, legal))
+        pairs = [(c, d) for c, _, d in legal]
+        if (card, dest) in pairs: return pairs.index((card, dest))
+        need(card < 52 and dest < 10, f'move {n + 1}: bytes {card}, {dest} are not a move')
+        could = ', '.join(place(d) for c, d in pairs if c == card)
+        raise Rejected(f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: {name(card)} '
+                       f'{"may go only to " + could if could else "cannot move"}; before it: '
+                       f'{show(*position)}')
     return pick
-
-
-# Why move n + 1 of a version 1 or 2 win, not one of the legal moves, is refused: where the card
-# may go instead, if anywhere.
-def refusal(n, card, dest, position, legal):
-    if card >= 52 or dest >= 10: return f'move {n + 1}: bytes {card}, {dest} are not a move'
-    could = ', '.join(place(d) for c, _, d in legal if c == card)
-    why = f'{name(card)} may go only to {could}' if could else f'{name(card)} cannot move'
-    return f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: {why}; before it: ' + show(
-        *position)
 
 
 def leaves(n, found, free, cols, card, source, dest):   # why record n + 1 is not closed
@@ -258,21 +247,18 @@ class Stream:
         self.buf, self.taken, self.end, self.hash, self.begun = bytearray(), 0, None, None, 0
         self.d, self.ended = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False), 0
 
-    def read(self, n):   # n bytes of the file, or fewer at its end
-        chunk = self.f.read(n)
-        self.got, self.ended = self.got + len(chunk), not chunk
-        need(self.size is None or self.got <= self.size,
-             f'{self.shown} yields more bytes than its size ({self.size or 0:,})', Unreadable)
-        self.sha.update(chunk)
-        return chunk
-
     def digest(self): return self.sha.hexdigest() if self.ended else None   # (read to its end)
 
     def fill(self, n):   # decompress until n bytes wait or the file ends; whether they wait
         while len(self.buf) < n:
             # 1 KiB of compressed bytes a step: zstd inflates 4 bytes to 128 KiB at most. A frame
             # that has ended leaves the bytes after it (unused_data, empty until then): the next.
-            chunk = self.d.unused_data or self.read(1024)
+            chunk = self.d.unused_data
+            if not chunk:   # (what is read is what is hashed, and never more than the size said)
+                self.sha.update(chunk := self.f.read(1024))
+                self.got, self.ended = self.got + len(chunk), not chunk
+                need(self.size is None or self.got <= self.size, f'{self.shown} yields more bytes '
+                     f'than its size ({self.size or 0:,})', Unreadable)
             need(chunk or self.d.eof, f'{self.shown}: its zstd frame is cut short', Unreadable)
             if not chunk: return False
             if self.d.eof:
@@ -285,8 +271,7 @@ class Stream:
         return True
 
     def take(self, n, what):
-        need(self.end is None or self.taken + n <= self.end,
-             f'the body is not valid msgpack: {what} is cut short')
+        need(self.end is None or self.taken + n <= self.end, f'the body ends inside {what}')
         need(self.fill(n), f'{what} is cut short: the data of {self.shown} ends early')
         piece = bytes(memoryview(self.buf)[:n])
         self.taken += n
@@ -318,8 +303,7 @@ def header(s):
         why = 'is cut short' if type(e) is msgpack.OutOfData else f'is not valid msgpack ({e!r})'
         raise Unreadable(f'the header (in the first 64 KiB) {why}') from None
     s.take(unpacker.tell(), 'the header')
-    need(type(h) is dict, 'the file does not start with a msgpack map: not a certificate',
-         Unreadable)
+    need(type(h) is dict, 'the file does not start with a msgpack map', Unreadable)
     keys = (KEYS - {'deal', 'board'} | {'first', 'last'} if (ranged := h.get('claim') == 'range')
             else KEYS)
     need(set(h) == keys, f'the header keys are not exactly: {", ".join(sorted(keys))}', Unreadable)
@@ -337,8 +321,7 @@ def header(s):
               [('deal', lambda: h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)),   # or board
                ('board', lambda: type(h['board']) is (bytes if h['deal'] is None else type(None)))])
     for key, ok in tests:   # (reprlib: a value in a few characters, however long or deep)
-        need(ok(), f'header {key} = {reprlib.repr(h[key])} is not allowed (versions 1 to 3)',
-             Unreadable)
+        need(ok(), f'header {key} = {reprlib.repr(h[key])} is not allowed', Unreadable)
     return h
 
 
@@ -369,8 +352,8 @@ def start(h):
     found, cellbytes, cols = board[:4], board[4:4 + cells], board[4 + cells:].split(b'\xff')
     need(len(board) >= 4 + cells and len(cols) == 9 and not cols[8],
          'the board is not four counts, the cells and eight columns each ended by 0xFF')
-    why = problem(found, cellbytes, cols[:8])
-    need(not why, f'the board is not a position: {why}')
+    need(not problem(found, cellbytes, cols[:8]),
+         f'the board is not a position: {problem(found, cellbytes, cols[:8])}')
     return found, cellbytes.rstrip(b'\xff'), cols[:8]
 
 
@@ -407,15 +390,15 @@ def check_nowin(s, rules, limits, read):
     need(columns <= 8 * count, f'the column table has {columns:,} entries: more than 8 x count')
     for i in range(columns):   # step 2 (an entry of more than 52 bytes is refused on its first 53)
         col = s.take(min(expect(s, 'bin', f'column table entry {i}'), 53), f'column {i}')
-        need(len(col) <= 52 and max(col, default=0) < 52, f'column table entry {i} ({col.hex()}) '
-             'is not cards')
-        need(not table or table[-1] < col, f'column table entry {i} ({col.hex()}) is not sorted')
+        entry = f'column table entry {i} ({col.hex()})'
+        need(len(col) <= 52 and max(col, default=0) < 52, f'{entry} is not cards')
+        need(not table or table[-1] < col, f'{entry} is not sorted')
         table.append(col)
     w = 2 if columns <= 65536 else 3 if columns <= 2**24 or version < 3 else 4   # an id's bytes
     W = 4 + cells + 8 * w
     if version == 1:   # front-coded: at most count x (W + 1) bytes, a byte more a record
-        need((nbytes := expect(s, 'bin', 'the records')) <= count * (W + 1),
-             f'records: {nbytes} bytes for {count}')
+        nbytes = expect(s, 'bin', 'the records')
+        need(nbytes <= count * (W + 1), f'records: {nbytes} bytes for {count}')
     # Past the --memory budget, the records and their lookup table go to memory-mapped files.
     spill = limits['memory'] is not None and count * (W + 6) > limits['memory']
     try:
@@ -423,9 +406,8 @@ def check_nowin(s, rules, limits, read):
         produced = (unfront(s.take(nbytes, 'the records'), W) if version == 1 else
                     planes(s, rows, W, count, CHUNK if version == 3 else max(count, 1)))
         # The lookup table: half as many slots again as records, each a record's number.
-        wide = count >= 2**32 - 1   # (8 bytes a slot, else 4)
-        slots = memoryview(space((count + count // 2 + 1) * (4 + 4 * wide), spill))
-        records = Records(rows, W, count, slots.cast('Q' if wide else 'I'),
+        slots = space((count + count // 2 + 1) * (4 if count < 2**32 - 1 else 8), spill)
+        records = Records(rows, W, count, memoryview(slots).cast('I' if count < 2**32 - 1 else 'Q'),
                           struct.Struct(f'4s{cells}s' + f'{w}s' * 8))
         index = {col: i.to_bytes(w, 'big') for i, col in enumerate(table)}
         column = {i: col for col, i in index.items()}
@@ -440,8 +422,7 @@ def check_nowin(s, rules, limits, read):
                          'records')   # step 5
         in_parts(close, (records, column, index, rules), count, limits.get('jobs', 1))   # step 7
     except MemoryError:
-        raise Unreadable(f'not enough memory for {count:,} positions: --max-positions / '
-                         f'--memory') from None
+        raise Unreadable(f'not enough memory for {count:,} positions: --max-positions / --memory')
 
 
 # The records as byte planes, into rows, each yielded once its chunk is in: chunks of `chunk`
@@ -450,8 +431,8 @@ def check_nowin(s, rules, limits, read):
 def planes(s, rows, W, count, chunk):
     for lo in range(0, count, chunk):
         n, nbytes = min(chunk, count - lo), expect(s, 'bin', 'the records')
-        where = f' (chunk {lo // chunk + 1})' * (chunk < count)
-        need(nbytes == n * W, f'records: {nbytes} bytes for {n}{where}')
+        need(nbytes == n * W, f'records: {nbytes} bytes for {n}' +
+             f' (chunk {lo // chunk + 1})' * (chunk < count))
         for j in range(W): rows[lo * W + j:(lo + n) * W:W] = s.take(n, 'the records')
         yield from (bytes(rows[k * W:(k + 1) * W]) for k in range(lo, lo + n))
 
@@ -462,14 +443,13 @@ def planes(s, rows, W, count, chunk):
 # Records). In the loop a reason is built only when it is raised: an `if`, not need().
 def well_formed(records, produced, column, rules):
     rows, count, W, slots = records.rows, records.count, records.W, records.slots
-    used, n, previous = set(), 0, b''
+    used, n, previous, sort_ids = set(), 0, b'', rules['symmetry'] == 'columns'
     for n, rec in enumerate(produced, 1):
         if rec <= previous: raise Rejected(f'records: record {n} does not sort after the last')
         found, cellbytes, *ids = records.layout.unpack(rec)   # its foundations, cells, column ids
         cols = [column.get(i) for i in ids]
         why = ('a column id is beyond the table' if None in cols else 'its column ids are not '
-               'ascending' if rules['symmetry'] == 'columns' and ids != sorted(ids)
-               else problem(found, cellbytes, cols))
+               'ascending' if sort_ids and ids != sorted(ids) else problem(found, cellbytes, cols))
         if why: raise Rejected(f'record {n} ({rec.hex()}) is not a well-formed position: {why}')
         if found == WON: raise Rejected(f'record {n} ({show(found, b"", cols)}) is won')
         if n > count: break
@@ -492,10 +472,10 @@ def unfront(data, W):
     while i < len(data):
         n, p = n + 1, data[i]
         rec = prev[:p] + data[i + 1:i + 1 + W - p]
-        if p >= W or n == 1 and p: raise Rejected(f'records: record {n} says it shares {p} bytes')
+        if p >= W: raise Rejected(f'records: record {n} says it shares {p} bytes')
         if len(rec) != W: raise Rejected(f'records: record {n} is cut short')
-        if n > 1 and rec > prev and rec[p] == prev[p]: raise Rejected(
-                f'records: record {n} shares more than its stated {p} bytes with the one before')
+        if n > 1 and rec > prev and rec[p] == prev[p]:
+            raise Rejected(f'records: record {n} shares more than its stated {p} bytes')
         yield rec
         prev, i = rec, i + 1 + W - p
 
@@ -532,14 +512,13 @@ def check_range(h, s, limits):
             need(expect(s, 'array', 'the entry') == 4 - (h['version'] == 3),
                  'the entry is not [deal, claim, count' + ', body' * (h['version'] < 3) + ']')
             need((got := expect(s, 'int', 'its deal')) == number, f'the entry is for deal {got}')
-            claim = s.take(min(expect(s, 'str', 'its claim'), 7), 'its claim').decode(
-                errors='replace')
+            claim = s.take(min(expect(s, 'str', 'its claim'), 7), 'its claim').decode('latin-1')
             need(claim in ('win', 'no-win'), f'its claim {claim!r} is not "win" or "no-win"')
             rules = {**h, 'deal': number, 'board': None, 'claim': claim,
                      'count': expect(s, 'int', 'its count')}
             spent[kind := 'moves' if claim == 'win' else 'positions'] += rules['count']
-            most = limits[f'range-{kind}'] * h['count'] + limits[kind]
-            need(spent[kind] <= most, f'the range holds more than {most:,} {kind} in all: '
+            need(spent[kind] <= (most := limits[f'range-{kind}'] * h['count'] + limits[kind]),
+                 f'the range holds more than {most:,} {kind} in all: '
                  f'--range-{kind} a deal, and --max-{kind} more', Unreadable)
             if h['version'] < 3: s.end = expect(s, 'bin', 'its body') + s.taken   # (taken after)
             (check_win if claim == 'win' else check_nowin)(s, rules, limits, lambda: None)
@@ -573,15 +552,15 @@ def verify(path, limits=LIMITS, want=None):
              f'{shown_path} is not a regular file', Unreadable)
         s = Stream(f, shown_path, st.st_size if regular else None)
         h = header(s)
-        mismatch = differs(h, want or {})
-        need(not mismatch, f'the file does not prove what was asked: {mismatch}')
+        need(not (mismatch := differs(h, want or {})),
+             f'the file does not prove what was asked: {mismatch}')
         if h['claim'] == 'range': h = check_range(h, s, limits)
         else:   # the hash covers the body bin's bytes (version 3: all after the header)
             need(h['claim'] == 'no-win' or h['symmetry'] == 'none', 'a win must have symmetry none')
             if h['version'] < 3: s.end = expect(s, 'bin', 'the body', Unreadable) + s.taken
             s.hash = xxhash.xxh3_64()
-            (check_win if h['claim'] == 'win' else check_nowin)(
-                s, h, limits, lambda: s.finish('the body', h['xxh3_64']))
+            check = check_win if h['claim'] == 'win' else check_nowin
+            check(s, h, limits, lambda: s.finish('the body', h['xxh3_64']))
         return 'verified', h, theorem(h, path), s.digest()
     except (Rejected, Unreadable) as e:
         return type(e).__name__.lower(), h, str(e), s.digest() if s else None
@@ -607,16 +586,9 @@ PROGRESS = {'label': '', 'next': time.monotonic() + 10}
 
 def progress(text):
     if time.monotonic() < PROGRESS['next']: return
-    width = shutil.get_terminal_size().columns - 1
-    print(printable(f'{PROGRESS["label"]}: {text}')[:width], file=sys.stderr)
+    print(printable(f'{PROGRESS["label"]}: {text}')[:shutil.get_terminal_size().columns - 1],
+          file=sys.stderr)
     PROGRESS['next'] = time.monotonic() + 10
-
-
-# verify(), with the progress label and the seconds it took (in a worker when several are checked).
-def timed_verify(shown_name, path, limits, want):
-    began = time.perf_counter()
-    PROGRESS.update(label=str(shown_name), next=time.monotonic() + 10)
-    return *verify(path, limits, want), round(time.perf_counter() - began, 3)
 
 
 # (the name to print, the path, a reason it is not a certificate or None) for each argument: a
@@ -644,93 +616,95 @@ def targets(paths):
 
 
 def size(text):   # 500M, 2G, 100000: a number of bytes
-    unit = 'KMGT'.find(text[-1:].upper()) + 1
-    return int(text[:-1]) << 10 * unit if unit else int(text)
+    return (int(text[:-1]) << 10 * ('KMGT'.index(text[-1].upper()) + 1)
+            if text[-1:].upper() in ('K', 'M', 'G', 'T') else int(text))
 
 
 CORES = len(os.sched_getaffinity(0))   # the processors this process may run on
-JSON = ('claim', 'deal', 'first', 'last', 'unwinnable', 'cells', 'foundation_moves', 'symmetry',
-        'count')   # the header's values a --json object holds (and the verdict, sha256, ...)
-
-
-def parser():
-    p = argparse.ArgumentParser('check', description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('paths', nargs='*', help='certificates, or folders (each *.msgpack.zst in them '
-                   'and in their subfolders); - for standard input')
-    asked = p.add_argument_group('what the certificate must prove (else it is REJECTED)')
-    asked.add_argument('--deal', type=int, metavar='N', help='this numbered deal')
-    asked.add_argument('--range', type=lambda text: tuple(map(int, text.partition('-')[::2])),
-                       metavar='A-B', help='a range certificate of deals A..B')
-    asked.add_argument('--claim', choices=['no-win', 'win', 'range'])
-    asked.add_argument('--cells', type=int, metavar='K', help='K free cells')
-    asked.add_argument('--foundation-moves', action=argparse.BooleanOptionalAction,
-                       help="whether a foundation's top card may go back")
-    asked.add_argument('--symmetry', choices=['columns', 'none'])
-    limits = p.add_argument_group('limits (past one, a file is UNREADABLE)')
-    for key, text in (('positions', 'positions of a no-win'), ('moves', 'moves of a win'),
-                      ('columns', 'entries of a column table'),
-                      ('range-moves', "a range's moves in all, N a deal"),
-                      ('range-positions', "a range's positions in all, N a deal")):
-        limits.add_argument('--' + 'max-' * ('-' not in key) + key, dest=key, type=int,
-                            metavar='N', default=LIMITS[key], help=f'{text} (%(default)s)')
-    limits.add_argument('--memory', type=size, metavar='SIZE', help='past SIZE bytes (500M, 2G), '
-                        'the records go to a memory-mapped temporary file')
-    p.add_argument('--json', action='store_true', help='print one JSON object per certificate')
-    p.add_argument('-q', '--quiet', action='store_true', help='print only failures')
-    p.add_argument('-j', '--jobs', type=int, default=CORES, help='processes (at most the cores): '
-                   "files at once, or one file's closure check split (%(default)s)")
-    p.add_argument('--version', action='version',
-                   version='check ' + importlib.metadata.version('freecell-certificates'))
-    return p
+N = dict(type=int, metavar='N')
+# The options: what the certificate must prove (else it is REJECTED), the limits (past one, a
+# file is UNREADABLE; their defaults are LIMITS), the rest.
+OPTIONS = [
+    (['paths'], dict(nargs='*', help='files, folders and subfolders, - for standard input')),
+    (['--deal'], dict(N, help='what the file must prove (else it is REJECTED): its deal N, ...')),
+    (['--range'], dict(type=lambda text: tuple(map(int, text.partition('-')[::2])), metavar='A-B')),
+    (['--claim'], dict(choices=['no-win', 'win', 'range'])),
+    (['--cells'], N),
+    (['--foundation-moves'], dict(action=argparse.BooleanOptionalAction)),
+    (['--symmetry'], dict(choices=['columns', 'none'])),
+    (['--max-positions'], dict(N, dest='positions', help='limits (past one a file is UNREADABLE): '
+                                                         'positions of a no-win (%(default)s)')),
+    (['--max-moves'], dict(N, dest='moves', help='moves of a win (%(default)s)')),
+    (['--max-columns'], dict(N, dest='columns', help='entries of a column table (%(default)s)')),
+    (['--range-moves'], dict(N, help="a range's moves in all, N a deal (%(default)s)")),
+    (['--range-positions'], dict(N, help="a range's positions in all, N a deal (%(default)s)")),
+    (['--memory'], dict(type=size, metavar='SIZE', help='past SIZE (2G), records go to disk')),
+    (['--json'], dict(action='store_true', help='print one JSON object per certificate')),
+    (['-q', '--quiet'], dict(action='store_true', help='print only failures')),
+    (['-j', '--jobs'], dict(N, default=CORES, help="processes: files at once, or one file's "
+                                                   'closure split (%(default)s)')),
+    (['--version'], dict(action='version', version='check ' +
+                         importlib.metadata.version('freecell-certificates'))),
+]
 
 
 def main(argv=None):
-    p = parser()
+    p = argparse.ArgumentParser('check', description=__doc__)
+    for flags, settings in OPTIONS: p.add_argument(*flags, **settings)
+    p.set_defaults(**{key.replace('-', '_'): value for key, value in LIMITS.items()})
     args = p.parse_args(argv)   # --help, --version and bad usage exit here: 0 or 2
     # Run as a program (not called with arguments): a reader gone ends it quietly, as cat does.
     if argv is None: signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if not args.paths: p.exit(2, 'usage: check [options] CERTIFICATE|FOLDER|- ... (see --help)\n')
     if args.jobs < 1: p.error(f'-j {args.jobs}: at least one process is needed')
-    limits = {key: getattr(args, key) for key in LIMITS}
+    limits = {key: getattr(args, key.replace('-', '_')) for key in LIMITS}
     if min(v for v in limits.values() if v is not None) < 0: p.error('a limit cannot be negative')
     todo = targets(args.paths)
     several = len(todo) > 1 or any(path != '-' and os.path.isdir(path) for path in args.paths)
-    certificates = [(shown_name, path) for shown_name, path, why in todo if why is None]
-    # One file: its closure check split across the processes; several: as many files at once.
-    # More processes than cores would only take turns on them.
-    limits['jobs'] = min(args.jobs, CORES) if len(certificates) == 1 else 1
-    jobs = min(args.jobs, CORES, len(certificates)) if len(certificates) > 1 else 1
+    # One file: its closure check split across the processes; several: as many files at once, each
+    # in a process of its own. More processes than cores would only take turns.
+    jobs = min(args.jobs, CORES, sum(why is None for *_, why in todo))
+    limits['jobs'] = 1 if jobs > 1 else min(args.jobs, CORES)
     with (concurrent.futures.ProcessPoolExecutor(jobs) if jobs > 1
-          else contextlib.nullcontext()) as pool:
-        # (vars(args) holds what the file must prove: --deal, --claim, ...; see differs())
-        if pool: answers = iter([pool.submit(timed_verify, *c, limits, vars(args))
-                                 for c in certificates])
-        else: answers = (timed_verify(*c, limits, vars(args)) for c in certificates)   # (as done)
-        verdicts = [report(shown_name, path, why, None if why else next(answers), args, several,
-                           pool) for shown_name, path, why in todo]
-    n, ok, bad = len(certificates), verdicts.count('verified'), verdicts.count('unreadable')
-    empty = len(todo) - n   # (folders without certificates, or not read)
+          else contextlib.nullcontext()) as pool:   # (each line printed in order, once it is done)
+        answers = [pool.submit(timed_verify, *target[:2], limits, vars(args))
+                   if pool and not target[2] else None for target in todo]
+        verdicts = [report(*target, answer, args, several, limits)
+                    for target, answer in zip(todo, answers)]
+    n, ok = sum(why is None for *_, why in todo), verdicts.count('verified')
+    bad = verdicts.count('unreadable') - (empty := len(todo) - n)   # (folders apart)
     if several and not args.json and not args.quiet:
         print(f'{plural(n, "certificate")}: {ok:,} verified, {n - ok:,} rejected' +
-              f' ({bad - empty:,} unreadable)' * bool(bad - empty) +
+              f' ({bad:,} unreadable)' * bool(bad) +
               f'; {plural(empty, "folder")} not read or holding no certificate' * bool(empty))
-    return 1 if 'rejected' in verdicts else 2 if bad else 0
+    return 1 if 'rejected' in verdicts else 2 if bad or empty else 0
 
 
-# Print one file's line (or JSON object); its verdict. A worker that died or could not send its
-# answer is one line, and the run goes on.
-def report(shown_name, path, why, result, args, several, pool):
+# verify(), with the progress label and the seconds it took (in a worker when several are checked).
+def timed_verify(shown, path, limits, want):
+    began = time.perf_counter()
+    PROGRESS.update(label=str(shown), next=time.monotonic() + 10)
+    return *verify(path, limits, want), round(time.perf_counter() - began, 3)
+
+
+# Print one file's line (or JSON object): its answer from a worker, or checked here (or why a
+# folder is not read); its verdict. A worker that died or could not send its answer is one line,
+# and the run goes on.
+def report(shown, path, why, answer, args, several, limits):
     verdict, h, text, digest, seconds = 'unreadable', {}, why, None, 0.0
     try:
-        if why is None: verdict, h, text, digest, seconds = result.result() if pool else result
+        if not why: verdict, h, text, digest, seconds = (
+                answer.result() if answer else timed_verify(shown, path, limits, vars(args)))
     except Exception as e:
         text = f'internal error: {type(e).__name__}: {e}'
     if args.json:
-        print(json.dumps({'path': str(path), 'verdict': verdict, **{k: h.get(k) for k in JSON},
+        print(json.dumps({'path': str(path), 'verdict': verdict,
+                          **{k: h.get(k) for k in ('claim', 'deal', 'first', 'last',
+                                                   'unwinnable', 'cells', 'foundation_moves',
+                                                   'symmetry', 'count')},
                           'sha256': digest, 'seconds': seconds,
                           'reason': None if verdict == 'verified' else text}), flush=True)
     elif verdict != 'verified' or not args.quiet:
-        print(printable(f'{shown_name}: ' * several + f'{verdict.upper()}: {text}'), flush=True)
+        print(printable(f'{shown}: ' * several + f'{verdict.upper()}: {text}'), flush=True)
         if verdict == 'verified': print(f'  sha256 {digest}', flush=True)
     return verdict

@@ -159,3 +159,35 @@ def test_the_verdict_is_one_line_and_the_digest_another(files):
     code, out, _ = run(files['deal1'])
     lines = out.splitlines()
     assert code == 0 and len(lines) == 2 and lines[0].startswith('VERIFIED: ') and len(lines[1]) == 73
+
+
+def test_jobs_are_at_most_the_cores(files, monkeypatch, capsys):
+    # -j asks for processes; more than the cores this process may run on would only take turns.
+    asked = []
+    monkeypatch.setattr(checker, 'in_parts', lambda work, shared, count, jobs: asked.append(jobs))
+    assert checker.main(['-q', '-j', str(checker.CORES + 5), str(files['deal1'])]) == 0
+    assert asked == [checker.CORES]
+    started = []
+    real = checker.concurrent.futures.ProcessPoolExecutor
+
+    def pool(jobs, *args, **kwargs):
+        started.append(jobs)
+        return real(jobs, *args, **kwargs)
+    monkeypatch.setattr(checker.concurrent.futures, 'ProcessPoolExecutor', pool)
+    several = [str(files[name]) for name in ('deal1', 'board', 'fixed', 'fm')]
+    assert checker.main(['-q', '-j', str(checker.CORES + 5), *several]) == 0
+    assert started in ([], [min(checker.CORES, 4)]) and max(started, default=1) <= checker.CORES
+    capsys.readouterr()
+
+
+def test_a_file_refused_early_is_not_read_on(tmp_path):
+    # A sparse file of 64 GiB whose header is refused: one line at once, no digest, not 64 GiB read.
+    p = tmp_path / 'sparse.msgpack.zst'
+    blob = g.rebuild(t.win('win1'), version=4)
+    with open(p, 'wb') as f:
+        f.write(blob)
+        f.truncate(64 << 30)
+    began = __import__('time').monotonic()
+    verdict, _, text, digest = checker.verify(p)
+    assert (verdict, digest) == ('unreadable', None), text   # (the zeros after the frame: not zstd)
+    assert __import__('time').monotonic() - began < 5

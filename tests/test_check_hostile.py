@@ -96,6 +96,25 @@ def test_a_deeply_nested_header_value_under_jobs_is_one_line(workdir):
     assert lines[2].startswith('after.msgpack.zst: VERIFIED') and lines[3].startswith('3 certificates')
 
 
+def test_a_check_that_fails_unforeseen_is_one_line_and_the_run_goes_on(workdir, capsys, monkeypatch):
+    # A failure no file should cause (here: the header reader breaks on a's file): its file gets a
+    # line, the others theirs (files are checked one at a time; -j splits each one's closure).
+    for name in ('a', 'b'):
+        (workdir / f'{name}.msgpack.zst').write_bytes(t.win('win0'))
+    real = checker.header
+
+    def breaks_on_a(s):
+        if s.shown.endswith('a.msgpack.zst'):
+            raise RuntimeError('broken')
+        return real(s)
+
+    monkeypatch.setattr(checker, 'header', breaks_on_a)
+    code = checker.main(['-j', '2', str(workdir / 'a.msgpack.zst'), str(workdir / 'b.msgpack.zst')])
+    lines = t.verdicts(capsys.readouterr().out)
+    assert code == 2 and lines[0].startswith('a.msgpack.zst: UNREADABLE: internal error: ')
+    assert len(lines) == 3 and lines[2].startswith('2 certificates')
+
+
 def test_a_worker_that_fails_is_one_line_and_the_run_goes_on(workdir, capsys, monkeypatch):
     # A worker whose answer cannot come back (here: it dies): its file gets a line, the others theirs.
     for name in ('a', 'b'):

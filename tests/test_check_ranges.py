@@ -178,7 +178,7 @@ def test_an_entry_is_checked_as_its_single_certificate(workdir):
     assert not g.replay_wins(g.deal_start(2), 1, False, zip(bad_line[::2], bad_line[1::2]))
     rejected(workdir, with_entry(1, g.entry(2, 'win', len(bad_line) // 2, bad_line)), 'entry 2 (deal 2): move ')
     # An unwinnable deal listed without its closed set: no body, an empty one, or only its start.
-    rejected(workdir, with_entry(0, g.entry(1, 'no-win', 0, b'')), 'entry 1 (deal 1): the body is not valid msgpack')
+    rejected(workdir, with_entry(0, g.entry(1, 'no-win', 0, b'')), 'entry 1 (deal 1): the body ends inside the body')
     start_only = g.nowin_parts([g.canon(g.deal_start(1), 'columns')], 1, 'columns')
     rejected(workdir, with_entry(0, g.entry(1, 'no-win', 1, g.nowin_body(start_only, version=2))),
              'entry 1 (deal 1): record 1 (')
@@ -456,8 +456,10 @@ def test_the_moves_and_the_refusals_agree_with_the_tests_own_rules(name, fm):
             for dest in range(10):
                 if (card, dest) in legal:
                     continue
-                legal_moves = checker.moves(found, free, cols, cells, fm)
-                text = checker.refusal(0, card, dest, (found, free, cols), legal_moves)
+                with pytest.raises(checker.Rejected) as refused:   # (as a version 1 or 2 line's move)
+                    checker.named(bytes([card, dest]))(0, checker.moves(found, free, cols, cells, fm),
+                                                      (found, free, cols))
+                text = str(refused.value)
                 assert text.startswith(f'move 1 ({checker.name(card)} to {checker.place(dest)}) is illegal: '), text
                 why = text.split(' is illegal: ')[1].split('; before it')[0]
                 if dests:

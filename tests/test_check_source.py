@@ -2,8 +2,11 @@
 Lines and statements are counted as Python's tokenizer sees them (a logical line ends at a NEWLINE
 token: a statement, or a compound statement's header with its body on the same line)."""
 import io
+import re
 import tokenize
 from pathlib import Path
+
+import pytest
 
 CHECK = Path(__file__).parent.parent / 'check'
 BEGIN, END = '# ---- trusted core: begin ----', '# ---- trusted core: end ----'
@@ -24,6 +27,26 @@ def test_check_is_at_most_400_logical_lines():
     assert sum(logical_lines(path.read_text()) for path in CHECK.glob('*.py')) <= 400
 
 
+def crude_lines(text):
+    """The stop hook's measure: lines that are neither blank nor comments (docstrings count)."""
+    return sum(1 for line in text.splitlines() if not re.match(r'\s*(#|$)', line))
+
+
+# Where check/ stands by the crude measure with version 3 read and every feature the open issues
+# and the house rules ask for; it may only go down.
+CRUDE_NOW = 492
+
+
+def test_check_does_not_grow_by_the_crude_measure():
+    assert sum(crude_lines(path.read_text()) for path in CHECK.glob('*.py')) <= CRUDE_NOW
+
+
+@pytest.mark.xfail(strict=True, reason='check/ is above 400 by the crude measure: what is left to '
+                                       'remove is asked for by the open issues or the house rules')
+def test_check_is_at_most_400_lines_by_the_crude_measure():
+    assert sum(crude_lines(path.read_text()) for path in CHECK.glob('*.py')) <= 400
+
+
 def test_the_trusted_core_is_marked_once_and_small():
     text = (CHECK / 'checker.py').read_text()
     assert text.count(BEGIN) == 1 and text.count(END) == 1 and text.index(BEGIN) < text.index(END)
@@ -40,3 +63,4 @@ def test_the_trusted_core_is_marked_once_and_small():
 
 def test_the_logical_line_count_counts_statements():
     assert logical_lines('if x: y = 1\nz = (1,\n     2)\n# a comment\n\n') == 2
+    assert crude_lines('if x: y = 1\nz = (1,\n     2)\n  # a comment\n\n"""doc"""\n') == 4
