@@ -860,9 +860,8 @@ static int held_room(Expander *x) {
 
 /* Look key k up; insert it if absent. 1 inserted (its index in *at), 0 present (*at), 2 past
 ** the budget, -1 out of memory. */
-static int held_insert(Expander *x, const uint8_t *k, size_t *at) {
+static int held_insert(Expander *x, const uint8_t *k, uint32_t h, size_t *at) {
     size_t w = (size_t)x->keylen;
-    uint32_t h = (uint32_t)hash_bytes(k, w);
     if (x->nslots) {
         size_t mask = x->nslots - 1;
         for (size_t i = h & mask;; i = (i + 1) & mask) {
@@ -908,7 +907,7 @@ static PyObject *Expander_hold(Expander *x, PyObject *args) {
     else {
         while (r.live && n < count) {
             size_t at;
-            int got = held_insert(x, r.key, &at);
+            int got = held_insert(x, r.key, (uint32_t)hash_bytes(r.key, (size_t)x->keylen), &at);
             if (got == 2) { full = 1; break; }
             if (got < 0) { nomem = 1; break; }
             if (open_) held_open(x, at);
@@ -953,6 +952,14 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
         if (m < 0) { status = m == -1 ? COLUMNS_FULL : NO_MEMORY; break; }
         x->nstack--;
         int h = home(key), stop = 0;
+        /* Every successor's slot asked for first (search.c does the same): the look-ups then
+        ** wait for memory once rather than once each, which at a bucket of 10^8 keys, its
+        ** table far out of the caches, is most of the time. */
+        uint32_t hashes[MAX_SUCCESSORS];
+        for (int i = 0; i < m; i++) {
+            hashes[i] = (uint32_t)hash_bytes(e->out + (size_t)i * w, w);
+            if (x->nslots) __builtin_prefetch(&x->slot[hashes[i] & (x->nslots - 1)]);
+        }
         for (int i = 0; i < m; i++) {
             const uint8_t *k = e->out + (size_t)i * w;
             int hk = home(k);
@@ -960,7 +967,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
             if (hk == 52) x->won = 1;
             if (x->back || hk == h) {
                 size_t at;
-                int got = held_insert(x, k, &at);
+                int got = held_insert(x, k, hashes[i], &at);
                 if (got == 2 || got < 0) { stop = got == 2 ? SET_FULL : NO_MEMORY; break; }
                 if (got == 1) held_open(x, at);
             } else {
