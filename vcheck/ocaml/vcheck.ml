@@ -713,11 +713,8 @@ module Data (C : CORE) = struct
      columns 1..8, to a free cell; within each, by ascending card).  Not trusted: the proved
      [check_win] checks every move it is given against Rules.moves and the last position
      against Won, so a wrong move here can only make the check fail. *)
-  let line_of_indices (s : position) ~cells ~fm (d : buf) off count =
-    let home = [| int_of_nat 0 s.home.clubs; int_of_nat 0 s.home.diamonds;
-                  int_of_nat 0 s.home.hearts; int_of_nat 0 s.home.spades |] in
-    let held = ref (List.map card_number s.cells) in
-    let cols = Array.of_list (List.map (List.map card_number) s.columns) in
+  let line_of_indices ~start:(home, held, cols) ~cells ~fm (d : buf) off count =
+    let held = ref held in
     let ncols = Array.length cols in
     let red x = let su = x land 3 in su = 1 || su = 2 in
     let stacks x onto = onto lsr 2 = (x lsr 2) + 1 && red x <> red onto in
@@ -765,6 +762,31 @@ end
 
 module DN = Data (Numbered)
 module DC = Data (Custom)
+
+(* Where the moves of version 3 indices start (not trusted, as [line_of_indices]): foundation
+   counts, free cells and columns (top card first) as numbers, of a position given in Coq's
+   terms, or of deal [n], dealt here by docs/certificate-format.md, section 2 (Rules.v's [start]
+   is the proved code's own, and costs milliseconds in unary arithmetic). *)
+let start_of_position (s : Custom.position) =
+  let number c = 4 * DC.int_of_nat 0 c.Custom.rank + DC.suit_number c.Custom.suit_of in
+  ([| DC.int_of_nat 0 s.home.clubs; DC.int_of_nat 0 s.home.diamonds;
+      DC.int_of_nat 0 s.home.hearts; DC.int_of_nat 0 s.home.spades |],
+   List.map number s.cells, Array.of_list (List.map (List.map number) s.columns))
+
+let start_of_deal n =
+  let state = ref (if n < 1 lsl 32 then n else n - (1 lsl 32)) in
+  let deck = Array.init 52 (fun i -> i) and left = ref 52 and cols = Array.make 8 [] in
+  for i = 0 to 51 do
+    state := (!state * 214013 + 2531011) land 0xffff_ffff;
+    let high = !state lsr 16 in
+    let r = if n < 1 lsl 31 then high land 0x7fff
+      else if n < 1 lsl 32 then high land 0x7fff lor 0x8000 else (high land 0xffff) + 1 in
+    let j = r mod !left in
+    cols.(i land 7) <- deck.(j) :: cols.(i land 7);
+    deck.(j) <- deck.(!left - 1);
+    decr left
+  done;
+  ([| 0; 0; 0; 0 |], [], cols)
 
 (* ---- A no-win body: the column table and the records, checked for form ---- *)
 
@@ -886,7 +908,7 @@ let read_nowin r ~version ~cells ~symmetry ~count =
   (* (The hash table's slots hold record numbers below 2 ^ 31 - 1.) *)
   let packing = if flat_bytes > !memory_budget || count >= (1 lsl 31) - 1
     then Some (packer ~width ~count) else None in
-  let rows = Bytes.create (width * if packing <> None && version = 3
+  let rows = Bytes.create (width * if packing <> None && version > 1
                                    then min count chunk_records else count) in
   advise_huge rows;
   let used = Array.make ncols false in
@@ -897,11 +919,12 @@ let read_nowin r ~version ~cells ~symmetry ~count =
     check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry;
     if n > 0 then Bytes.blit rows ((at + n - 1) * width) before 0 width;
     Option.iter (fun p -> for i = 0 to n - 1 do pack p rows ((at + i) * width) done) packing in
-  (* [n] records as byte planes at [roff] of [d] (byte j of record k at roff + j * n + k), into
-     the rows from record [first] on. *)
-  let unplane (d : buf) roff n first =
+  (* [n] records as byte planes at [roff] of [d] (byte j of record k at roff + j * stride + k;
+     the stride is [n] unless said), into the rows from row [first] on. *)
+  let unplane ?stride (d : buf) roff n first =
+    let stride = Option.value stride ~default:n in
     for j = 0 to width - 1 do
-      let base = roff + j * n and row = first * width + j in
+      let base = roff + j * stride and row = first * width + j in
       for k = 0 to n - 1 do
         Bytes.unsafe_set rows (row + k * width) (Bigarray.Array1.unsafe_get d (base + k))
       done
@@ -938,7 +961,14 @@ let read_nowin r ~version ~cells ~symmetry ~count =
     if version = 2 then begin
       if rlen <> count * width then
         rejected "records: there are %d bytes, not count x %d = %d" rlen width (count * width);
-      unplane d roff count 0
+      if packing = None then (unplane d roff count 0; batch ~at:0 ~first:0 count)
+      else   (* a chunk's worth at a time, as for version 3 *)
+        for i = 0 to (count - 1) / chunk_records do
+          let first = i * chunk_records in
+          let n = min chunk_records (count - first) in
+          unplane ~stride:count d (roff + first) n 0;
+          batch ~at:0 ~first n
+        done
     end else begin
       let p = ref roff and stop = roff + rlen in
       for k = 0 to count - 1 do
@@ -956,9 +986,9 @@ let read_nowin r ~version ~cells ~symmetry ~count =
         then
           rejected "records: record %d does not give its whole shared prefix" (k + 1)
       done;
-      if !p <> stop then rejected "records: there are more than %d" count
-    end;
-    batch ~at:0 ~first:0 count
+      if !p <> stop then rejected "records: there are more than %d" count;
+      batch ~at:0 ~first:0 count
+    end
   end;
   r.finished ();
   Array.iteri (fun i u ->
@@ -1011,12 +1041,12 @@ let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~s
     let ok = match deal, board with
       | Some n, _ ->
           let line = if version < 3 then pairs DN.cards DN.nats
-            else DN.line_of_indices (Numbered.start n) ~cells ~fm d off count in
+            else DN.line_of_indices ~start:(start_of_deal n) ~cells ~fm d off count in
           Numbered.check_win n DN.nats.(cells) fm line
       | None, Some b ->
           let s = DC.board_position d b ~cells in
           let line = if version < 3 then pairs DC.cards DC.nats
-            else DC.line_of_indices s ~cells ~fm d off count in
+            else DC.line_of_indices ~start:(start_of_position s) ~cells ~fm d off count in
           Custom.check_win s DC.nats.(cells) fm line
       | None, None -> rejected "no deal and no board" in
     if ok then sentence_win ()
