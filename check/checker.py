@@ -57,7 +57,8 @@ def deal(n):
 
 # Every legal move from a position (four foundation counts for C D H S, the cards in the free cells
 # ascending, the eight columns bottom card first: all bytes), as (card, source, destination) coded
-# like a win body (§1).
+# like a win body (§1), listed in the move order (§7): to the foundation, onto columns 1..8, to a
+# free cell, by ascending card within each (GOES_ON's lists ascend; the other lists are sorted).
 def moves(found, free, cols, cells, foundation_moves):
     # The cards free to move, and where each is: the top card of a non-empty column, a card in a
     # free cell, and, only if the rules allow it, the top card of a non-empty foundation.
@@ -67,14 +68,14 @@ def moves(found, free, cols, cells, foundation_moves):
         source.update({(n - 1) * 4 + suit: FOUNDATION for suit, n in enumerate(found) if n})
     # To its foundation: the next card of its suit, if it is free (and not on that foundation).
     home = [(card, source[card], FOUNDATION)
-            for card in [n * 4 + suit for suit, n in enumerate(found)]
+            for card in sorted(n * 4 + suit for suit, n in enumerate(found))
             if source.get(card, FOUNDATION) != FOUNDATION]
     # Onto a column: any free card if it is empty, else a card that goes on its top card.
     onto = [(card, source[card], dest) for dest, col in enumerate(cols)
-            for card in (GOES_ON[col[-1]] if col else source) if card in source]
+            for card in (GOES_ON[col[-1]] if col else sorted(source)) if card in source]
     # To an empty free cell: only from a column (the cells are a set: no cell-to-cell moves).
     if len(free) >= cells: return home + onto
-    return home + onto + [(card, place, CELL) for card, place in source.items() if place < 8]
+    return home + onto + [(card, source[card], CELL) for card in sorted(source) if source[card] < 8]
 
 
 # The position after moving card from source to dest: only the two places it touches change.
@@ -129,8 +130,7 @@ def close(records, column, index, rules, lo, hi):
 # card within each), by its index; the core plays that move. The last position must be won.
 def replay(steps, pick, found, free, cols, rules):
     for n in range(steps):
-        legal = sorted(moves(found, free, cols, rules['cells'], rules['foundation_moves']),
-                       key=lambda move: ((move[2] + 1) % 10, move[0]))
+        legal = moves(found, free, cols, rules['cells'], rules['foundation_moves'])
         i = pick(n, legal, (found, free, cols))
         if not 0 <= i < len(legal):
             raise Rejected(f'move {n + 1}: index {i} is not below the {len(legal)} legal moves')
