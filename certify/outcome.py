@@ -19,31 +19,22 @@ VERDICTS = (WIN, NO_WIN, UNKNOWN)  # the order the census counts them in
 COLUMNS, MEMORY, SYSTEM_MEMORY, FORMAT = LIMITS = ("columns", "memory", "system memory", "format")
 MOST_COLUMNS = 1 << 24  # 3-byte ids, the format's widest
 TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
-# A version 2 no-win certificate holds its records in one msgpack bin, whose length has 32 bits
-# (docs/certificate-format.md), so a search that finds more positions than that many of the
-# narrowest records fill can never be written as one: it stops (UNKNOWN) rather than find them.
+# The in-memory engines index their positions with 32 bits and are built and tested up to as many
+# positions as the narrowest records fill 4 GiB (what format version 2's one-bin body held; version
+# 3 has no such limit). A search that meets more stops there (UNKNOWN, limit FORMAT), and certify
+# goes on on disk (certify/external.py), or says UNKNOWN with --no-spill.
 MOST_RECORD_BYTES = 0xFFFFFFFF
 
 
 def format_capacity(ncells):
-    """The most positions a version 2 no-win certificate can hold with `ncells` free cells: as
-    many as records of the narrowest width (2-byte column ids) fit in MOST_RECORD_BYTES."""
+    """The most positions an in-memory search holds with `ncells` free cells: as many as records
+    of the narrowest width (2-byte column ids) fit in MOST_RECORD_BYTES."""
     return MOST_RECORD_BYTES // (4 + ncells + 8 * 2)
 
 
-class FormatFull(ValueError):
-    """A no-win that certificate format version 2 cannot hold; its words are the UNKNOWN's."""
-
-
 def format_full(capacity):
-    """The words of an UNKNOWN for a search that found more positions than a certificate holds."""
-    return f"more positions than certificate format version 2 can hold ({capacity:,})"
-
-
-def too_large(positions, size, most=MOST_RECORD_BYTES):
-    """The words of an UNKNOWN for a no-win whose body would outgrow a msgpack bin."""
-    return (f"more positions than certificate format version 2 can hold ({positions:,}: a body "
-            f"of {size:,} bytes, over {most:,})")
+    """The words of an UNKNOWN for an in-memory search that met more positions than it holds."""
+    return f"more positions than the search in memory holds ({capacity:,})"
 
 
 def size_text(n):

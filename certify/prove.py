@@ -20,7 +20,7 @@ import os
 import time
 
 from . import engine, output
-from .outcome import (FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, FormatFull, Result,
+from .outcome import (FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, Result,
                       budget_reason, out_of_memory)
 from .progress import phase
 from .rules import encode as canonical, is_won, moves
@@ -295,15 +295,10 @@ def encode(found, start, rules, deal, budget, progress=None, out=None):
         data, result.body = win_certificate(line, deal, board, rules)
     else:
         assert outcome.verdict == NO_WIN
-        try:
-            result.body = engine.no_win_body(outcome, rules)
-            del outcome, found  # the key set: the file is written without it
-            head = certificate.header("no-win", deal, board, rules, result.positions,
-                                      result.body)
-            data = certificate.encode_file(head, result.body)
-        except FormatFull as e:  # (the search stops sooner, where the records alone are over)
-            result.verdict, result.reason, result.body = UNKNOWN, str(e), None
-            return result, None
+        result.body = engine.no_win_body(outcome, rules)
+        del outcome, found  # the key set: the file is written without it
+        head = certificate.header("no-win", deal, board, rules, result.positions, result.body)
+        data = certificate.encode_file(head, result.body)
     result.seconds = time.monotonic() - t0
     return digested(result, data), data
 

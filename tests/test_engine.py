@@ -544,7 +544,7 @@ def test_both_engines_stop_for_good_where_a_certificate_could_not_hold_the_posit
     same_outcome(x, y)
     if capacity < 83_239:
         assert (x.verdict, x.positions, x.limit) == (UNKNOWN, capacity, FORMAT)
-        assert x.reason == f"more positions than certificate format version 2 can hold " \
+        assert x.reason == f"more positions than the search in memory holds " \
                            f"({capacity:,})"
         same_outcome(a.run(), x)  # final
     else:

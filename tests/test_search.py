@@ -221,7 +221,7 @@ def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_pos
     outcome = s.run()
     assert (outcome.verdict, outcome.positions, outcome.limit) == (UNKNOWN, 5000, FORMAT)
     assert outcome.final and outcome.reason == \
-        "more positions than certificate format version 2 can hold (5,000)"
+        "more positions than the search in memory holds (5,000)"
     again = s.run(max_positions=10_000)
     assert (again.positions, again.reason) == (5000, outcome.reason)
     # The run's own budget, where both are met, is named first (and is not final).

@@ -259,7 +259,7 @@ typedef struct {
     uint32_t *parent;            /* the position each was first reached from (the start: itself) */
     uint64_t *slot;              /* open addressing: hash << 32 | (index + 1); 0 for free */
     size_t nslots;               /* a power of two */
-    uint32_t capacity;           /* the most positions a certificate can hold: no more are added */
+    uint32_t capacity;           /* the most positions held in memory: no more are added */
     size_t memory;               /* the budget in bytes for what bytes_needed() counts; 0: none */
     uint32_t *stack;             /* positions still to expand (room for n + 1) */
     uint32_t nstack;
