@@ -788,35 +788,51 @@ static int replays(uint8_t found[4], uint8_t *cells, int ncells_used, int ncells
     return found[0] == 13 && found[1] == 13 && found[2] == 13 && found[3] == 13;
 }
 
-/* replays(found, cells, columns, ncells, foundation_moves, line) -> bool */
-static PyObject *py_replays(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *cols_in;
-    const uint8_t *f, *c, *line;
-    Py_ssize_t nf, nc, nl;
-    int ncells, back;
-    if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
-                          &ncells, &back, &line, &nl))
-        return NULL;
-    if (nf != 4 || nc > 8 || ncells < 0 || ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8 || nl % 2) {
-        PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
-        return NULL;
-    }
+/* The arguments replays() and move_indices() share: (found, cells, columns, ncells,
+** foundation_moves, line), copied into `a` (the columns as arrays that the line's moves change);
+** 0, or -1 with ValueError set. */
+typedef struct {
     uint8_t found[4], cells[8], cols[8][52];
-    int len[8];
-    memcpy(found, f, 4);
-    memcpy(cells, c, (size_t)nc);
+    int len[8], ncells_used, ncells, back;
+    const uint8_t *line;
+    Py_ssize_t nmoves;
+} LineArgs;
+
+static int line_args(PyObject *args, LineArgs *a) {
+    PyObject *cols_in;
+    const uint8_t *f, *c;
+    Py_ssize_t nf, nc, nl;
+    if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
+                          &a->ncells, &a->back, &a->line, &nl))
+        return -1;
+    if (nf != 4 || nc > 8 || a->ncells < 0 || a->ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8
+        || nl % 2) {
+        PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
+        return -1;
+    }
+    memcpy(a->found, f, 4);
+    memcpy(a->cells, c, (size_t)nc);
+    a->ncells_used = (int)nc;
+    a->nmoves = nl / 2;
     for (int j = 0; j < 8; j++) {
         PyObject *col = PyTuple_GET_ITEM(cols_in, j);
         if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
             PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
-            return NULL;
+            return -1;
         }
-        len[j] = (int)PyBytes_GET_SIZE(col);
-        memcpy(cols[j], PyBytes_AS_STRING(col), (size_t)len[j]);
+        a->len[j] = (int)PyBytes_GET_SIZE(col);
+        memcpy(a->cols[j], PyBytes_AS_STRING(col), (size_t)a->len[j]);
     }
-    return PyBool_FromLong(replays(found, cells, (int)nc, ncells, cols, len, back, line,
-                                   (size_t)nl / 2));
+    return 0;
+}
+
+/* replays(found, cells, columns, ncells, foundation_moves, line) -> bool */
+static PyObject *py_replays(PyObject *self, PyObject *args) {
+    (void)self;
+    LineArgs a;
+    if (line_args(args, &a) < 0) return NULL;
+    return PyBool_FromLong(replays(a.found, a.cells, a.ncells_used, a.ncells, a.cols, a.len,
+                                   a.back, a.line, (size_t)a.nmoves));
 }
 
 /* ---- A line as move indices ------------------------------------------------------------ */
@@ -869,30 +885,12 @@ static int move_index(const uint8_t found[4], const uint8_t *cells, int ncells_u
 ** ValueError at a move that is not legal. */
 static PyObject *py_move_indices(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *cols_in;
-    const uint8_t *f, *c, *line;
-    Py_ssize_t nf, nc, nl;
-    int ncells, back;
-    if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
-                          &ncells, &back, &line, &nl))
-        return NULL;
-    if (nf != 4 || nc > 8 || ncells < 0 || ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8 || nl % 2) {
-        PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
-        return NULL;
-    }
-    uint8_t found[4], cells[8], cols[8][52];
-    int len[8], ncells_used = (int)nc;
-    memcpy(found, f, 4);
-    memcpy(cells, c, (size_t)nc);
-    for (int j = 0; j < 8; j++) {
-        PyObject *col = PyTuple_GET_ITEM(cols_in, j);
-        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
-            PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
-            return NULL;
-        }
-        len[j] = (int)PyBytes_GET_SIZE(col);
-        memcpy(cols[j], PyBytes_AS_STRING(col), (size_t)len[j]);
-    }
+    LineArgs a;
+    if (line_args(args, &a) < 0) return NULL;
+    uint8_t *found = a.found, *cells = a.cells, (*cols)[52] = a.cols;
+    int *len = a.len, ncells_used = a.ncells_used, ncells = a.ncells, back = a.back;
+    const uint8_t *line = a.line;
+    Py_ssize_t nl = 2 * a.nmoves;
     PyObject *out = PyBytes_FromStringAndSize(NULL, nl / 2);
     if (!out) return NULL;
     uint8_t *p = (uint8_t *)PyBytes_AS_STRING(out);
