@@ -4,6 +4,7 @@ the memory budget (a tiny one spills at every few thousand successors and merges
 the symmetry, the cells, the foundation moves; a resume after a stop or a kill gives the same
 bytes; a full disk or an unusable work folder is an UNKNOWN or one line, never a traceback."""
 
+import json
 import os
 import signal
 import subprocess
@@ -180,17 +181,23 @@ def test_a_stopped_search_resumes_to_the_same_bytes(tmp_path):
     assert not work.exists()
 
 
+def saved_positions(state):
+    try:
+        return json.loads(state.read_text()).get("positions", 0)
+    except (OSError, ValueError):  # (not there yet, or caught between write and rename)
+        return 0
+
+
 def test_a_killed_search_resumes_to_the_same_bytes(tmp_path):
     """kill -9 at some moment of a spilling search, then --resume, as often as it takes."""
     args = [1, "-q", "--cells", "2", "--on-disk", "--memory", "1M", "-o", "a.zst"]
     child = subprocess.Popen([sys.executable, "-m", "certify", *map(str, args)], cwd=tmp_path,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     state = tmp_path / "a.zst.work" / "search.json"
-    for _ in range(600):
-        if state.exists() and state.stat().st_size > 0 and child.poll() is None:
+    for _ in range(5000):  # until the state says a step is done: the search is under way
+        if child.poll() is not None or saved_positions(state) > 1:
             break
-        time.sleep(0.01)
-    time.sleep(0.5)
+        time.sleep(0.002)
     child.send_signal(signal.SIGKILL)
     assert child.wait() == -signal.SIGKILL  # (killed midway, not finished)
     assert state.exists() and not (tmp_path / "a.zst").exists()
