@@ -13,7 +13,8 @@ engine, so that every engine writes the same certificate.
     deliver(result, data, out)             -> the Result, its file written to `out`
 
 prove() runs the three; a census, which keeps its certificates in a range file, runs
-proved() (find and encode) and writes nothing per deal.
+proved() (find and encode) and writes nothing per deal; first_win(deal, rules) is the same
+proof's first step for a deal won at once, in one call.
 """
 
 import os
@@ -160,6 +161,26 @@ def proved(start, rules, deal=None, max_positions=None, time_limit=None, progres
     budget.searching = None
     return Result(UNKNOWN, positions, time.monotonic() - t0, most_home,
                   reason=out_of_memory(positions))
+
+
+def first_win(deal, rules, max_positions=None, time_limit=None):
+    """The move indices (format version 3's win body) of the line proved() finds for deal
+    number `deal` under PLAN when the plan's first step, the solver's first attempt, wins; or
+    None, and proved() runs the plan. What a census proves nearly every deal by: the compiled
+    solver deals the cards, solves and writes the indices in one call, so that no position,
+    line or list is made in Python for a deal that is won at once.
+
+    The call stands for that step only where the step is one attempt of SOLVER_FIRST positions:
+    with the compiled solver, without a time limit (under one, solved() grows its attempts
+    looking at the clock) and within --max-positions (a smaller budget cuts the attempt).
+    None too when the attempt finds no win; a MemoryError is raised (proved() says what it
+    comes to)."""
+    solver = engine._solver  # (None: the reference engine, which has no such call)
+    if solver is None or time_limit is not None or \
+            (max_positions is not None and max_positions <= SOLVER_FIRST):
+        return None
+    assert isinstance(PLAN[0], Solve) and PLAN[0].size == SOLVER_FIRST
+    return solver.solve_deal(deal, rules.ncells, rules.foundation_moves, SOLVER_FIRST)
 
 
 def find(start, rules, budget, plan, progress=None, together=False, memory=None, disk=None):
@@ -390,5 +411,5 @@ class Budget:
         return outcome.positions + (self.charged if outcome.verdict == UNKNOWN else 0)
 
 
-__all__ = ["prove", "proved", "find", "encode", "deliver", "PLAN", "SEARCH_ALONE", "Solve",
+__all__ = ["prove", "proved", "first_win", "find", "encode", "deliver", "PLAN", "SEARCH_ALONE", "Solve",
            "Search", "win_certificate", "moves_along"]

@@ -21,7 +21,7 @@ from certify.census.folder import current as current_row
 from certify.deals import deal
 from certify.options import result_json
 from certify.outcome import Result
-from certify.prove import prove
+from certify.prove import SOLVER_FIRST, first_win, prove
 from certify.rules import Rules, start
 from census_runs import run, table, timeless
 
@@ -71,6 +71,54 @@ def test_a_chunk_file_holds_index_rows_and_entries(reference):
     items = chunks.items(path, 0, 1000, settings)
     head, entries = range_certificate.read(reference / NAME)
     assert [i.entry for i in items] == [range_certificate.pack_entry(*e) for e in entries]
+
+
+# Deals on both sides of 2^31 and 2^32, where FreeCell Pro's numbering changes, and the last.
+ACROSS_THE_NUMBERING = (1, 2, 3, 617, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 - 1, 2 ** 32,
+                        2 ** 32 + 1, 2 ** 33 - 1)
+
+
+def same_items(ours, theirs):
+    assert [i.deal for i in ours] == [i.deal for i in theirs]
+    assert [i.verdict for i in ours] == [i.verdict for i in theirs]
+    assert [i.entry for i in ours] == [i.entry for i in theirs]
+    assert timeless(map(json.loads, (i.row for i in ours))) == \
+        timeless(map(json.loads, (i.row for i in theirs)))
+    assert [list(json.loads(i.row)) for i in ours] == [list(json.loads(i.row)) for i in theirs]
+
+
+@pytest.mark.parametrize("cells, fixed, back", [(4, False, False), (4, False, True),
+                                                (3, True, False), (3, False, True)])
+def test_a_deal_won_at_once_gives_the_item_of_the_whole_proof(monkeypatch, cells, fixed, back):
+    """The census's one C call a deal (prove.first_win) makes the row and entry that the whole
+    proof (as `certify DEAL` runs it) makes, byte for byte, whatever the rules."""
+    settings = work.Settings(cells, fixed, back)
+    at_once = [n for n in ACROSS_THE_NUMBERING if work.won_at_once(n, settings) is not None]
+    assert len(at_once) > len(ACROSS_THE_NUMBERING) // 2  # (the others need the plan)
+    ours = [work.prove_deal(n, settings) for n in ACROSS_THE_NUMBERING]
+    monkeypatch.setattr(work, "won_at_once", lambda deal, settings: None)
+    same_items(ours, [work.prove_deal(n, settings) for n in ACROSS_THE_NUMBERING])
+
+
+def test_a_deal_won_at_once_gives_the_item_of_the_python_engine(monkeypatch):
+    """... and that of the reference engine, in Python from the deal to the entry."""
+    settings = work.Settings(4, False, True)
+    ours = [work.prove_deal(n, settings) for n in ACROSS_THE_NUMBERING]
+    monkeypatch.setattr(engine, "_search", None)
+    monkeypatch.setattr(engine, "_solver", None)
+    assert work.won_at_once(1, settings) is None
+    same_items(ours, [work.prove_deal(n, settings) for n in ACROSS_THE_NUMBERING])
+
+
+def test_the_first_attempt_is_made_at_once_only_where_it_stands_for_the_plan():
+    """Under a time limit, or a --max-positions that cuts the solver's first attempt, the
+    whole plan runs (its attempts grow and look at the clock)."""
+    rules = Rules(4)
+    assert first_win(1, rules) is not None
+    assert first_win(1, rules, max_positions=SOLVER_FIRST + 1) == first_win(1, rules)
+    assert first_win(1, rules, max_positions=SOLVER_FIRST) is None
+    assert first_win(1, rules, time_limit=60.0) is None
+    assert first_win(11982, rules) is None  # no win: the plan's search says so
 
 
 def test_summary_and_json(reference, capsys):
@@ -262,20 +310,20 @@ def test_progress_reads_the_workers_counts_at_each_redraw():
 
 
 def test_a_failing_deal_stops_the_census_and_keeps_finished_chunks(tmp_path, monkeypatch, capsys):
-    real = engine.solve_line  # what prove() calls
+    real = work.first_win  # what a census deal's proof calls first
 
-    def solve(position, rules, budget=None):
-        if position == start(deal(3)):
+    def solve(number, rules, max_positions=None, time_limit=None):
+        if number == 3:
             raise ZeroDivisionError("a bug")
-        return real(position, rules, budget)
+        return real(number, rules, max_positions, time_limit)
 
-    monkeypatch.setattr(engine, "solve_line", solve)
+    monkeypatch.setattr(work, "first_win", solve)
     folder = tmp_path / "c"
     code, out, err = run(capsys, SMALL, "-j", 1, "--chunk", 1, "-q", "--out", folder)
     assert code == 1 and out == ""
     assert "census stopped: deal 3: ZeroDivisionError: a bug" in err
     assert [r["deal"] for r in table(folder)] == [1, 2]
-    monkeypatch.setattr(engine, "solve_line", real)
+    monkeypatch.setattr(work, "first_win", real)
     assert run(capsys, SMALL, "-q", "--out", folder)[0] == 0
     assert [r["deal"] for r in table(folder)] == [1, 2, 3, 4]
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certify import deals, solver
+from certify import certificate, deals, solver
 from certify.engine import _solver
 from certify.rules import HOME, Rules, moves, replays_to_win, start
 from tests.boards import small_boards
@@ -217,6 +217,49 @@ def test_cells_must_be_ascending_and_fit():
         _solver.solve(found, bytes(sorted(top2, reverse=True)), rest, 4, 0)
     with pytest.raises(ValueError, match="more cards than free cells"):
         _solver.solve(found, bytes(sorted(top2)), rest, 1, 0)
+
+
+# ---- a deal by its number (a census's one call a deal) ---------------------------------------
+
+def indices_by_reference(number, ncells, back, budget):
+    """The reference's line for a deal, from deals.deal, as certificate.move_indices writes it."""
+    position = start(deals.deal(number))
+    line = solver.solve(position, Rules(ncells), budget)
+    if line is None:
+        return None
+    return certificate.move_indices(position, bytes(b for m in line for b in m),
+                                    Rules(ncells, False, back))
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 617, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 - 1,
+                                    2 ** 32, 2 ** 32 + 1, 6_000_000_001, 2 ** 33 - 1])
+def test_a_deal_by_number_gives_the_references_move_indices(number):
+    """solve_deal deals the cards (deals.deal, whose numbering changes at 2^31 and 2^32),
+    solves and writes the move indices (certificate.move_indices) as the reference does."""
+    for ncells, back in ((4, False), (4, True), (3, True)):
+        assert _solver.solve_deal(number, ncells, back, 32_000) == \
+            indices_by_reference(number, ncells, back, 32_000)
+
+
+def test_a_deal_by_number_gives_up_as_solve_does():
+    assert _solver.solve_deal(11982, 4, False, 32_000) is None  # cannot be won
+    assert _solver.solve_deal(1, 4, False, 10) is None  # too small a budget
+    assert _solver.solve_deal(deal=1, ncells=4, foundation_moves=False, budget=10 ** 30)
+
+
+@pytest.mark.parametrize("args, error, says", [
+    ((0, 4, False, 10), ValueError, "deal number from 1 to 8589934591"),
+    ((2 ** 33, 4, False, 10), ValueError, "deal number"),
+    ((-1, 4, False, 10), ValueError, "deal number"),
+    ((2 ** 70, 4, False, 10), ValueError, "deal number"),
+    ((1.0, 4, False, 10), TypeError, "int"),
+    ((1, 9, False, 10), ValueError, "ncells"),
+    ((1, -1, False, 10), ValueError, "ncells"),
+    ((1, 4, False, 1.5), TypeError, "int"),
+])
+def test_a_bad_deal_call_is_refused_with_a_reason(args, error, says):
+    with pytest.raises(error, match=says):
+        _solver.solve_deal(*args)
 
 
 # ---- the long sweep -----------------------------------------------------------------------------

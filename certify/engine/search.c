@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "move_order.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -752,172 +753,93 @@ static void release_search_tables(Search *s) {
 ** foundation) is legal move by move from a position and ends won: prove()'s replays_to_win,
 ** whose statement of each move is rules.moves. A card says where its move starts: the top of
 ** a column, a free cell, or (with foundation moves) the top of its foundation. */
-static int replays(uint8_t found[4], uint8_t *cells, int ncells_used, int ncells,
-                   uint8_t cols[8][52], int len[8], int back, const uint8_t *line, size_t n) {
+static int replays(Layout *b, const uint8_t *line, size_t n) {
     for (size_t m = 0; m < n; m++) {
         int card = line[2 * m], dest = line[2 * m + 1];
         if (card >= 52 || dest > 9) return 0;
         int suit = card & 3, rank = card >> 2;
         int from_col = -1, from_cell = -1, from_home = 0;
         for (int j = 0; j < 8; j++)
-            if (len[j] && cols[j][len[j] - 1] == card) from_col = j;
-        for (int c = 0; c < ncells_used; c++)
-            if (cells[c] == card) from_cell = c;
-        if (back && found[suit] == rank + 1) from_home = 1;
+            if (b->len[j] && b->cols[j][b->len[j] - 1] == card) from_col = j;
+        for (int c = 0; c < b->ncells_used; c++)
+            if (b->cells[c] == card) from_cell = c;
+        if (b->back && b->found[suit] == rank + 1) from_home = 1;
         if (from_col < 0 && from_cell < 0 && !from_home) return 0;   /* not free to move */
         if (dest == 9) {   /* home: from a column or a cell, onto exactly the rank below */
-            if (from_home || found[suit] != rank) return 0;
+            if (from_home || b->found[suit] != rank) return 0;
         } else if (dest == 8) {   /* a free cell: from a column, with one empty */
-            if (from_col < 0 || ncells_used >= ncells) return 0;
+            if (from_col < 0 || b->ncells_used >= b->ncells) return 0;
         } else {   /* a column: another one, empty or with a top the card may lie on */
             if (dest == from_col) return 0;
-            if (len[dest]) {
-                int top = cols[dest][len[dest] - 1];
+            if (b->len[dest]) {
+                int top = b->cols[dest][b->len[dest] - 1];
                 if ((top >> 2) != rank + 1 || red(top) == red(card)) return 0;
             }
         }
-        if (from_col >= 0) len[from_col]--;
-        else if (from_cell >= 0) {
-            for (int c = from_cell; c + 1 < ncells_used; c++) cells[c] = cells[c + 1];
-            ncells_used--;
-        } else found[suit]--;
-        if (dest == 9) found[suit]++;
-        else if (dest == 8) cells[ncells_used++] = (uint8_t)card;
-        else cols[dest][len[dest]++] = (uint8_t)card;
+        layout_play(b, card, dest);
     }
-    return found[0] == 13 && found[1] == 13 && found[2] == 13 && found[3] == 13;
+    return b->found[0] == 13 && b->found[1] == 13 && b->found[2] == 13 && b->found[3] == 13;
 }
 
 /* The arguments replays() and move_indices() share: (found, cells, columns, ncells,
-** foundation_moves, line), copied into `a` (the columns as arrays that the line's moves change);
-** 0, or -1 with ValueError set. */
-typedef struct {
-    uint8_t found[4], cells[8], cols[8][52];
-    int len[8], ncells_used, ncells, back;
-    const uint8_t *line;
-    Py_ssize_t nmoves;
-} LineArgs;
-
-static int line_args(PyObject *args, LineArgs *a) {
+** foundation_moves, line), the position copied into `b` (as arrays that the line's moves
+** change): 1, or 0 with the error set (as PyArg_ParseTuple says it). */
+static int line_args(PyObject *args, Layout *b, const uint8_t **line, Py_ssize_t *nmoves) {
     PyObject *cols_in;
     const uint8_t *f, *c;
     Py_ssize_t nf, nc, nl;
     if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
-                          &a->ncells, &a->back, &a->line, &nl))
-        return -1;
-    if (nf != 4 || nc > 8 || a->ncells < 0 || a->ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8
+                          &b->ncells, &b->back, line, &nl))
+        return 0;
+    if (nf != 4 || nc > 8 || b->ncells < 0 || b->ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8
         || nl % 2) {
         PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
-        return -1;
+        return 0;
     }
-    memcpy(a->found, f, 4);
-    memcpy(a->cells, c, (size_t)nc);
-    a->ncells_used = (int)nc;
-    a->nmoves = nl / 2;
+    memcpy(b->found, f, 4);
+    memcpy(b->cells, c, (size_t)nc);
+    b->ncells_used = (int)nc;
+    *nmoves = nl / 2;
     for (int j = 0; j < 8; j++) {
         PyObject *col = PyTuple_GET_ITEM(cols_in, j);
         if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
             PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
-            return -1;
+            return 0;
         }
-        a->len[j] = (int)PyBytes_GET_SIZE(col);
-        memcpy(a->cols[j], PyBytes_AS_STRING(col), (size_t)a->len[j]);
+        b->len[j] = (int)PyBytes_GET_SIZE(col);
+        memcpy(b->cols[j], PyBytes_AS_STRING(col), (size_t)b->len[j]);
     }
-    return 0;
+    return 1;
 }
 
 /* replays(found, cells, columns, ncells, foundation_moves, line) -> bool */
 static PyObject *py_replays(PyObject *self, PyObject *args) {
     (void)self;
-    LineArgs a;
-    if (line_args(args, &a) < 0) return NULL;
-    return PyBool_FromLong(replays(a.found, a.cells, a.ncells_used, a.ncells, a.cols, a.len,
-                                   a.back, a.line, (size_t)a.nmoves));
-}
-
-/* ---- A line as move indices ------------------------------------------------------------ */
-
-/* Whether card m, free to move from `source` (a column 0..7, -1 a cell, -2 its foundation),
-** may go to `dest` (as in replays()). */
-static int legal(const uint8_t found[4], int ncells_used, int ncells, uint8_t cols[8][52],
-                 const int len[8], int m, int source, int dest) {
-    if (dest == 9) return source != -2 && found[m & 3] == (m >> 2);
-    if (dest == 8) return source >= 0 && ncells_used < ncells;
-    if (dest == source) return 0;
-    if (!len[dest]) return 1;
-    int top = cols[dest][len[dest] - 1];
-    return (top >> 2) == (m >> 2) + 1 && red(top) != red(m);
-}
-
-/* Where destination d stands in the move order of format version 3: the foundation first,
-** then columns 1..8, then a free cell. */
-static int dest_rank(int d) { return d == 9 ? 0 : d == 8 ? 9 : d + 1; }
-
-/* The index of the move (card, dest) among the position's legal moves in the move order (by
-** destination as dest_rank, then by card), or -1 if it is not legal: certificate.move_indices
-** move by move. The cards free to move: column tops, cells and, with `back`, foundation tops. */
-static int move_index(const uint8_t found[4], const uint8_t *cells, int ncells_used, int ncells,
-                      uint8_t cols[8][52], const int len[8], int back, int card, int dest) {
-    int movable[20], source[20], nm = 0, from = -3;
-    for (int j = 0; j < 8; j++)
-        if (len[j]) { movable[nm] = cols[j][len[j] - 1]; source[nm++] = j; }
-    for (int c = 0; c < ncells_used; c++) { movable[nm] = cells[c]; source[nm++] = -1; }
-    for (int s = 0; back && s < 4; s++)
-        if (found[s]) { movable[nm] = (found[s] - 1) * 4 + s; source[nm++] = -2; }
-    for (int k = 0; k < nm; k++)
-        if (movable[k] == card) from = source[k];
-    if (from == -3 || dest < 0 || dest > 9 ||
-        !legal(found, ncells_used, ncells, cols, len, card, from, dest)) return -1;
-    int before = 0, rank = dest_rank(dest);
-    for (int d = 0; d <= 9; d++) {
-        int r = dest_rank(d);
-        if (r > rank) continue;
-        for (int k = 0; k < nm; k++)
-            if ((r < rank || movable[k] < card) &&
-                legal(found, ncells_used, ncells, cols, len, movable[k], source[k], d))
-                before++;
-    }
-    return before;
+    Layout b;
+    const uint8_t *line;
+    Py_ssize_t nmoves;
+    if (!line_args(args, &b, &line, &nmoves)) return NULL;
+    return PyBool_FromLong(replays(&b, line, (size_t)nmoves));
 }
 
 /* move_indices(found, cells, columns, ncells, foundation_moves, line) -> bytes: the line of
-** (card, destination) byte pairs as one move index a byte (certificate.move_indices);
-** ValueError at a move that is not legal. */
+** (card, destination) byte pairs as one move index a byte (move_order.h); ValueError at a
+** move that is not legal. */
 static PyObject *py_move_indices(PyObject *self, PyObject *args) {
     (void)self;
-    LineArgs a;
-    if (line_args(args, &a) < 0) return NULL;
-    uint8_t *found = a.found, *cells = a.cells, (*cols)[52] = a.cols;
-    int *len = a.len, ncells_used = a.ncells_used, ncells = a.ncells, back = a.back;
-    const uint8_t *line = a.line;
-    Py_ssize_t nl = 2 * a.nmoves;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, nl / 2);
+    Layout b;
+    const uint8_t *line;
+    Py_ssize_t nmoves;
+    size_t bad;
+    if (!line_args(args, &b, &line, &nmoves)) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, nmoves);
     if (!out) return NULL;
-    uint8_t *p = (uint8_t *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t m = 0; m < nl / 2; m++) {
-        int card = line[2 * m], dest = line[2 * m + 1];
-        int i = card < 52 ? move_index(found, cells, ncells_used, ncells, cols, len, back, card,
-                                       dest) : -1;
-        if (i < 0) {
-            Py_DECREF(out);
-            PyErr_Format(PyExc_ValueError, "move %zd of the line (%d, %d) is not legal",
-                         m + 1, card, dest);
-            return NULL;
-        }
-        p[m] = (uint8_t)i;
-        int suit = card & 3, from_col = -1, from_cell = -1;   /* the move made, as replays() */
-        for (int j = 0; j < 8; j++)
-            if (len[j] && cols[j][len[j] - 1] == card) from_col = j;
-        for (int k = 0; k < ncells_used; k++)
-            if (cells[k] == card) from_cell = k;
-        if (from_col >= 0) len[from_col]--;
-        else if (from_cell >= 0) {
-            for (int k = from_cell; k + 1 < ncells_used; k++) cells[k] = cells[k + 1];
-            ncells_used--;
-        } else found[suit]--;
-        if (dest == 9) found[suit]++;
-        else if (dest == 8) cells[ncells_used++] = (uint8_t)card;
-        else cols[dest][len[dest]++] = (uint8_t)card;
+    if (line_indices(&b, line, (size_t)nmoves, (uint8_t *)PyBytes_AS_STRING(out), &bad)
+        != LINE_OK) {
+        Py_DECREF(out);
+        PyErr_Format(PyExc_ValueError, "move %zu of the line (%d, %d) is not legal", bad,
+                     line[2 * bad - 2], line[2 * bad - 1]);
+        return NULL;
     }
     return out;
 }
@@ -1336,6 +1258,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__search(void) {
     init_parents();
+    order_init();
     if (PyType_Ready(&SearchType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

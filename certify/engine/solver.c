@@ -2,6 +2,7 @@
 ** certify.engine._solver: the best-first win solver of certify/solver.py, in C.
 **
 **   solve(found, cells, columns, ncells, budget) -> bytes or None
+**   solve_deal(deal, ncells, foundation_moves, budget) -> bytes (move indices) or None
 **
 ** It finds exactly the line certify/solver.py finds (the Python reference; read it first, this
 ** file follows it function by function): the same player moves in the same order, the same
@@ -10,7 +11,10 @@
 ** supermove expansion. So both engines write byte-identical win certificates, and
 ** tests/test_solver_native.py holds them to it. The line comes back as 2 bytes a single-card
 ** move (card, destination: 0..7 a column, 8 a free cell, 9 the foundation), replayed here
-** under the plain rules first.
+** under the plain rules first. solve_deal() is a census's one call a deal: it deals the cards
+** itself (certify/deals.py) and gives the line as format version 3's move indices
+** (move_order.h), what the deal's entry holds, so that Python makes no position, line or list
+** for a deal won at once.
 **
 ** What makes it fast:
 **  - Columns are interned in a trie: a column is (the column below its top card, the top
@@ -46,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "move_order.h"
 #include "zeroed.h"
 
 #define NCARDS 52
@@ -1210,50 +1215,165 @@ static int read_board(Board *b, const uint8_t *found, Py_ssize_t nfound, const u
     return 1;
 }
 
+/* ---- deals (certify/deals.py): a census gives deal numbers, not positions ---------------- */
+
+#define MAX_DEAL ((1ULL << 33) - 1)   /* deals.MAX_DEAL: FreeCell Pro's numbering */
+
+/* The columns of deal n (1..MAX_DEAL) into b: the Microsoft C runtime's rand() seeded with n,
+** drawn from to shuffle the 52 cards, dealt round-robin (deals.ms_rand and deals.deal). Past
+** 2^31 FreeCell Pro sets the top bit of every draw; past 2^32 it seeds with n - 2^32 and draws
+** 16 bits, plus one. */
+static void deal_board(uint64_t n, Board *b)
+{
+    uint32_t state = (uint32_t)n, high = n >= (1ULL << 31) ? 0x8000 : 0;
+    int wide = n >= (1ULL << 32);
+    uint8_t deck[NCARDS];
+    for (int c = 0; c < NCARDS; c++)
+        deck[c] = (uint8_t)c;
+    memset(b, 0, sizeof *b);
+    for (int i = 0, left = NCARDS; i < NCARDS; i++, left--) {
+        state = state * 214013u + 2531011u;
+        uint32_t drawn = wide ? (state >> 16 & 0xFFFF) + 1 : (state >> 16 & 0x7FFF) | high;
+        int j = (int)(drawn % (uint32_t)left);
+        b->cards[i % 8][b->len[i % 8]++] = deck[j];
+        deck[j] = deck[left - 1];
+    }
+}
+
+/* ---- the Python functions ------------------------------------------------------------------ */
+
+/* A budget of positions from a Python int, a huge one as no limit and a negative one as none;
+** 0 with an error set if it is not an int. */
+static int read_budget(PyObject *arg, long long *budget)
+{
+    int overflow;
+    *budget = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (*budget == -1 && PyErr_Occurred())
+        return 0;
+    if (overflow)
+        *budget = overflow > 0 ? LLONG_MAX : 0;
+    return 1;
+}
+
+/* Solve `board` with one of the kept Solvers, without the GIL: the outcome, the Solver (with
+** its line) in *taken, to go back by give_back_after() once the line is read. */
+static int solve_released(const Board *board, int ncells, long long budget, Solver **taken)
+{
+    Solver *s = *taken = take_solver();
+    if (s == NULL)
+        return OUT_OF_MEMORY;
+    s->ncells = ncells;
+    int outcome;
+    Py_BEGIN_ALLOW_THREADS
+    outcome = solve_board(s, board, budget);
+    Py_END_ALLOW_THREADS
+    return outcome;
+}
+
+/* Keep the Solver for the next solve, unless it ran out of memory (it may hold a half-made
+** block). */
+static void give_back_after(Solver *s, int outcome)
+{
+    if (s == NULL)
+        return;
+    if (outcome == OUT_OF_MEMORY)
+        free_solver(s);
+    else
+        give_back(s);
+}
+
+/* What an outcome that is not a line is in Python: None for GAVE_UP, else the error set and
+** NULL. */
+static PyObject *no_line(int outcome)
+{
+    if (outcome == GAVE_UP)
+        return Py_NewRef(Py_None);
+    if (outcome == OUT_OF_MEMORY)
+        return PyErr_NoMemory();
+    PyErr_SetString(PyExc_RuntimeError,
+                    "certify.engine._solver: the line found does not replay (a bug)");
+    return NULL;
+}
+
 static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"found", "cells", "columns", "ncells", "budget", NULL};
     const char *found, *cells;
     Py_ssize_t nfound, ncell;
     PyObject *columns, *budget_arg;
-    int ncells, overflow;
+    int ncells;
+    long long budget;
+    Board board;
     (void)module;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y#y#OiO!:solve", names, &found, &nfound,
                                      &cells, &ncell, &columns, &ncells, &PyLong_Type,
-                                     &budget_arg))
+                                     &budget_arg)
+        || !read_budget(budget_arg, &budget)
+        || !read_board(&board, (const uint8_t *)found, nfound, (const uint8_t *)cells, ncell,
+                       columns, ncells))
         return NULL;
-    long long budget = PyLong_AsLongLongAndOverflow(budget_arg, &overflow);
-    if (budget == -1 && PyErr_Occurred())
-        return NULL;
-    if (overflow)
-        budget = overflow > 0 ? LLONG_MAX : 0;
-    Board board;
-    if (!read_board(&board, (const uint8_t *)found, nfound, (const uint8_t *)cells, ncell,
-                    columns, ncells))
-        return NULL;
+    Solver *s;
+    int outcome = solve_released(&board, ncells, budget, &s);
+    PyObject *result = outcome == SOLVED
+        ? PyBytes_FromStringAndSize((const char *)s->line.at, (Py_ssize_t)s->line.n)
+        : no_line(outcome);
+    give_back_after(s, outcome);
+    return result;
+}
 
-    Solver *s = take_solver();
-    if (s == NULL)
-        return PyErr_NoMemory();
-    s->ncells = ncells;
-    int outcome;
-    Py_BEGIN_ALLOW_THREADS
-    outcome = solve_board(s, &board, budget);
-    Py_END_ALLOW_THREADS
-    PyObject *result = NULL;
-    if (outcome == SOLVED)
-        result = PyBytes_FromStringAndSize((const char *)s->line.at, (Py_ssize_t)s->line.n);
-    else if (outcome == GAVE_UP)
-        result = Py_NewRef(Py_None);
-    else if (outcome == OUT_OF_MEMORY)
-        PyErr_NoMemory();
-    else
-        PyErr_SetString(PyExc_RuntimeError,
-                        "certify.engine._solver: the line found does not replay (a bug)");
-    if (outcome == OUT_OF_MEMORY)
-        free_solver(s);
-    else
-        give_back(s);
+/* The solver's line from the start of `board` as move indices (move_order.h), under the rules
+** whose foundation moves are `back`: a bytes object, or NULL with the error set (a line that
+** is not legal move by move is a bug here). */
+static PyObject *indices_of(const Board *board, int ncells, int back, const Line *line)
+{
+    Layout b;
+    memset(&b, 0, sizeof b);
+    memcpy(b.found, board->found, 4);
+    memcpy(b.cells, board->cells, sizeof b.cells);
+    memcpy(b.cols, board->cards, sizeof b.cols);
+    memcpy(b.len, board->len, sizeof b.len);
+    b.ncells_used = board->ncell;
+    b.ncells = ncells;
+    b.back = back;
+    size_t n = line->n / 2, bad;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+    if (out == NULL)
+        return NULL;
+    if (line_indices(&b, line->at, n, (uint8_t *)PyBytes_AS_STRING(out), &bad) != LINE_OK) {
+        Py_DECREF(out);
+        return no_line(BROKEN);
+    }
+    return out;
+}
+
+static PyObject *solve_deal(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"deal", "ncells", "foundation_moves", "budget", NULL};
+    PyObject *deal_arg, *budget_arg;
+    int ncells, back;
+    long long budget;
+    (void)module;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ipO!:solve_deal", names, &PyLong_Type,
+                                     &deal_arg, &ncells, &back, &PyLong_Type, &budget_arg)
+        || !read_budget(budget_arg, &budget))
+        return NULL;
+    unsigned long long deal = PyLong_AsUnsignedLongLong(deal_arg);
+    if (PyErr_Occurred() || deal < 1 || deal > MAX_DEAL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "deal: a deal number from 1 to %llu", MAX_DEAL);
+        return NULL;
+    }
+    if (ncells < 0 || ncells > 8) {
+        PyErr_SetString(PyExc_ValueError, "ncells: 0 to 8 free cells");
+        return NULL;
+    }
+    Board board;
+    deal_board(deal, &board);
+    Solver *s;
+    int outcome = solve_released(&board, ncells, budget, &s);
+    PyObject *result = outcome == SOLVED ? indices_of(&board, ncells, back, &s->line)
+                                         : no_line(outcome);
+    give_back_after(s, outcome);
     return result;
 }
 
@@ -1263,6 +1383,12 @@ static PyMethodDef methods[] = {
      "A winning line of single-card moves, 2 bytes a move (card, destination: 0..7 a column,\n"
      "8 a free cell, 9 the foundation), exactly as certify.solver.solve finds it; None when\n"
      "the budget of positions runs out or the solver's graph is exhausted."},
+    {"solve_deal", (PyCFunction)(void (*)(void))solve_deal, METH_VARARGS | METH_KEYWORDS,
+     "solve_deal(deal, ncells, foundation_moves, budget) -> bytes or None\n\n"
+     "solve()'s line from the start of deal number `deal` (certify.deals.deal), as format\n"
+     "version 3's move indices, one byte a move (certificate.move_indices under the rules\n"
+     "with `ncells` free cells and `foundation_moves`): what a census keeps of a won deal,\n"
+     "in one call. None as for solve()."},
     {NULL, NULL, 0, NULL}};
 
 static void free_kept(void *unused)
@@ -1306,6 +1432,7 @@ static int add_tuning(PyObject *m)
 PyMODINIT_FUNC PyInit__solver(void)
 {
     init_tables();
+    order_init();
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && add_tuning(m) < 0)
         Py_CLEAR(m);

@@ -1,0 +1,173 @@
+/*
+** A line of single-card moves as format version 3 writes a win: each move as its index among
+** the legal moves of the position it is made from, in the move order (to the foundation
+** first, then to columns 1..8, then to a free cell; within one destination by ascending card).
+** certificate.move_indices is the reference; search.c (engine.move_indices) and solver.c (the
+** census's one call a deal) both include this file, so that there is one home for the order.
+**
+** A move is (card, destination: 0..7 a column, 8 a free cell, 9 the foundation). A card is free
+** to move from the top of a column, from a free cell, or, when the rules allow foundation moves
+** (`back`), from the top of its foundation; rules.moves is the statement of each move.
+**
+** The index is counted with bit masks of cards rather than by listing the moves: the moves to a
+** destination are the cards free to move that may go there, so the moves before (card, dest)
+** are those masks' sizes for the destinations before it, and the cards below `card` in its own.
+*/
+
+#ifndef MOVE_ORDER_H
+#define MOVE_ORDER_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define ORDER_CELL 8
+#define ORDER_HOME 9
+
+/* What a line's conversion comes to; and move_index() of a move that is not legal. */
+enum { LINE_OK = 0, LINE_ILLEGAL = 1 };
+enum { NOT_LEGAL = -1 };
+
+/* A position as plain card arrays, changed move by move as a line is followed. The cells are in
+** no particular order (a move into a cell appends; the order of moves counts cards, not
+** places). */
+typedef struct {
+    uint8_t found[4];      /* cards home in each suit */
+    uint8_t cells[8];      /* the cards in the free cells, ncells_used of them */
+    uint8_t cols[8][52];   /* each column bottom to top, len[j] cards */
+    int len[8];
+    int ncells_used, ncells, back;
+} Layout;
+
+static int order_red(int card) { int s = card & 3; return s == 1 || s == 2; }
+
+/* children[p]: the cards that may lie on card p (one rank lower, the other colour), a bit
+** each; filled by order_init() when the module is imported, before any line is converted. */
+static uint64_t order_children[52];
+
+static void order_init(void)
+{
+    for (int p = 0; p < 52; p++)
+        for (int c = 0; c < 52; c++)
+            if ((p >> 2) == (c >> 2) + 1 && order_red(p) != order_red(c))
+                order_children[p] |= 1ULL << c;
+}
+
+/* The cards free to move, and of them the ones in a column or a cell (not on a foundation),
+** and each column's top card as a mask. */
+typedef struct {
+    uint64_t movable, off_home, tops, next_home;
+} FreeCards;
+
+static FreeCards free_cards(const Layout *b)
+{
+    FreeCards f = {0, 0, 0, 0};
+    for (int j = 0; j < 8; j++)
+        if (b->len[j])
+            f.tops |= 1ULL << b->cols[j][b->len[j] - 1];
+    f.off_home = f.tops;
+    for (int c = 0; c < b->ncells_used; c++)
+        f.off_home |= 1ULL << b->cells[c];
+    f.movable = f.off_home;
+    for (int s = 0; s < 4; s++) {
+        if (b->found[s] < 13)
+            f.next_home |= 1ULL << (b->found[s] * 4 + s);
+        if (b->back && b->found[s])
+            f.movable |= 1ULL << ((b->found[s] - 1) * 4 + s);
+    }
+    return f;
+}
+
+/* The cards that may move to `dest` (a card never goes to the column it is on: it is that
+** column's top, which is not one of its own children). */
+static uint64_t may_go_to(const Layout *b, const FreeCards *f, int dest)
+{
+    if (dest == ORDER_HOME)
+        return f->off_home & f->next_home;
+    if (dest == ORDER_CELL)
+        return b->ncells_used < b->ncells ? f->tops : 0;
+    if (!b->len[dest])
+        return f->movable;
+    return f->movable & order_children[b->cols[dest][b->len[dest] - 1]];
+}
+
+/* The destinations in the move order. */
+static const int DESTINATIONS[10] = {ORDER_HOME, 0, 1, 2, 3, 4, 5, 6, 7, ORDER_CELL};
+
+static int count_bits(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(x);
+#else
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+#endif
+}
+
+/* The index of the move (card, dest) among the legal moves of b in the move order, or
+** NOT_LEGAL. */
+static int move_index(const Layout *b, int card, int dest)
+{
+    if (card < 0 || card >= 52 || dest < 0 || dest > ORDER_HOME)
+        return NOT_LEGAL;
+    FreeCards f = free_cards(b);
+    int before = 0;
+    for (int i = 0; i < 10; i++) {
+        uint64_t cards = may_go_to(b, &f, DESTINATIONS[i]);
+        if (DESTINATIONS[i] == dest) {
+            if (!(cards >> card & 1))
+                return NOT_LEGAL;
+            return before + count_bits(cards & ((1ULL << card) - 1));
+        }
+        before += count_bits(cards);
+    }
+    return NOT_LEGAL;  /* not reached: every destination is in the order */
+}
+
+/* Make the move (card, dest), which is legal in b: the card leaves the column it tops, or its
+** cell, or else its foundation. */
+static void layout_play(Layout *b, int card, int dest)
+{
+    int from_col = -1, from_cell = -1;
+    for (int j = 0; j < 8; j++)
+        if (b->len[j] && b->cols[j][b->len[j] - 1] == card)
+            from_col = j;
+    for (int c = 0; c < b->ncells_used; c++)
+        if (b->cells[c] == card)
+            from_cell = c;
+    if (from_col >= 0) {
+        b->len[from_col]--;
+    } else if (from_cell >= 0) {
+        for (int c = from_cell; c + 1 < b->ncells_used; c++)
+            b->cells[c] = b->cells[c + 1];
+        b->ncells_used--;
+    } else {
+        b->found[card & 3]--;
+    }
+    if (dest == ORDER_HOME)
+        b->found[card & 3]++;
+    else if (dest == ORDER_CELL)
+        b->cells[b->ncells_used++] = (uint8_t)card;
+    else
+        b->cols[dest][b->len[dest]++] = (uint8_t)card;
+}
+
+/* The line (n moves, two bytes each) from b as n move indices into `out`, b followed along
+** it: LINE_OK, or LINE_ILLEGAL with *bad the number (from 1) of the first move not legal. */
+static int line_indices(Layout *b, const uint8_t *line, size_t n, uint8_t *out, size_t *bad)
+{
+    for (size_t m = 0; m < n; m++) {
+        int card = line[2 * m], dest = line[2 * m + 1];
+        int i = move_index(b, card, dest);
+        if (i == NOT_LEGAL) {
+            *bad = m + 1;
+            return LINE_ILLEGAL;
+        }
+        out[m] = (uint8_t)i;
+        layout_play(b, card, dest);
+    }
+    return LINE_OK;
+}
+
+#endif
