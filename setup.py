@@ -19,8 +19,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FLAGS = ["-O2", "-std=c99", "-Wall"] if os.name != "nt" else []
 
 
+# Included by the C files (and so carried by an sdist, and a change to one rebuilds them).
+HEADERS = ["certify/engine/zeroed.h", "certify/engine/move_order.h"]
+
+
 def extension(name, source):
-    return Extension(f"certify.engine.{name}", [source], depends=["certify/engine/zeroed.h"],
+    return Extension(f"certify.engine.{name}", [source], depends=HEADERS,
                      extra_compile_args=FLAGS, optional=True)
 
 
