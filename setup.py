@@ -25,7 +25,8 @@ HEADERS = ["certify/engine/zeroed.h", "certify/engine/move_order.h"]
 
 def extension(name, source):
     return Extension(f"certify.engine.{name}", [source], depends=HEADERS,
-                     extra_compile_args=FLAGS, optional=True)
+                     extra_compile_args=FLAGS, optional=True,
+                     libraries=["zstd"] if name == "_external" else [])  # (its work files)
 
 
 SOURCES = {"_search": "certify/engine/search.c", "_solver": "certify/engine/solver.c",

@@ -5,9 +5,11 @@
         disk at each --memory, beside the in-memory search of the same deal; then the
         certificate streamed out of the work folder (seconds, and the same SHA-256 as the
         in-memory engine's file)
-    python benchmarks/bench_external.py --far 504179225 --memory 16G --minutes 15
+    python benchmarks/bench_external.py --far 504179225 --memory-far 16G --minutes 15
         how far a hard deal gets on disk in the time: positions, the bucket (cards home) and
-        layer, disk in use; the work folder is removed after (this measures, it proves nothing)
+        layer, disk in use a minute at a time (the folder's files, what a merge under way has
+        written too), its peak and bytes a position there, and how fast the disk grew; the work
+        folder is removed after (this measures, it proves nothing)
 
 In process (the search's own work, not Python's start-up); the machine is shared, so read the
 ratio of the two engines taken in the same run.
@@ -33,18 +35,21 @@ from certify.rules import Rules, start  # noqa: E402
 
 
 class Watch:
-    """A progress display that keeps the search's peak of disk in use and prints a line a
-    minute (for --far)."""
+    """A progress display that keeps the search's peak of disk in use (and the positions
+    then), and prints a line a minute (for --far)."""
 
     def __init__(self, search, loud=False):
-        self.search, self.loud, self.peak, self.said = search, loud, 0, time.monotonic()
+        self.search, self.loud, self.said = search, loud, time.monotonic()
+        self.peak = self.at_peak = 0
         self.where = ""
 
     def note(self, text):
         self.where = text
 
     def update(self, positions, most_home):
-        self.peak = max(self.peak, self.search.disk_bytes())
+        disk = self.search.disk_bytes()
+        if disk > self.peak:
+            self.peak, self.at_peak = disk, positions
         if self.loud and time.monotonic() - self.said > 60:
             self.said = time.monotonic()
             print(f"  [{time.strftime('%H:%M:%S')}] {positions:,} positions, most home "
@@ -57,7 +62,7 @@ def on_disk(position, rules, memory, folder, seconds=None, loud=False):
     watch = Watch(search, loud)
     t0 = time.perf_counter()
     outcome = search.run(time_limit=seconds, progress=watch)
-    return search, outcome, time.perf_counter() - t0, watch.peak
+    return search, outcome, time.perf_counter() - t0, watch
 
 
 def compare(args):
@@ -83,7 +88,8 @@ def compare(args):
         for text in args.memory.split(","):
             budget = memory_size(text)
             runs = [on_disk(position, rules, budget, tmp / "work") for _ in range(args.runs)]
-            search, outcome, seconds, peak = min(runs, key=lambda r: r[2])
+            search, outcome, seconds, watch = min(runs, key=lambda r: r[2])
+            peak = watch.peak
             assert outcome.positions == n, outcome
             t0 = time.perf_counter()
             size, sha = search.write_certificate(os.fspath(tmp / "disk.zst"), number, None)
@@ -105,15 +111,17 @@ def far(args):
     folder = Path(tempfile.mkdtemp(prefix="bench-external-far-", dir=args.tmp))
     try:
         import resource
-        search, outcome, seconds, peak = on_disk(position, rules, memory_size(args.memory_far),
-                                                 folder / "work", args.minutes * 60, loud=True)
+        search, outcome, seconds, watch = on_disk(position, rules, memory_size(args.memory_far),
+                                                  folder / "work", args.minutes * 60, loud=True)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         cpu = usage.ru_utime + usage.ru_stime
+        n, peak = outcome.positions, watch.peak
         print(f"deal {args.far} on disk, --memory {args.memory_far}, {seconds / 60:.1f} min "
               f"({cpu / 60:.1f} min of CPU, peak {usage.ru_maxrss / 1024 ** 2:.1f} GiB): "
-              f"{outcome.positions:,} positions ({outcome.positions / seconds:,.0f}/s, "
-              f"{outcome.positions / cpu:,.0f} per CPU second), most home {outcome.most_home}, "
-              f"{search.where()}, disk at most {size_text(peak)}; {outcome.verdict}")
+              f"{n:,} positions ({n / seconds:,.0f}/s, {n / cpu:,.0f} per CPU second), most "
+              f"home {outcome.most_home}, {search.where()}; disk at most {size_text(peak)} "
+              f"({peak / max(watch.at_peak, 1):.1f} bytes a position then), "
+              f"{size_text(peak / (seconds / 60))} a minute to its peak; {outcome.verdict}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

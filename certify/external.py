@@ -27,6 +27,14 @@ external-memory search):
   the layer's end the runs are merged, less the bucket's positions found before (the visited
   file, sorted), into the next frontier, and into the next visited file. An empty frontier
   closes the bucket; its pending runs, merged, are the next bucket's first frontier.
+- Runs do not pile up (delayed duplicate detection within them, as Korf's search and Freecell
+  Solver's disk queue do it): once a few wait, or the later ones outweigh the first, they are
+  merged into one, repeats dropped, and a layer's runs less the visited file as well
+  (_compact). Most successors are positions met before or made twice, so what waits on disk
+  stays near the distinct new positions rather than the successors made.
+- Every key file is front-coded and zstd-compressed in blocks of 8,192 keys (external.c gives
+  the layout): sorted keys share most of their bytes with their neighbours, so a key costs about
+  2 bytes on disk, not its 22 in memory; a reader skips to a key by the blocks' headers.
 - The certificate's records are the keys renumbered (column ids by content, as the format asks)
   and sorted. The keys with the same foundations and cells lie together in one bucket's file,
   in the order their records take (external.c says why), so the certificate is streamed out of
@@ -40,8 +48,19 @@ out-of-memory killer) goes on from its last checkpoint, losing the work since (a
 of expansion, one merge, or at most CHECKPOINT_EVERY seconds of a bucket in memory). The column
 table the keys' ids refer to is saved with the state. Nothing is fsync'd (on this machine the
 syncs doubled a spilling search's time): a crash of the whole system can leave the files short
-of what the state says, which a resume finds (every file's size is checked against its count)
-and says in one line, rather than go on from damaged files.
+of what the state says, which a resume finds (every file's blocks are counted against the
+state's count; every block read is checked by its zstd checksum) and says in one line, rather
+than go on from damaged files.
+
+SIGINT and SIGTERM stop the search within a fraction of a second, even inside a long merge or
+sort in C (its loops look for the request a few times a second): UNKNOWN, the folder as its
+last checkpoint left it, and the command that resumes. The work since that checkpoint is lost
+(a stop by --time-limit saves it first; a signal is answered now instead).
+
+The folder's layout has a version (VERSION, in its state). A folder of another version is
+refused in one line and never read: version 1 wrote keys raw, and the runs a version 1 search
+left are not worth converting (removing the folder and starting again costs less than its
+pending runs did).
 
 A won position met by this search makes it stop, UNKNOWN: it keeps no parents, so it has no
 line to give (the solver had its chance before the search began).
@@ -55,8 +74,9 @@ from .outcome import NO_WIN, UNKNOWN, Outcome, budget_reason, size_text
 STATE = "search.json"
 LOCK = "search.lock"
 FORMAT = "certify-disk-search"
-VERSION = 1
-FANIN = 64  # runs one merge reads at once (each a read block in memory)
+VERSION = 2  # (1: keys written raw, 22 bytes each; refused, not read: see above)
+FANIN = 64  # runs one merge reads at most at once (each a reader in memory: fanin())
+MERGE_AT = 8  # runs waiting for one merge that are merged into one at once (see _compact)
 SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
 CHECKPOINT_EVERY = 300  # seconds between saves of a bucket held in memory (or 5 saves' time)
 SUFFIXES = (".keys", ".columns", ".tmp", ".lock")  # our files: only these are ever removed
@@ -158,11 +178,16 @@ def buffer_bytes(memory):
 
 def held_bytes(memory):
     """What the set of a bucket held in memory may take."""
-    return max(memory - buffer_bytes(memory) - (FANIN + 3) * block_bytes(memory), 1 << 16)
+    return max(memory - buffer_bytes(memory) - (fanin(memory) + 3) * READER_BYTES, 1 << 16)
 
 
-def block_bytes(memory):
-    return max(1 << 12, min(1 << 20, memory // (8 * (FANIN + 3))))
+def fanin(memory):
+    """Runs one merge reads at once: as many readers as an eighth of --memory holds, 4 to
+    FANIN (a merge of more goes in passes)."""
+    return max(4, min(FANIN, memory // 8 // READER_BYTES))
+
+
+READER_BYTES = 1 << 19  # a key file's reader in memory: a block, compressed and decoded
 
 
 class DiskSearch:
@@ -184,7 +209,8 @@ class DiskSearch:
         self.holding = False  # the current bucket is held in memory (step "memory")
         self.dumped = time.monotonic()  # when it was last saved
         self.dump_seconds = 0.0  # how long that took
-        self.block = block_bytes(memory)
+        self.signalled = None  # the signal that asked the search to stop
+        self.fanin = fanin(memory)
         usable_folder(self.folder)
         if not os.path.isdir(self.folder):
             os.makedirs(self.folder)
@@ -346,8 +372,15 @@ class DiskSearch:
         return max(self.state["most_home"], self.expander.most_home)
 
     def disk_bytes(self):
-        """Bytes of keys the folder holds now (the column table aside)."""
-        return sum(named_counts(self.state).values()) * self.expander.keylen
+        """Bytes the folder's files take now (what a merge under way has written too)."""
+        total = 0
+        with os.scandir(self.folder) as entries:
+            for entry in entries:
+                try:
+                    total += entry.stat().st_size
+                except OSError:  # (removed meanwhile)
+                    pass
+        return total
 
     def where(self):
         """Where the search is, in words for the progress line."""
@@ -362,12 +395,33 @@ class DiskSearch:
     # ---- the search ------------------------------------------------------------------------
 
     def run(self, max_positions=None, time_limit=None, progress=None):
+        import signal
+        import threading
+        asked = {}
+        if threading.current_thread() is threading.main_thread():
+            for number in (signal.SIGINT, signal.SIGTERM):
+                asked[number] = signal.signal(number, self._on_signal)
+        try:
+            return self._run(max_positions, time_limit, progress)
+        finally:
+            for number, handler in asked.items():
+                signal.signal(number, handler)
+            self.x.stop(False)
+
+    def _on_signal(self, number, frame):
+        """SIGINT or SIGTERM: the search stops at its next look (the C loops look a few times a
+        second), and the folder is left as its last checkpoint wrote it."""
+        self.signalled = number
+        self.x.stop(True)
+
+    def _run(self, max_positions, time_limit, progress):
         t0 = time.monotonic()
         self.seconds = self.state.get("seconds", 0.0)
         started = self.seconds
         reason = ""
         try:
-            while self.state["step"] != "done" and not self.state["won"]:
+            while self.state["step"] != "done" and not self.state["won"] and \
+                    not self.signalled:
                 step = self.state["step"]
                 if step == "memory":
                     self._memory_slice()
@@ -389,6 +443,8 @@ class DiskSearch:
                 if time_limit is not None and time.monotonic() - t0 > time_limit:
                     reason = budget_reason(time_limit=time_limit)
                     break
+        except self.x.Stopped:  # (its files half-written, named by no state: a resume removes them)
+            reason = self._signal_words()
         except OSError as e:
             self._tidy()
             reason = self._stopped(disk_words(e, self.folder))
@@ -398,7 +454,9 @@ class DiskSearch:
         except WorkFolderError as e:  # (a limit of the folder's search, met on the way)
             reason = f"{e} (after {self.positions:,} positions on disk)"
         else:
-            if reason:
+            if self.signalled:
+                reason = self._signal_words()
+            elif reason:
                 self._checkpoint_quietly()
                 reason = self._stopped(reason)
         self.seconds = started + time.monotonic() - t0
@@ -422,6 +480,11 @@ class DiskSearch:
             self._checkpoint()
         except OSError:
             pass
+
+    def _signal_words(self):
+        import signal
+        name = signal.Signals(self.signalled).name if self.signalled else "a request"
+        return self._stopped(f"stopped by {name}")
 
     def _stopped(self, why, resumable=True):
         words = f"{why} after {self.positions:,} positions on disk"
@@ -460,12 +523,17 @@ class DiskSearch:
                 self._spill()
                 self._dump()
                 self._checkpoint()
+                self._compact()
             return
         if status == self.x.NO_MEMORY:
             raise MemoryError
         self._spill()
         if status == self.x.NEXT_FULL:
-            return  # (its runs are named at the next checkpoint, with the set they came from)
+            # (its runs are named at the next checkpoint, with the set they came from; or at a
+            # merge of them, before: a resume then expands again what made some of them, and
+            # the merges drop the repeats that gives)
+            self._compact()
+            return
         self._dump(keep=False)
         if status == self.x.CLOSED:
             s["done"].append([s["bucket"], s["visited"][0], s["visited"][1]])
@@ -515,6 +583,34 @@ class DiskSearch:
         self._checkpoint()
         if status == x.COLUMNS_FULL:
             self._widen()
+        self._compact()
+
+    def _compact(self):
+        """Runs waiting for a merge kept few and small: once MERGE_AT of a kind wait, or the later
+        ones outweigh the first (which is what such merges made), they are merged into one
+        (fanin() at most at once), repeats dropped, and this layer's runs less the bucket's
+        visited keys too, once they weigh half as much as those (so that reading them is paid
+        for); then checkpointed. So their bytes stay near the distinct new positions among them,
+        not the successors made (mostly positions met before, or made twice), and a key is
+        rewritten a few times in all (each such merge at least doubles the first)."""
+        s = self.state
+        for which in ("runs", "pending"):
+            runs = s[which]
+            if which == "runs" and s["step"] != "expand" or len(runs) < 2:
+                continue  # (at a layer's end its merge takes the runs: no merge of them before)
+            sizes = [os.path.getsize(self._path(r[0])) for r in runs]
+            least = sizes[0]
+            if which == "runs":
+                least = max(least, os.path.getsize(self._path(s["visited"][0])) // 2)
+            if len(runs) < MERGE_AT and sum(sizes[1:]) < least:
+                continue
+            gone = runs[:self.fanin]
+            merged, _ = self._merge(gone, s["visited"] if which == "runs" else None,
+                                    union=False)
+            s[which] = [merged] + runs[self.fanin:]
+            self._checkpoint()
+            for r in gone:
+                self._remove(r[0])
 
     def _spill(self):
         s = self.state
@@ -550,22 +646,22 @@ class DiskSearch:
         for name in renamed:
             self._remove(name)
 
-    def _merge(self, runs, visited=None):
-        """Merge runs (FANIN at a time, in passes, each checkpointed by the caller) -> either
-        (new, union) files when `visited`, or one run."""
+    def _merge(self, runs, visited=None, union=True):
+        """Merge runs (fanin() at a time, in passes, each checkpointed by the caller) -> either
+        (new, union) files when `visited` (and `union`), or one run (less `visited`)."""
         w = self.expander.keylen
-        out = self._name("frontier" if visited else "merged")
-        union = self._name("visited") if visited else None
+        out = self._name("frontier" if visited and union else "merged")
+        union = self._name("visited") if visited and union else None
         new, total = self.x.merge([self._b(r[0]) for r in runs], w, self._b(out),
                                   self._b(visited[0]) if visited else None,
-                                  self._b(union) if union else None, self.block)
+                                  self._b(union) if union else None)
         return [out, new], ([union, total] if union else None)
 
     def _merge_step(self):
-        """The layer's runs merged: FANIN of them into one (a pass), or all of them, less the
+        """The layer's runs merged: fanin() of them into one (a pass), or all of them, less the
         bucket's visited file, into the next frontier and visited files."""
         s = self.state
-        if len(s["runs"]) > FANIN:
+        if len(s["runs"]) > self.fanin:
             self._pass("runs")
             return
         old = [s["visited"][0], s["frontier"][0]] + [r[0] for r in s["runs"]]
@@ -591,11 +687,11 @@ class DiskSearch:
                 self._remove(name)
 
     def _pass(self, which):
-        """FANIN of the state's `which` runs merged into one, checkpointed."""
+        """fanin() of the state's `which` runs merged into one, checkpointed."""
         s = self.state
-        gone = s[which][:FANIN]
+        gone = s[which][:self.fanin]
         merged, _ = self._merge(gone)
-        s[which] = [merged] + s[which][FANIN:]
+        s[which] = [merged] + s[which][self.fanin:]
         self._checkpoint()
         for r in gone:
             self._remove(r[0])
@@ -604,7 +700,7 @@ class DiskSearch:
         """The next bucket begun: its pending runs merged into its first frontier (which is
         also all it has visited); or, with none, the search is over."""
         s = self.state
-        if len(s["pending"]) > FANIN:
+        if len(s["pending"]) > self.fanin:
             self._pass("pending")
             return
         if not s["pending"]:
@@ -705,9 +801,12 @@ def read_state(folder, position, rules, resume):
             state = json.load(f)
     except (OSError, ValueError) as e:
         raise WorkFolderError(f"{path} cannot be read: {e}") from None
-    if not isinstance(state, dict) or state.get("format") != FORMAT or \
-            state.get("version") != VERSION:
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise WorkFolderError(f"{path} is not the state of a search on disk")
+    if state.get("version") != VERSION:
+        raise WorkFolderError(f"the work folder {folder} is of another certify's search on disk "
+                              f"(its layout {state.get('version')!r}, this one's {VERSION}) and "
+                              f"cannot be resumed: remove it to start again")
     if state.get("identity") != identity(position, rules):
         raise WorkFolderError(f"the work folder {folder} holds the search of another deal or "
                               f"other rules; name another with --work-dir")
@@ -715,12 +814,9 @@ def read_state(folder, position, rules, resume):
         raise WorkFolderError(f"the work folder {folder} holds a search begun before: --resume "
                               f"to go on with it, or remove it to start again")
     width = 2 + rules.ncells + 8 * state["idw"]
+    count_keys = _native().count
     for name, count in named_counts(state).items():
-        try:
-            size = os.path.getsize(os.path.join(folder, name))
-        except OSError:
-            size = None
-        if size != count * width:
+        if count_keys(os.fsencode(os.path.join(folder, name)), width) != count:
             raise WorkFolderError(f"the work folder {folder} is damaged ({name} is not "
                                   f"{count:,} positions); remove it to start again")
     return state
@@ -730,8 +826,8 @@ def named_counts(state):
     """{file: keys} of the key files a state names."""
     counts = {e[1]: e[2] for e in state["done"]}
     for entry in [state["visited"], state["frontier"]] + state["runs"] + state["pending"]:
-        if entry:
-            counts[entry[0]] = entry[1]
+        if entry:  # (a frontier of none may name the visited file, with 0)
+            counts[entry[0]] = max(entry[1], counts.get(entry[0], 0))
     return counts
 
 

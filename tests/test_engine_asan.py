@@ -43,6 +43,7 @@ def sanitized(tmp_path_factory):
     for name, source in SOURCES.items():
         subprocess.run(["gcc", "-shared", "-fPIC", "-fsanitize=address", "-fno-omit-frame-pointer",
                         "-g", "-O1", "-std=c99", f"-I{include}", str(engine / source),
+                        *(["-lzstd"] if name == "_external" else []),  # (its work files)
                         "-o", str(engine / (name + suffix))], check=True, timeout=300)
     env = {**os.environ, "PYTHONPATH": str(top), "LD_PRELOAD": runtime, "CERTIFY_ENGINE": "native",
            "ASAN_OPTIONS": f"detect_leaks=0:log_path={top / 'asan'}"}

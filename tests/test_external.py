@@ -131,6 +131,181 @@ def test_ids_widened_to_3_bytes_midway(tmp_path, memory):
     assert (table, records) == records_of(engine.search(position, rules), rules)
 
 
+class Watched(external.DiskSearch):
+    """A search that notes, at every checkpoint, the most runs of each kind waiting, and how
+    many merges of waiting runs it made."""
+
+    most = {"runs": 0, "pending": 0}
+    compacted = 0
+
+    def _checkpoint(self):
+        for which in self.most:
+            self.most[which] = max(self.most[which], len(self.state[which]))
+        super()._checkpoint()
+
+    def _merge(self, runs, visited=None, union=True):
+        if not union:
+            type(self).compacted += 1
+        return super()._merge(runs, visited, union)
+
+
+@pytest.mark.parametrize("number,rules,memory", [(1, Rules(2), 1 << 16), (11982, Rules(4), 1 << 16),
+                                                 (11982, Rules(4), 64 << 20)],
+                         ids=["layers-on-disk", "11982", "held-buckets"])
+def test_waiting_runs_merged_as_they_come_give_the_same_records(tmp_path, monkeypatch, number,
+                                                                  rules, memory):
+    """With MERGE_AT 3, waiting runs (a layer's, less the visited keys, and the next bucket's)
+    are merged into one every few spills: never more than 3 wait, and the records are the same.
+    (A buffer of 16 KiB: a bucket held in memory fills it with the next one's many times.)"""
+    monkeypatch.setattr(external, "MERGE_AT", 3)
+    monkeypatch.setattr(external, "buffer_bytes", lambda memory: 1 << 14)
+    Watched.most, Watched.compacted = {"runs": 0, "pending": 0}, 0
+    position = start(deal(number))
+    search = Watched(position, rules, external.Disk(tmp_path / "work"), memory)
+    assert search.run().verdict == NO_WIN
+    assert Watched.compacted > 3
+    assert Watched.most["runs"] <= 3 and Watched.most["pending"] <= 3, Watched.most
+    table, ids, width = search.table()
+    rows = b"".join(search.records())
+    w = 4 + rules.ncells + 8 * width
+    assert (table, [rows[i:i + w] for i in range(0, len(rows), w)]) == \
+        records_of(engine.search(position, rules), rules)
+    # the keys on disk: front-coded and compressed, a fraction of their 22 bytes each
+    kept = sum((tmp_path / "work" / name).stat().st_size for _, name, _ in search.state["done"])
+    assert kept < 6 * search.positions, kept / search.positions
+
+
+class Killed(BaseException):
+    """A kill -9 in the middle of a merge, as the folder sees it: the output half-written, no
+    checkpoint after it."""
+
+
+def test_a_search_killed_in_a_merge_of_waiting_runs_resumes_to_the_same_records(tmp_path,
+                                                                                 monkeypatch):
+    monkeypatch.setattr(external, "MERGE_AT", 2)
+    position, rules = start(deal(1)), Rules(2)
+    disk = external.Disk(tmp_path / "work", resume=True)
+    kills = 0
+    for kill_at in (1, 4, 9, 20):
+        search = external.DiskSearch(position, rules, disk, 1 << 16)
+        merges = [0]
+        real = search._merge
+
+        def merge(runs, visited=None, union=True):
+            out = real(runs, visited, union)
+            if not union:
+                merges[0] += 1
+                if merges[0] == kill_at:
+                    name = search._path(out[0][0])
+                    with open(name, "r+b") as f:   # (cut short, as a kill mid-write leaves it)
+                        f.truncate(os.path.getsize(name) // 2)
+                    raise Killed
+            return out
+
+        search._merge = merge
+        try:
+            outcome = search.run()
+        except Killed:
+            kills += 1
+            search.close()
+            continue
+        break
+    else:
+        search = external.DiskSearch(position, rules, disk, 1 << 16)
+        outcome = search.run()
+    assert kills >= 3 and outcome.verdict == NO_WIN
+    table, ids, width = search.table()
+    rows = b"".join(search.records())
+    w = 4 + rules.ncells + 8 * width
+    assert (table, [rows[i:i + w] for i in range(0, len(rows), w)]) == \
+        records_of(engine.search(position, rules), rules)
+
+
+def test_a_stop_asked_stops_a_merge_in_c(tmp_path):
+    """stop(True) (what the SIGINT handler asks) makes a merge raise Stopped at its next look,
+    its output left for a resume to remove; stop(False) and it merges."""
+    search = external.DiskSearch(start(deal(11982)), Rules(4), external.Disk(tmp_path / "w"),
+                                 1 << 16)
+    assert search.run().verdict == NO_WIN
+    x = search.x
+    biggest = max(search.state["done"], key=lambda e: e[2])
+    inputs = [os.fsencode(search._path(biggest[1]))] * (70_000 // biggest[2] + 1)
+    x.stop(True)
+    try:
+        with pytest.raises(x.Stopped):
+            x.merge(inputs, search.expander.keylen, os.fsencode(tmp_path / "a.keys"))
+    finally:
+        x.stop(False)
+    assert x.merge(inputs, search.expander.keylen, os.fsencode(tmp_path / "b.keys")) == \
+        (biggest[2], 0)
+    assert x.count(os.fsencode(tmp_path / "b.keys"), search.expander.keylen) == biggest[2]
+
+
+def test_sigint_in_process_stops_within_seconds(tmp_path):
+    """SIGINT while the search runs (mostly in C, without the GIL): UNKNOWN, said as stopped by
+    SIGINT, soon after; the folder goes on to the same records."""
+    import threading
+    position, rules = start(deal(7484159)), Rules(4)
+    disk = external.Disk(tmp_path / "work", resume=True)
+    search = external.DiskSearch(position, rules, disk, 1 << 20)
+    sent = []
+
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(1.0, interrupt)
+    timer.start()
+    outcome = search.run()
+    answered = time.monotonic()
+    timer.join()
+    assert outcome.verdict == UNKNOWN and "stopped by SIGINT" in outcome.reason, outcome.reason
+    assert answered - sent[0] < 10
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # (put back)
+    search.close()
+
+
+def test_sigint_and_sigterm_give_exit_3_and_a_folder_that_resumes(tmp_path):
+    args = [1, "--cells", "2", "--on-disk", "--memory", "1M", "-o", "a.zst"]
+    state = tmp_path / "a.zst.work" / "search.json"
+    for number in (signal.SIGINT, signal.SIGTERM):
+        again = ["--resume"] if state.exists() else []
+        child = subprocess.Popen([sys.executable, "-m", "certify", *map(str, args + again)],
+                                 cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        seen = saved_positions(state)
+        for _ in range(5000):  # until a checkpoint further on than the last
+            if child.poll() is not None or saved_positions(state) > max(seen, 1):
+                break
+            time.sleep(0.002)
+        child.send_signal(number)
+        out, err = child.communicate(timeout=60)
+        assert child.returncode == 3, (out, err)
+        line = out.strip()
+        assert "\n" not in line and line.startswith("UNKNOWN: deal 1") and "Traceback" not in err
+        assert f"stopped by {signal.Signals(number).name}" in line
+        assert "go on with `certify 1 --cells 2 --on-disk --memory 1M -o a.zst --resume`" in line
+        assert state.exists() and not (tmp_path / "a.zst").exists()
+    resumed = run_certify(*args, "-q", "--resume", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = run_certify(1, "-q", "--cells", "2", "--no-spill", "-o", "b.zst", cwd=tmp_path)
+    assert (tmp_path / "a.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
+
+
+def test_a_folder_of_another_layout_is_refused_in_one_line(tmp_path):
+    stopped = run_certify(11982, "-q", "--on-disk", "--memory", "1M", "--time-limit", "0.2",
+                          "--work-dir", "w", "-o", "a.zst", cwd=tmp_path)
+    assert stopped.returncode == 3
+    path = tmp_path / "w" / "search.json"
+    state = json.loads(path.read_text())
+    state["version"] = 1
+    path.write_text(json.dumps(state))
+    old = run_certify(11982, "--resume", "--work-dir", "w", "-o", "a.zst", cwd=tmp_path)
+    assert old.returncode == 2 and old.stderr.count("\n") == 1 and "Traceback" not in old.stderr
+    assert "cannot be resumed: remove it to start again" in old.stderr, old.stderr
+    assert path.exists() and not (tmp_path / "a.zst").exists()
+
+
 def run_certify(*args, cwd, env=None, **kwargs):
     return subprocess.run([sys.executable, "-m", "certify", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=900,

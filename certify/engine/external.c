@@ -8,10 +8,11 @@
 ** records in the certificate's order. Nothing here decides a verdict: the search's positions are
 ** the same set the in-memory engine (search.c) finds, and check/ verifies the certificate.
 **
-** A key on disk is compact and fixed-width: the four foundation counts in a nibble each (2
-** bytes, C D H S from the high nibble: they sort as the certificate's four bytes do), the free
-** cells (cards ascending, then 0xFF), and eight column ids of `idw` bytes big-endian (2, or 3
-** once more than 65,536 columns are met), ascending unless columns keep fixed places. Ids are
+** A key is compact and fixed-width (on disk, front-coded and compressed a block at a time: see
+** Files, below): the four foundation counts in a nibble each (2 bytes, C D H S from the high
+** nibble: they sort as the certificate's four bytes do), the free cells (cards ascending, then
+** 0xFF), and eight column ids of `idw` bytes big-endian (2, or 3 once more than 65,536 columns
+** are met), ascending unless columns keep fixed places. Ids are
 ** the search's own, numbered as met; the certificate's are the columns' rank by content, given
 ** only at the end (Finisher). Keys with the same foundations and cells are alike in their first
 ** 2 + ncells bytes, and those bytes sort exactly as the certificate's first 4 + ncells do: so a
@@ -32,8 +33,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <zstd.h>
 
 #include "zeroed.h"
 
@@ -43,7 +47,6 @@
 #define MAX_SUCCESSORS 256
 #define MAX_KEY (2 + 8 + 8 * 3)
 #define MAX_RECORD (4 + 8 + 8 * 4)
-#define IO_BLOCK (1 << 20)      /* bytes a reader or writer moves at once */
 #define MOST_INPUTS 1024        /* runs one merge may read at once */
 
 /* What Expander.expand() stops on. */
@@ -86,6 +89,38 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- Stopping ------------------------------------------------------------------------------ */
+
+/* The loops here run for minutes without the GIL, where Python's signal handlers cannot run: so
+** they look, a few times a second, whether a stop was asked (stop(), from certify/external.py's
+** handler of SIGINT and SIGTERM) and let Python run its handlers (a KeyboardInterrupt raised
+** there stops them too). A stopped call raises Stopped and leaves its output files short: the
+** folder's state never names them, so a resume removes them. */
+
+#define POLL_SECONDS 0.1
+
+static volatile int stop_asked;
+static double next_poll;
+static PyObject *Stopped;
+
+/* Whether to stop; called without the GIL. */
+static int stopping(void) {
+    if (stop_asked) return 1;
+    double t = now();
+    if (t < next_poll) return 0;
+    next_poll = t + POLL_SECONDS;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int raised = PyErr_CheckSignals() < 0;
+    PyGILState_Release(g);
+    return raised || stop_asked;
+}
+
+/* The error of a call stopped: what a handler raised, or Stopped. */
+static PyObject *stopped(void) {
+    if (!PyErr_Occurred()) PyErr_SetString(Stopped, "stopped on request");
+    return NULL;
 }
 
 /* ---- Interned columns (search.c's table) ----------------------------------------------- */
@@ -289,14 +324,17 @@ static void swap_keys(uint8_t *a, uint8_t *b, size_t w) {
 /* n keys of w bytes that agree on their first d bytes, sorted in place: an American flag sort
 ** (most significant byte first, records swapped into their byte's bin), insertion sort for small
 ** groups. In place because the buffer being sorted is most of the memory budget: a sort with a
-** spare copy (search.c's, faster) would halve what fits between spills. */
-static void sort_keys(uint8_t *a, size_t n, size_t w, size_t d) {
+** spare copy (search.c's, faster) would halve what fits between spills. With `poll` (called
+** without the GIL), a sort of many keys looks whether to stop: 1 if it stopped, the keys then in
+** no particular order. */
+static int sort_keys(uint8_t *a, size_t n, size_t w, size_t d, int poll) {
+    if (poll && n > (1 << 16) && stopping()) return 1;
     while (n > 1 && d < w) {
         if (n < 16) {
             for (size_t i = 1; i < n; i++)
                 for (size_t j = i; j > 0 && memcmp(a + (j - 1) * w + d, a + j * w + d, w - d) > 0; j--)
                     swap_keys(a + (j - 1) * w, a + j * w, w);
-            return;
+            return 0;
         }
         size_t count[256] = {0}, start[256], next[256];
         for (size_t i = 0; i < n; i++) count[a[i * w + d]]++;
@@ -319,9 +357,10 @@ static void sort_keys(uint8_t *a, size_t n, size_t w, size_t d) {
             }
         }
         for (int b = lo; b <= hi; b++)
-            if (count[b] > 1) sort_keys(a + start[b] * w, count[b], w, d + 1);
-        return;
+            if (count[b] > 1 && sort_keys(a + start[b] * w, count[b], w, d + 1, poll)) return 1;
+        return 0;
     }
+    return 0;
 }
 
 /* Sorted keys with repeats dropped, in place: how many are left. */
@@ -338,112 +377,236 @@ static size_t unique_keys(uint8_t *a, size_t n, size_t w) {
 
 /* ---- Files ------------------------------------------------------------------------------ */
 
-/* A file written a block at a time, made durable (fsync) when closed: the folder's state names a
-** file only once it is whole on disk. An error keeps its errno for the caller to raise. */
+/* A key file: an 8-byte header (KEY_MAGIC, the layout's version, the key width, two zeros), then
+** blocks of at most BLOCK_KEYS keys, each a little-endian u32 count of keys and u32 length of a
+** zstd frame (with its checksum) that holds the keys front-coded: a byte saying how many leading
+** bytes a key shares with the one before it in the block (0 for the first), then the rest of the
+** key. Sorted keys share most of their bytes with their neighbours (the same foundations and
+** cells, the first columns alike), so a key costs about 2 bytes on disk rather than 22; and a
+** block starts afresh, so a reader skips whole blocks by their headers to reach a key. Unsorted
+** files (a held bucket's saves) are the same layout, only larger. */
+
+#define KEY_MAGIC "FCDK"
+#define KEY_LAYOUT 2
+#define BLOCK_KEYS 8192
+#define ZSTD_LEVEL 1
+
+static size_t front_cap(size_t w) { return BLOCK_KEYS * (w + 1); }
+
+/* A key file written a block at a time. An error keeps its errno for the caller to raise. */
 typedef struct {
     int fd;
-    uint8_t *buf;
-    size_t used, size;
+    size_t w;
+    uint8_t *front;       /* this block's keys, front-coded */
+    size_t used, nblock;
+    uint8_t last[MAX_RECORD];
+    uint8_t *z;           /* the block's header, then its frame */
+    size_t zcap;
+    ZSTD_CCtx *cctx;
     uint64_t count;
     int err;
-    int durable;
 } Out;
 
-static int out_open(Out *o, const char *path) {
+static int write_all(int fd, const uint8_t *p, size_t n, int *err) {
+    while (!*err && n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) *err = k < 0 ? errno : ENOSPC;
+        else { p += k; n -= (size_t)k; }
+    }
+    return *err ? -1 : 0;
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int out_open(Out *o, const char *path, size_t w) {
     memset(o, 0, sizeof *o);
-    o->size = IO_BLOCK;
-    o->buf = malloc(o->size);
-    if (!o->buf) { o->fd = -1; o->err = ENOMEM; return -1; }
+    o->fd = -1;
+    o->w = w;
+    o->front = malloc(front_cap(w));
+    o->zcap = 8 + ZSTD_compressBound(front_cap(w));
+    o->z = malloc(o->zcap);
+    o->cctx = ZSTD_createCCtx();
+    if (!o->front || !o->z || !o->cctx ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_checksumFlag, 1))) {
+        o->err = ENOMEM;
+        return -1;
+    }
     o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (o->fd < 0) { o->err = errno; return -1; }
-    return 0;
+    uint8_t head[8] = {KEY_MAGIC[0], KEY_MAGIC[1], KEY_MAGIC[2], KEY_MAGIC[3], KEY_LAYOUT,
+                       (uint8_t)w, 0, 0};
+    return write_all(o->fd, head, sizeof head, &o->err);
 }
 
-static int out_flush(Out *o) {
-    size_t at = 0;
-    while (!o->err && at < o->used) {
-        ssize_t n = write(o->fd, o->buf + at, o->used - at);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) o->err = n < 0 ? errno : ENOSPC;
-        else at += (size_t)n;
-    }
-    o->used = 0;
-    return o->err ? -1 : 0;
+static int out_block(Out *o) {
+    if (!o->nblock || o->err) return o->err ? -1 : 0;
+    size_t n = ZSTD_compress2(o->cctx, o->z + 8, o->zcap - 8, o->front, o->used);
+    if (ZSTD_isError(n)) { o->err = ENOMEM; return -1; }
+    put_le32(o->z, (uint32_t)o->nblock);
+    put_le32(o->z + 4, (uint32_t)n);
+    o->nblock = o->used = 0;
+    return write_all(o->fd, o->z, 8 + n, &o->err);
 }
 
-static int out_put(Out *o, const uint8_t *p, size_t n) {
-    if (o->used + n > o->size && out_flush(o) < 0) return -1;
-    memcpy(o->buf + o->used, p, n);
-    o->used += n;
+static int out_put(Out *o, const uint8_t *k) {
+    if (o->err) return -1;
+    if (o->nblock == BLOCK_KEYS && out_block(o) < 0) return -1;
+    size_t w = o->w, p = 0;
+    if (o->nblock)
+        while (p < w && k[p] == o->last[p]) p++;
+    o->front[o->used++] = (uint8_t)p;
+    memcpy(o->front + o->used, k + p, w - p);
+    o->used += w - p;
+    memcpy(o->last, k, w);
+    o->nblock++;
+    o->count++;
     return 0;
 }
 
 static int out_close(Out *o) {
     if (o->fd >= 0) {
-        out_flush(o);
-        if (!o->err && o->durable && fsync(o->fd) < 0) o->err = errno;
+        out_block(o);
         if (close(o->fd) < 0 && !o->err) o->err = errno;
     }
-    free(o->buf);
-    o->buf = NULL;
+    free(o->front);
+    free(o->z);
+    ZSTD_freeCCtx(o->cctx);
+    o->front = o->z = NULL;
+    o->cctx = NULL;
     o->fd = -1;
     return o->err ? -1 : 0;
 }
 
-/* A sorted file read a key at a time through a block. */
+/* A key file read a key at a time: a block is read whole and its keys decoded one by one into
+** `cur`. A file that breaks the layout (not ours, cut short, a frame whose checksum fails) is
+** EIO, never a wrong key. */
 typedef struct {
     int fd;
-    uint8_t *buf;
-    size_t at, len, size, w;
+    size_t w;
+    uint8_t *z, *front;
+    size_t zcap, zbound;  /* z's bytes (grown to the largest frame met), a frame's most */
+    const uint8_t *fp, *fend;
+    uint32_t left;        /* keys of the block still to decode */
+    int first;            /* the next key is its block's first */
+    ZSTD_DCtx *dctx;
     int live, err;
-    const uint8_t *key;   /* the current key, while live */
+    uint8_t cur[MAX_RECORD];
+    const uint8_t *key;   /* the current key (cur), while live */
 } In;
 
-static int in_fill(In *r) {
-    size_t keep = r->len - r->at;
-    memmove(r->buf, r->buf + r->at, keep);
-    r->len = keep;
-    r->at = 0;
-    while (r->len < r->w) {
-        ssize_t n = read(r->fd, r->buf + r->len, r->size - r->len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) { r->err = errno; return -1; }
-        if (n == 0) break;
-        r->len += (size_t)n;
+static int read_full(int fd, uint8_t *p, size_t n, int *err) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, p + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) { *err = errno; return -1; }
+        if (k == 0) break;
+        got += (size_t)k;
     }
-    if (r->len == 0) return 0;
-    if (r->len < r->w) { r->err = EIO; return -1; }   /* a file cut inside a key */
+    return (int)(got == n ? 1 : got == 0 ? 0 : (*err = EIO, -1));
+}
+
+/* The next block's header: 1 (its keys and frame length), 0 at the file's end, -1. */
+static int in_header(In *r, uint32_t *nkeys, uint32_t *clen) {
+    uint8_t h[8];
+    int got = read_full(r->fd, h, 8, &r->err);
+    if (got <= 0) return got;
+    *nkeys = get_le32(h);
+    *clen = get_le32(h + 4);
+    if (*nkeys == 0 || *nkeys > BLOCK_KEYS || *clen > r->zbound) { r->err = EIO; return -1; }
+    if (*clen > r->zcap) {
+        uint8_t *z = realloc(r->z, *clen);
+        if (!z) { r->err = ENOMEM; return -1; }
+        r->z = z;
+        r->zcap = *clen;
+    }
     return 1;
 }
 
+static int in_block(In *r, uint32_t nkeys, uint32_t clen) {
+    if (read_full(r->fd, r->z, clen, &r->err) != 1) { if (!r->err) r->err = EIO; return -1; }
+    size_t n = ZSTD_decompressDCtx(r->dctx, r->front, front_cap(r->w), r->z, clen);
+    if (ZSTD_isError(n)) { r->err = EIO; return -1; }
+    r->fp = r->front;
+    r->fend = r->front + n;
+    r->left = nkeys;
+    r->first = 1;
+    return 0;
+}
+
 static int in_next(In *r) {
-    if (r->live) r->at += r->w;
-    if (r->len - r->at < r->w) {
-        int got = in_fill(r);
-        if (got <= 0) { r->live = 0; return got; }
+    if (!r->left) {
+        uint32_t nkeys, clen;
+        if (r->fp != r->fend) { r->err = EIO; r->live = 0; return -1; }   /* bytes left over */
+        int got = in_header(r, &nkeys, &clen);
+        if (got == 0) { r->live = 0; return 0; }   /* the file's end */
+        if (got < 0 || in_block(r, nkeys, clen) < 0) { r->live = 0; return -1; }
     }
-    r->key = r->buf + r->at;
+    size_t w = r->w, p = r->fp < r->fend ? *r->fp++ : w + 1;
+    if (p > w || (r->first && p) || (size_t)(r->fend - r->fp) < w - p) {
+        r->err = EIO;
+        r->live = 0;
+        return -1;
+    }
+    memcpy(r->cur + p, r->fp, w - p);
+    r->fp += w - p;
+    r->left--;
+    r->first = 0;
+    r->key = r->cur;
     r->live = 1;
     return 1;
 }
 
-static int in_open(In *r, const char *path, size_t w, uint64_t skip, size_t size) {
+/* Open the key file `path` of keys of w bytes at its key `skip` (whole blocks before it passed
+** over by their headers). */
+static int in_open(In *r, const char *path, size_t w, uint64_t skip) {
     memset(r, 0, sizeof *r);
-    r->w = w;
-    r->size = size < 2 * w ? 2 * w : size - size % w;
-    r->buf = malloc(r->size);
     r->fd = -1;
-    if (!r->buf) { r->err = ENOMEM; return -1; }
+    r->w = w;
+    r->zbound = ZSTD_compressBound(front_cap(w));
+    r->front = malloc(front_cap(w));
+    r->dctx = ZSTD_createDCtx();
+    if (!r->front || !r->dctx) { r->err = ENOMEM; return -1; }
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0) { r->err = errno; return -1; }
-    if (skip && lseek(r->fd, (off_t)(skip * w), SEEK_SET) < 0) { r->err = errno; return -1; }
+    uint8_t h[8];
+    if (read_full(r->fd, h, 8, &r->err) != 1 || memcmp(h, KEY_MAGIC, 4) != 0 ||
+        h[4] != KEY_LAYOUT || h[5] != w) {
+        if (!r->err) r->err = EIO;
+        return -1;
+    }
+    while (skip) {
+        uint32_t nkeys, clen;
+        int got = in_header(r, &nkeys, &clen);
+        if (got <= 0) { if (!r->err) r->err = EIO; return -1; }   /* shorter than `skip` */
+        if (nkeys <= skip) {
+            if (lseek(r->fd, (off_t)clen, SEEK_CUR) < 0) { r->err = errno; return -1; }
+            skip -= nkeys;
+            continue;
+        }
+        if (in_block(r, nkeys, clen) < 0) return -1;
+        for (; skip; skip--)
+            if (in_next(r) < 0) return -1;
+        r->live = 0;   /* (the key skipped to is the next one in_next gives) */
+    }
     return in_next(r) < 0 ? -1 : 0;
 }
 
 static void in_close(In *r) {
     if (r->fd >= 0) close(r->fd);
-    free(r->buf);
-    r->buf = NULL;
+    free(r->z);
+    free(r->front);
+    ZSTD_freeDCtx(r->dctx);
+    r->z = r->front = NULL;
+    r->dctx = NULL;
     r->fd = -1;
     r->live = 0;
 }
@@ -665,15 +828,16 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
     if (!e) return PyErr_NoMemory();
     e->x = x;
     In r;
-    int status = EXHAUSTED, bad = 0, err = 0;
+    int status = EXHAUSTED, bad = 0, err = 0, stop = 0;
     size_t w = (size_t)x->keylen;
     x->busy = 1;
+    memset(&r, 0, sizeof r);
+    r.fd = -1;
     Py_BEGIN_ALLOW_THREADS
     double deadline = now() + seconds;
     if (offset >= count) {
-        r.fd = -1;
-        r.buf = NULL;
-    } else if (in_open(&r, path, w, offset, IO_BLOCK) < 0) {
+        ;
+    } else if (in_open(&r, path, w, offset) < 0) {
         err = r.err;
     } else {
         uint64_t expanded = 0;
@@ -696,13 +860,17 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
             }
             offset++;
             if (in_next(&r) < 0) { err = r.err; break; }
-            if (++expanded % 256 == 0 && now() > deadline) { status = SLICE_OVER; break; }
+            if (++expanded % 256 == 0) {
+                if (stopping()) { stop = 1; break; }
+                if (now() > deadline) { status = SLICE_OVER; break; }
+            }
         }
     }
-    if (r.buf) in_close(&r);
+    in_close(&r);
     Py_END_ALLOW_THREADS
     x->busy = 0;
     free(e);
+    if (stop) return stopped();
     if (bad) {
         PyErr_Format(PyExc_ValueError, "%s holds a key naming a column never met", path);
         return NULL;
@@ -711,14 +879,20 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
     return Py_BuildValue("(iK)", status, offset);
 }
 
+/* n keys written to a new key file: 0, -1 (its errno in *err), or 1 stopped (called without the
+** GIL). */
 static int write_keys(const char *path, const uint8_t *a, size_t n, size_t w, int *err) {
     Out o;
-    if (out_open(&o, path) == 0) {
-        for (size_t i = 0; i < n && !o.err; i++) out_put(&o, a + i * w, w);
+    int stop = 0;
+    if (out_open(&o, path, w) == 0) {
+        for (size_t i = 0; i < n && !o.err; i++) {
+            out_put(&o, a + i * w);
+            if (i % 65536 == 65535 && stopping()) { stop = 1; break; }
+        }
     }
     out_close(&o);
     *err = o.err;
-    return o.err ? -1 : 0;
+    return o.err ? -1 : stop;
 }
 
 /* spill(same_path, next_path) -> (same, next): each part of the buffer sorted, without repeats,
@@ -728,16 +902,19 @@ static PyObject *Expander_spill(Expander *x, PyObject *args) {
     if (!PyArg_ParseTuple(args, "yy", &same, &next)) return NULL;
     size_t w = (size_t)x->keylen, a = x->nsame, b = x->nnext;
     uint8_t *back = x->buf + (x->cap - b) * w;
-    int err = 0;
+    int err = 0, stop = 0, got = 0;
     const char *failed = NULL;
     Py_BEGIN_ALLOW_THREADS
-    sort_keys(x->buf, a, w, 0);
-    a = unique_keys(x->buf, a, w);
-    sort_keys(back, b, w, 0);
-    b = unique_keys(back, b, w);
-    if (a && write_keys(same, x->buf, a, w, &err) < 0) failed = same;
-    else if (b && write_keys(next, back, b, w, &err) < 0) failed = next;
+    stop = sort_keys(x->buf, a, w, 0, 1) || sort_keys(back, b, w, 0, 1);
+    if (!stop) {
+        a = unique_keys(x->buf, a, w);
+        b = unique_keys(back, b, w);
+        if (a && (got = write_keys(same, x->buf, a, w, &err)) != 0) failed = same;
+        else if (b && (got = write_keys(next, back, b, w, &err)) != 0) failed = next;
+        stop = got > 0;
+    }
     Py_END_ALLOW_THREADS
+    if (stop) return stopped();
     if (failed) return os_error(err, failed);
     x->nsame = x->nnext = 0;
     return Py_BuildValue("(nn)", (Py_ssize_t)a, (Py_ssize_t)b);
@@ -900,10 +1077,10 @@ static PyObject *Expander_hold(Expander *x, PyObject *args) {
     x->budget = (size_t)budget;
     if (count == 0) Py_RETURN_TRUE;
     In r;
-    int err = 0, full = 0, nomem = 0;
+    int err = 0, full = 0, nomem = 0, stop = 0;
     uint64_t n = 0;
     Py_BEGIN_ALLOW_THREADS
-    if (in_open(&r, path, (size_t)x->keylen, 0, IO_BLOCK) < 0) err = r.err;
+    if (in_open(&r, path, (size_t)x->keylen, 0) < 0) err = r.err;
     else {
         while (r.live && n < count) {
             size_t at;
@@ -913,11 +1090,13 @@ static PyObject *Expander_hold(Expander *x, PyObject *args) {
             if (open_) held_open(x, at);
             n++;
             if (in_next(&r) < 0) { err = r.err; break; }
+            if (n % 65536 == 0 && stopping()) { stop = 1; break; }
         }
-        if (!err && !full && !nomem && n != count) err = EIO;
+        if (!err && !full && !nomem && !stop && n != count) err = EIO;
     }
     in_close(&r);
     Py_END_ALLOW_THREADS
+    if (stop) return stopped();
     if (nomem) return PyErr_NoMemory();
     if (err) return os_error(err, path);
     return PyBool_FromLong(!full);
@@ -937,7 +1116,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
     Expansion *e = malloc(sizeof *e);
     if (!e) return PyErr_NoMemory();
     e->x = x;
-    int status = CLOSED, bad = 0;
+    int status = CLOSED, bad = 0, stop = 0;
     size_t w = (size_t)x->keylen;
     Py_BEGIN_ALLOW_THREADS
     double deadline = now() + seconds;
@@ -980,10 +1159,14 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
             break;
         }
         held_at(x, idx)[w] = 0;
-        if (++expanded % 256 == 0 && now() > deadline) { status = SLICE_OVER; break; }
+        if (++expanded % 256 == 0) {
+            if (stopping()) { stop = 1; break; }
+            if (now() > deadline) { status = SLICE_OVER; break; }
+        }
     }
     Py_END_ALLOW_THREADS
     free(e);
+    if (stop) return stopped();
     if (bad) { PyErr_SetString(PyExc_ValueError, "a held key names a column never met"); return NULL; }
     return PyLong_FromLong(status);
 }
@@ -998,28 +1181,32 @@ static PyObject *Expander_dump(Expander *x, PyObject *args) {
     int keep = 1;
     if (!PyArg_ParseTuple(args, "yy|p", &vpath, &opath, &keep)) return NULL;
     size_t w = (size_t)x->keylen, rec = w + 1, n = x->nheld, nopen = 0;
-    int err = 0;
+    int err = 0, stop = 0;
     const char *where = vpath;
-    Py_BEGIN_ALLOW_THREADS
-    if (!keep) sort_keys(x->held, n, rec, 0);
     Out v, o;
+    memset(&v, 0, sizeof v);
     memset(&o, 0, sizeof o);
-    o.fd = -1;
-    if (out_open(&v, vpath) < 0) err = v.err;
-    for (size_t i = 0; i < n && !err; i++)
-        if (out_put(&v, held_at(x, i), w) < 0) err = v.err;
+    v.fd = o.fd = -1;
+    Py_BEGIN_ALLOW_THREADS
+    if (!keep) stop = sort_keys(x->held, n, rec, 0, 1);
+    if (!stop && out_open(&v, vpath, w) < 0) err = v.err;
+    for (size_t i = 0; i < n && !err && !stop; i++) {
+        if (out_put(&v, held_at(x, i)) < 0) err = v.err;
+        if (i % 65536 == 65535 && stopping()) stop = 1;
+    }
     if (out_close(&v) < 0 && !err) err = v.err;
     size_t nstack = x->nstack;
-    for (size_t i = 0; i < (keep ? nstack : n) && !err; i++) {
+    for (size_t i = 0; i < (keep ? nstack : n) && !err && !stop; i++) {
         const uint8_t *r = held_at(x, keep ? x->stack[i] : i);
         if (!keep && !r[w]) continue;
-        if (!nopen && out_open(&o, opath) < 0) { err = o.err; where = opath; break; }
-        if (out_put(&o, r, w) < 0) { err = o.err; where = opath; break; }
+        if (!nopen && out_open(&o, opath, w) < 0) { err = o.err; where = opath; break; }
+        if (out_put(&o, r) < 0) { err = o.err; where = opath; break; }
         nopen++;
     }
     if (nopen && out_close(&o) < 0 && !err) { err = o.err; where = opath; }
     Py_END_ALLOW_THREADS
     if (!keep) release_held(x);
+    if (stop) return stopped();
     if (err) return os_error(err, where);
     return Py_BuildValue("(nn)", (Py_ssize_t)n, (Py_ssize_t)nopen);
 }
@@ -1119,21 +1306,20 @@ static void heap_make(Heap *q) {
     for (int i = q->n / 2 - 1; i >= 0; i--) sift_down(q, i);
 }
 
-/* merge(inputs, width, out, visited=None, union=None, block=1 MiB) -> (new, union): the keys of
+/* merge(inputs, width, out, visited=None, union=None) -> (new, union): the keys of
 ** the sorted files `inputs` (each without repeats), without repeats, less those in the sorted
 ** file `visited`, written to `out`; and with `union`, every key of `visited` and of `out` to that
 ** file too (the bucket's set once this layer's new keys are in it). A key out of order in any
 ** input is an error: a file of ours was changed. */
 static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
-    static char *names[] = {"inputs", "width", "out", "visited", "union", "block", NULL};
+    static char *names[] = {"inputs", "width", "out", "visited", "union", NULL};
     PyObject *inputs;
     int width;
     const char *out_path, *visited_path = NULL, *union_path = NULL;
     PyObject *visited_arg = Py_None, *union_arg = Py_None;
-    Py_ssize_t block = IO_BLOCK;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!iy|OOn", names, &PyList_Type, &inputs, &width,
-                                     &out_path, &visited_arg, &union_arg, &block))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!iy|OO", names, &PyList_Type, &inputs, &width,
+                                     &out_path, &visited_arg, &union_arg))
         return NULL;
     if ((visited_arg != Py_None && !PyBytes_Check(visited_arg)) ||
         (union_arg != Py_None && !PyBytes_Check(union_arg))) {
@@ -1143,7 +1329,7 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
     if (visited_arg != Py_None) visited_path = PyBytes_AS_STRING(visited_arg);
     if (union_arg != Py_None) union_path = PyBytes_AS_STRING(union_arg);
     Py_ssize_t k = PyList_GET_SIZE(inputs);
-    if (width < 1 || width > MAX_RECORD || k > MOST_INPUTS || block < 1 ||
+    if (width < 1 || width > MAX_RECORD || k > MOST_INPUTS ||
         (union_path && !visited_path)) {
         PyErr_SetString(PyExc_ValueError, "merge: bad arguments");
         return NULL;
@@ -1162,9 +1348,9 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
         paths[i] = PyBytes_AS_STRING(p);
     }
     size_t w = (size_t)width;
-    int err = 0, disorder = 0;
+    int err = 0, disorder = 0, stop = 0;
     const char *where = NULL;
-    uint64_t nnew = 0, nunion = 0;
+    uint64_t nnew = 0, nunion = 0, steps = 0;
     Out out, uni;
     In vis;
     int have_vis = visited_path != NULL;
@@ -1173,16 +1359,16 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
     memset(&out, 0, sizeof out);
     memset(&uni, 0, sizeof uni);
     out.fd = uni.fd = -1;
+    for (Py_ssize_t i = 0; i < k; i++) readers[i].fd = -1;
     Py_BEGIN_ALLOW_THREADS
     Heap q = {heap, 0, w};
     for (Py_ssize_t i = 0; i < k && !err; i++) {
-        readers[i].fd = -1;
-        if (in_open(&readers[i], paths[i], w, 0, (size_t)block) < 0) { err = readers[i].err; where = paths[i]; }
+        if (in_open(&readers[i], paths[i], w, 0) < 0) { err = readers[i].err; where = paths[i]; }
         else if (readers[i].live) heap[q.n++] = &readers[i];
     }
-    if (!err && have_vis && in_open(&vis, visited_path, w, 0, (size_t)block) < 0) { err = vis.err; where = visited_path; }
-    if (!err && out_open(&out, out_path) < 0) { err = out.err; where = out_path; }
-    else if (!err && union_path && out_open(&uni, union_path) < 0) { err = uni.err; where = union_path; }
+    if (!err && have_vis && in_open(&vis, visited_path, w, 0) < 0) { err = vis.err; where = visited_path; }
+    if (!err && out_open(&out, out_path, w) < 0) { err = out.err; where = out_path; }
+    else if (!err && union_path && out_open(&uni, union_path, w) < 0) { err = uni.err; where = union_path; }
     uint8_t last[MAX_RECORD], lastvis[MAX_RECORD];
     int any = 0, anyvis = 0;
     if (!err) {
@@ -1190,6 +1376,7 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
         while (q.n && !err) {
             uint8_t key[MAX_RECORD];
             In *top = q.h[0];
+            if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
             memcpy(key, top->key, w);
             if (heap_pop(&q) < 0) { err = top->err; where = "a run"; break; }
             if (top->live && memcmp(top->key, key, w) <= 0) { disorder = 1; break; }
@@ -1205,23 +1392,24 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
                 memcpy(lastvis, vis.key, w);
                 anyvis = 1;
                 if (c == 0) seen = 1;
-                if (union_path) { out_put(&uni, vis.key, w); nunion++; }
+                if (union_path) { out_put(&uni, vis.key); nunion++; }
                 if (in_next(&vis) < 0) { err = vis.err; where = visited_path; break; }
             }
             if (disorder || err) break;
             if (seen) continue;
-            if (out_put(&out, key, w) < 0) { err = out.err; where = out_path; break; }
+            if (out_put(&out, key) < 0) { err = out.err; where = out_path; break; }
             nnew++;
             if (union_path) {
-                if (out_put(&uni, key, w) < 0) { err = uni.err; where = union_path; break; }
+                if (out_put(&uni, key) < 0) { err = uni.err; where = union_path; break; }
                 nunion++;
             }
         }
-        while (!err && !disorder && union_path && vis.live) {
+        while (!err && !disorder && !stop && union_path && vis.live) {
+            if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
             if (anyvis && memcmp(vis.key, lastvis, w) <= 0) { disorder = 1; break; }
             memcpy(lastvis, vis.key, w);
             anyvis = 1;
-            if (out_put(&uni, vis.key, w) < 0) { err = uni.err; where = union_path; break; }
+            if (out_put(&uni, vis.key) < 0) { err = uni.err; where = union_path; break; }
             nunion++;
             if (in_next(&vis) < 0) { err = vis.err; where = visited_path; }
         }
@@ -1233,6 +1421,7 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
     if (have_vis) in_close(&vis);
     Py_END_ALLOW_THREADS
     free(paths); free(readers); free(heap);
+    if (stop) return stopped();
     if (disorder) {
         PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
         return NULL;
@@ -1252,23 +1441,26 @@ static PyObject *py_widen(PyObject *self, PyObject *args) {
     size_t at = 2 + (size_t)ncells, narrow = at + 16, wide = at + 24;
     In r;
     Out o;
-    int err = 0;
+    int err = 0, stop = 0;
+    uint64_t n = 0;
     const char *where = path;
     Py_BEGIN_ALLOW_THREADS
-    if (in_open(&r, path, narrow, 0, IO_BLOCK) < 0) err = r.err;
-    else if (out_open(&o, out_path) < 0) { err = o.err; where = out_path; }
+    if (in_open(&r, path, narrow, 0) < 0) err = r.err;
+    else if (out_open(&o, out_path, wide) < 0) { err = o.err; where = out_path; out_close(&o); }
     else {
         while (r.live) {
             uint8_t k[MAX_KEY];
             memcpy(k, r.key, at);
             for (int j = 0; j < 8; j++) put_be(k + at + 3 * j, get_be(r.key + at + 2 * j, 2), 3);
-            if (out_put(&o, k, wide) < 0) { err = o.err; where = out_path; break; }
+            if (out_put(&o, k) < 0) { err = o.err; where = out_path; break; }
             if (in_next(&r) < 0) { err = r.err; break; }
+            if (++n % 65536 == 0 && stopping()) { stop = 1; break; }
         }
         if (out_close(&o) < 0 && !err) { err = o.err; where = out_path; }
     }
     in_close(&r);
     Py_END_ALLOW_THREADS
+    if (stop) return stopped();
     if (err) return os_error(err, where);
     Py_RETURN_NONE;
 }
@@ -1286,7 +1478,7 @@ static PyObject *py_mark_used(PyObject *self, PyObject *args) {
     uint8_t *u = used.buf;
     size_t n = (size_t)used.len;
     Py_BEGIN_ALLOW_THREADS
-    if (in_open(&r, path, w, 0, IO_BLOCK) < 0) err = r.err;
+    if (in_open(&r, path, w, 0) < 0) err = r.err;
     else {
         while (r.live) {
             for (int j = 0; j < 8; j++) {
@@ -1372,7 +1564,7 @@ static int Finisher_init(Finisher *f, PyObject *args, PyObject *kw) {
         f->k = i + 1;
         PyObject *p = PyList_GET_ITEM(paths, i);
         if (!PyBytes_Check(p)) { PyErr_SetString(PyExc_TypeError, "paths are bytes"); return -1; }
-        if (in_open(&f->readers[i], PyBytes_AS_STRING(p), (size_t)f->w, 0, IO_BLOCK) < 0) {
+        if (in_open(&f->readers[i], PyBytes_AS_STRING(p), (size_t)f->w, 0) < 0) {
             os_error(f->readers[i].err, PyBytes_AS_STRING(p));
             return -1;
         }
@@ -1429,7 +1621,7 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
         if (err || bad || disorder || nomem) break;
         /* Within a group every record shares its first 4 + ncells bytes: sorted by the ids. */
         Py_BEGIN_ALLOW_THREADS
-        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->ncells);
+        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->ncells, 0);
         Py_END_ALLOW_THREADS
         for (size_t i = 1; i < f->ngroup; i++)
             if (memcmp(f->group + (i - 1) * rw, f->group + i * rw, rw) >= 0) { bad = 2; break; }
@@ -1481,9 +1673,51 @@ static PyTypeObject FinisherType = {
     .tp_getset = Finisher_getset,
 };
 
+/* count(path, width) -> the keys of a key file, from its blocks' headers (their frames are not
+** read: a resume checks the files its state names this way, in a read of 8 bytes a block); None
+** for a file that is not whole (missing, not of this layout or width, cut short). */
+static PyObject *py_count(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *path;
+    int width;
+    if (!PyArg_ParseTuple(args, "yi", &path, &width)) return NULL;
+    if (width < 1 || width > MAX_RECORD) { PyErr_SetString(PyExc_ValueError, "width"); return NULL; }
+    uint64_t n = 0;
+    int whole = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+    struct stat st;
+    uint8_t h[8];
+    if (fd >= 0 && fstat(fd, &st) == 0 && read_full(fd, h, 8, &err) == 1 &&
+        memcmp(h, KEY_MAGIC, 4) == 0 && h[4] == KEY_LAYOUT && h[5] == width) {
+        uint64_t at = 8, size = (uint64_t)st.st_size;
+        uint64_t bound = ZSTD_compressBound(front_cap((size_t)width));
+        whole = 1;
+        while (at < size) {
+            if (size - at < 8 || pread(fd, h, 8, (off_t)at) != 8) { whole = 0; break; }
+            uint32_t keys = get_le32(h), clen = get_le32(h + 4);
+            if (!keys || keys > BLOCK_KEYS || clen > bound || size - at - 8 < clen) { whole = 0; break; }
+            n += keys;
+            at += 8 + (uint64_t)clen;
+        }
+    }
+    if (fd >= 0) close(fd);
+    Py_END_ALLOW_THREADS
+    if (!whole) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(n);
+}
+
+static PyObject *py_stop(PyObject *self, PyObject *arg) {
+    (void)self;
+    stop_asked = PyObject_IsTrue(arg) > 0;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"merge", (PyCFunction)(void (*)(void))py_merge, METH_VARARGS | METH_KEYWORDS,
-     "merge(inputs, width, out, visited=None, union=None, block=1 MiB) -> (new, union)"},
+     "merge(inputs, width, out, visited=None, union=None) -> (new, union)"},
+    {"count", py_count, METH_VARARGS, "count(path, width) -> keys in a whole key file, or None"},
+    {"stop", py_stop, METH_O, "stop(True): the loops running stop at their next look (Stopped)"},
     {"widen", py_widen, METH_VARARGS, "widen(path, out, ncells): 2-byte ids to 3"},
     {"mark_used", py_mark_used, METH_VARARGS, "mark_used(path, ncells, idw, used)"},
     {NULL, NULL, 0, NULL},
@@ -1500,6 +1734,12 @@ PyMODINIT_FUNC PyInit__external(void) {
     if (PyType_Ready(&ExpanderType) < 0 || PyType_Ready(&FinisherType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
+    Stopped = PyErr_NewExceptionWithDoc("certify.engine._external.Stopped",
+                                        "A loop stopped because stop(True) was asked.", NULL, NULL);
+    if (!Stopped || PyModule_AddObjectRef(m, "Stopped", Stopped) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&ExpanderType);
     Py_INCREF(&FinisherType);
     if (PyModule_AddObject(m, "Expander", (PyObject *)&ExpanderType) < 0 ||
