@@ -446,10 +446,10 @@ class DiskSearch:
         except self.x.Stopped:  # (its files half-written, named by no state: a resume removes them)
             reason = self._signal_words()
         except OSError as e:
-            self._tidy()
+            self._tidy_as_saved()
             reason = self._stopped(disk_words(e, self.folder))
         except MemoryError:
-            self._tidy()
+            self._tidy_as_saved()
             reason = self._stopped("the system would give no more memory")
         except WorkFolderError as e:  # (a limit of the folder's search, met on the way)
             reason = f"{e} (after {self.positions:,} positions on disk)"
@@ -458,7 +458,7 @@ class DiskSearch:
                 reason = self._signal_words()
             elif reason:
                 self._checkpoint_quietly()
-                reason = self._stopped(reason)
+                reason = self._signal_words() if self.signalled else self._stopped(reason)
         self.seconds = started + time.monotonic() - t0
         if not reason and self.state["won"]:
             reason = self._stopped(
@@ -470,6 +470,17 @@ class DiskSearch:
                            limit="disk", **common)
         return Outcome(NO_WIN, self.positions, most_home=self.most_home, store=self, **common)
 
+    def _tidy_as_saved(self):
+        """Our files the saved state does not name removed (a step cut short may have moved the
+        state in memory past the one saved, which is what a resume goes on from)."""
+        import json
+        try:
+            with open(self._path(STATE)) as f:
+                self.state = json.load(f)
+        except (OSError, ValueError):
+            return
+        self._tidy()
+
     def _checkpoint_quietly(self):
         try:
             if self.state["step"] == "memory" and self.holding:
@@ -478,7 +489,7 @@ class DiskSearch:
             elif self.state["step"] == "expand" and self.expander.buffered:
                 self._spill()
             self._checkpoint()
-        except OSError:
+        except (OSError, self.x.Stopped):  # (a signal meanwhile: the last checkpoint stands)
             pass
 
     def _signal_words(self):

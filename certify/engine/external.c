@@ -456,12 +456,25 @@ static int out_block(Out *o) {
     return write_all(o->fd, o->z, 8 + n, &o->err);
 }
 
+/* How many leading bytes keys a and b of w bytes share (a word at a time where it can). */
+static size_t shared(const uint8_t *a, const uint8_t *b, size_t w) {
+    size_t p = 0;
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; p + 8 <= w; p += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + p, 8);
+        memcpy(&y, b + p, 8);
+        if (x != y) return p + (size_t)(__builtin_ctzll(x ^ y) >> 3);
+    }
+#endif
+    while (p < w && a[p] == b[p]) p++;
+    return p;
+}
+
 static int out_put(Out *o, const uint8_t *k) {
     if (o->err) return -1;
     if (o->nblock == BLOCK_KEYS && out_block(o) < 0) return -1;
-    size_t w = o->w, p = 0;
-    if (o->nblock)
-        while (p < w && k[p] == o->last[p]) p++;
+    size_t w = o->w, p = o->nblock ? shared(k, o->last, w) : 0;
     o->front[o->used++] = (uint8_t)p;
     memcpy(o->front + o->used, k + p, w - p);
     o->used += w - p;
