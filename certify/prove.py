@@ -13,8 +13,8 @@ engine, so that every engine writes the same certificate.
     deliver(result, data, out)             -> the Result, its file written to `out`
 
 prove() runs the three; a census, which keeps its certificates in a range file, runs
-proved() (find and encode) and writes nothing per deal; first_win(deal, rules) is the same
-proof's first step for a deal won at once, in one call.
+proved() (find and encode) and writes nothing per deal, and before it at_once(deal, rules),
+the same proof's solver attempts in one call.
 """
 
 import os
@@ -144,13 +144,15 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
 
 
 def proved(start, rules, deal=None, max_positions=None, time_limit=None, progress=None,
-           plan=PLAN, together=False, memory=None, out=None, disk=None):
+           plan=PLAN, together=False, memory=None, out=None, disk=None, failed=0):
     """prove() without writing a file (unless `out` is given): find and encode, the Result
-    with the certificate's body, SHA-256 and size. What a census keeps of each deal."""
+    with the certificate's body, SHA-256 and size. What a census keeps of each deal.
+    `failed`: positions within which the engine's solver is known to find no win from `start`
+    (at_once's attempt): the plan's attempts within them are charged as ever, not made."""
     t0 = time.monotonic()
     budget = Budget(t0, max_positions, time_limit, memory)
     try:
-        found = find(start, rules, budget, plan, progress, together, memory, disk)
+        found = find(start, rules, budget, plan, progress, together, memory, disk, failed)
         result, data = encode(found, start, rules, deal, budget, progress, out)
         if data is not None:
             deliver(result, data, out)
@@ -163,29 +165,51 @@ def proved(start, rules, deal=None, max_positions=None, time_limit=None, progres
                   reason=out_of_memory(positions))
 
 
-def first_win(deal, rules, max_positions=None, time_limit=None):
-    """The move indices (format version 3's win body) of the line proved() finds for deal
-    number `deal` under PLAN when the plan's first step, the solver's first attempt, wins; or
-    None, and proved() runs the plan. What a census proves nearly every deal by: the compiled
-    solver deals the cards, solves and writes the indices in one call, so that no position,
-    line or list is made in Python for a deal that is won at once.
+# A bounded search of SEARCH_FIRST positions takes some 15 MiB (deals 6240, 8436 and 29138:
+# keys of at most 36 bytes, their slots, parents and stack, the tables doubling as they grow),
+# so a --memory of SURE_MEMORY or more cannot stop it.
+SURE_MEMORY = 256 << 20
 
-    The call stands for that step only where the step is one attempt of SOLVER_FIRST positions:
-    with the compiled solver, without a time limit (under one, solved() grows its attempts
-    looking at the clock) and within --max-positions (a smaller budget cuts the attempt).
-    None too when the attempt finds no win; a MemoryError is raised (proved() says what it
-    comes to)."""
+
+def at_once(deal, rules, max_positions=None, time_limit=None, memory=None):
+    """(positions tried, move indices or None): the engine's solver run once, on deal number
+    `deal`, for as many positions as PLAN's solver attempts may come to, where what it finds
+    is what proved() finds; the indices (format version 3's win body) of its line if it wins.
+    What a census proves nearly every deal by: the compiled solver deals the cards, solves and
+    writes the indices in one call, so that Python makes no position, line or list for it.
+
+    A solver's line for a budget is the first win within it. So where nothing can stop the plan
+    between its first attempt and its full one (no time limit, a --max-positions the attempts
+    and the bounded search fit in, a --memory the bounded search fits in), one attempt of the
+    full budget finds the plan's line: the first attempt's if that wins; else the deal can be
+    won, the bounded search cannot settle it as no win, and the full attempt's line comes
+    before the search's. That saves a winnable deal the first attempt's miss the bounded search
+    (SEARCH_FIRST positions). Where only the first attempt fits, it alone is made; under a time
+    limit (solved() grows its attempts looking at the clock) or without the compiled solver,
+    none: (0, None). When no win is found, proved(..., failed=positions tried) runs the plan
+    without making those attempts again. A MemoryError is raised (proved() says what it comes
+    to)."""
     solver = engine._solver  # (None: the reference engine, which has no such call)
-    if solver is None or time_limit is not None or \
-            (max_positions is not None and max_positions <= SOLVER_FIRST):
-        return None
-    assert isinstance(PLAN[0], Solve) and PLAN[0].size == SOLVER_FIRST
-    return solver.solve_deal(deal, rules.ncells, rules.foundation_moves, SOLVER_FIRST)
+    if solver is None or time_limit is not None:
+        return 0, None
+    assert [(type(step), step.size) for step in PLAN[:3]] == \
+        [(Solve, SOLVER_FIRST), (Search, SEARCH_FIRST), (Solve, None)]  # what is said above
+    full = engine.solver_budget()
+    if (max_positions is None or max_positions > SOLVER_FIRST + SEARCH_FIRST + full) and \
+            (memory is None or memory >= SURE_MEMORY):
+        size = full
+    elif max_positions is None or max_positions > SOLVER_FIRST:
+        size = SOLVER_FIRST
+    else:
+        return 0, None
+    return size, solver.solve_deal(deal, rules.ncells, rules.foundation_moves, size)
 
 
-def find(start, rules, budget, plan, progress=None, together=False, memory=None, disk=None):
+def find(start, rules, budget, plan, progress=None, together=False, memory=None, disk=None,
+         failed=0):
     """Work through the plan until a step settles it: a Found. With `disk`, a search that
-    stopped at the memory budget or the format's room is done again on disk."""
+    stopped at the memory budget or the format's room is done again on disk. `failed`: as
+    for proved()."""
     steps = list(plan)
     if disk is not None and disk.at_once:
         steps = [] if disk.resume else [s for s in steps if isinstance(s, Solve)]
@@ -204,7 +228,7 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None,
         else:
             running = engine.Background(search, budget.search(steps[1].size)[0])
             try:
-                line = engine.solve_line(start, rules, size)
+                line = None if size <= failed else engine.solve_line(start, rules, size)
             except BaseException:  # Ctrl-C, MemoryError: the search is not needed either
                 running.stop()
                 raise
@@ -228,7 +252,7 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None,
                     return Found(line=bytes(b for move in line for b in move))
                 continue
             size = engine.solver_budget() if step.size is None else step.size
-            line = solved(start, rules, budget, progress, size, tried)
+            line = solved(start, rules, budget, progress, size, tried, failed)
             tried = size
             if line is not None:
                 return Found(line=line)
@@ -256,16 +280,17 @@ def on_disk(start, rules, budget, progress, memory, disk):
     return search.run(*budget.search(None), progress)
 
 
-def solved(start, rules, budget, progress, planned, tried):
+def solved(start, rules, budget, progress, planned, tried, failed=0):
     """The engine solver's line within `planned` positions, or None. An attempt cannot be
     stopped midway, so under a time limit it grows fourfold at a time from the last one,
     looking at the clock in between. The solver's line for a budget is the first win within
-    it, so the growing attempts find the same line as one attempt."""
+    it, so the growing attempts find the same line as one attempt (and one within the
+    `failed` positions known to hold none needs not be made)."""
     size = budget.solver(planned, tried)
     while size > tried:
         step = size if budget.time_limit is None else min(size, max(4 * tried, SOLVER_STEP))
         phase(progress, "solving")
-        line = engine.solve_line(start, rules, step)
+        line = None if step <= failed else engine.solve_line(start, rules, step)
         if line is not None or budget.out_of_time():
             return line
         tried = step
@@ -411,5 +436,5 @@ class Budget:
         return outcome.positions + (self.charged if outcome.verdict == UNKNOWN else 0)
 
 
-__all__ = ["prove", "proved", "first_win", "find", "encode", "deliver", "PLAN", "SEARCH_ALONE", "Solve",
+__all__ = ["prove", "proved", "at_once", "find", "encode", "deliver", "PLAN", "SEARCH_ALONE", "Solve",
            "Search", "win_certificate", "moves_along"]

@@ -21,7 +21,7 @@ from certify.census.folder import current as current_row
 from certify.deals import deal
 from certify.options import result_json
 from certify.outcome import Result
-from certify.prove import SOLVER_FIRST, first_win, prove
+from certify.prove import SOLVER_FIRST, SURE_MEMORY, at_once, prove
 from certify.rules import Rules, start
 from census_runs import run, table, timeless
 
@@ -87,38 +87,66 @@ def same_items(ours, theirs):
     assert [list(json.loads(i.row)) for i in ours] == [list(json.loads(i.row)) for i in theirs]
 
 
+# Deals of the default rules whose solver's first attempt finds no win: won by its full attempt
+# (2502: a bounded search would find a win too; 6240: it would not), and 11982, not winnable.
+PAST_THE_FIRST_ATTEMPT = (2502, 6240, 11982)
+
+
+def as_the_whole_proof(monkeypatch, numbers, settings):
+    """The Items of the deals as the plan makes them with no attempt made at once."""
+    monkeypatch.setattr(work, "attempted", lambda deal, settings: (0.0, 0, None))
+    items = [work.prove_deal(n, settings) for n in numbers]
+    monkeypatch.undo()
+    return items
+
+
 @pytest.mark.parametrize("cells, fixed, back", [(4, False, False), (4, False, True),
                                                 (3, True, False), (3, False, True)])
-def test_a_deal_won_at_once_gives_the_item_of_the_whole_proof(monkeypatch, cells, fixed, back):
-    """The census's one C call a deal (prove.first_win) makes the row and entry that the whole
+def test_a_deal_solved_at_once_gives_the_item_of_the_whole_proof(monkeypatch, cells, fixed, back):
+    """The census's one C call a deal (prove.at_once) makes the row and entry that the whole
     proof (as `certify DEAL` runs it) makes, byte for byte, whatever the rules."""
     settings = work.Settings(cells, fixed, back)
-    at_once = [n for n in ACROSS_THE_NUMBERING if work.won_at_once(n, settings) is not None]
+    at_once = [n for n in ACROSS_THE_NUMBERING if work.attempted(n, settings)[2] is not None]
     assert len(at_once) > len(ACROSS_THE_NUMBERING) // 2  # (the others need the plan)
     ours = [work.prove_deal(n, settings) for n in ACROSS_THE_NUMBERING]
-    monkeypatch.setattr(work, "won_at_once", lambda deal, settings: None)
-    same_items(ours, [work.prove_deal(n, settings) for n in ACROSS_THE_NUMBERING])
+    same_items(ours, as_the_whole_proof(monkeypatch, ACROSS_THE_NUMBERING, settings))
 
 
-def test_a_deal_won_at_once_gives_the_item_of_the_python_engine(monkeypatch):
+def test_past_the_first_attempt_too(monkeypatch):
+    """A deal won only by the solver's full attempt is won by it at once, without the bounded
+    search between the two attempts; one not won goes on to the plan's search, the attempts
+    not made again: the same items."""
+    settings = work.Settings(4, False, False)
+    assert [work.attempted(n, settings)[2] is None for n in PAST_THE_FIRST_ATTEMPT] == \
+        [False, False, True]
+    ours = [work.prove_deal(n, settings) for n in PAST_THE_FIRST_ATTEMPT]
+    assert [i.verdict for i in ours] == ["win", "win", "no-win"]
+    same_items(ours, as_the_whole_proof(monkeypatch, PAST_THE_FIRST_ATTEMPT, settings))
+
+
+def test_a_deal_solved_at_once_gives_the_item_of_the_python_engine(monkeypatch):
     """... and that of the reference engine, in Python from the deal to the entry."""
     settings = work.Settings(4, False, True)
     ours = [work.prove_deal(n, settings) for n in ACROSS_THE_NUMBERING]
     monkeypatch.setattr(engine, "_search", None)
     monkeypatch.setattr(engine, "_solver", None)
-    assert work.won_at_once(1, settings) is None
+    assert work.attempted(1, settings)[1:] == (0, None)
     same_items(ours, [work.prove_deal(n, settings) for n in ACROSS_THE_NUMBERING])
 
 
-def test_the_first_attempt_is_made_at_once_only_where_it_stands_for_the_plan():
-    """Under a time limit, or a --max-positions that cuts the solver's first attempt, the
-    whole plan runs (its attempts grow and look at the clock)."""
+def test_the_solver_runs_at_once_only_as_far_as_it_stands_for_the_plan():
+    """The full attempt where nothing can stop the plan before it; the first attempt alone
+    where the budgets leave room for it only; none under a time limit (the plan's attempts
+    grow and look at the clock)."""
     rules = Rules(4)
-    assert first_win(1, rules) is not None
-    assert first_win(1, rules, max_positions=SOLVER_FIRST + 1) == first_win(1, rules)
-    assert first_win(1, rules, max_positions=SOLVER_FIRST) is None
-    assert first_win(1, rules, time_limit=60.0) is None
-    assert first_win(11982, rules) is None  # no win: the plan's search says so
+    full, line = at_once(1, rules)
+    assert full == engine.solver_budget() and line is not None
+    assert at_once(1, rules, max_positions=SOLVER_FIRST + 1) == (SOLVER_FIRST, line)
+    assert at_once(1, rules, memory=SURE_MEMORY - 1) == (SOLVER_FIRST, line)
+    assert at_once(1, rules, memory=SURE_MEMORY) == (full, line)
+    assert at_once(1, rules, max_positions=SOLVER_FIRST) == (0, None)
+    assert at_once(1, rules, time_limit=60.0) == (0, None)
+    assert at_once(11982, rules) == (full, None)  # no win: the plan's search says so
 
 
 def test_summary_and_json(reference, capsys):
@@ -310,20 +338,20 @@ def test_progress_reads_the_workers_counts_at_each_redraw():
 
 
 def test_a_failing_deal_stops_the_census_and_keeps_finished_chunks(tmp_path, monkeypatch, capsys):
-    real = work.first_win  # what a census deal's proof calls first
+    real = work.at_once  # what a census deal's proof calls first
 
-    def solve(number, rules, max_positions=None, time_limit=None):
+    def solve(number, *args):
         if number == 3:
             raise ZeroDivisionError("a bug")
-        return real(number, rules, max_positions, time_limit)
+        return real(number, *args)
 
-    monkeypatch.setattr(work, "first_win", solve)
+    monkeypatch.setattr(work, "at_once", solve)
     folder = tmp_path / "c"
     code, out, err = run(capsys, SMALL, "-j", 1, "--chunk", 1, "-q", "--out", folder)
     assert code == 1 and out == ""
     assert "census stopped: deal 3: ZeroDivisionError: a bug" in err
     assert [r["deal"] for r in table(folder)] == [1, 2]
-    monkeypatch.setattr(work, "first_win", real)
+    monkeypatch.setattr(work, "at_once", real)
     assert run(capsys, SMALL, "-q", "--out", folder)[0] == 0
     assert [r["deal"] for r in table(folder)] == [1, 2, 3, 4]
 
@@ -373,10 +401,10 @@ def test_an_interrupted_census_keeps_every_task_that_came_back(tmp_path, monkeyp
     # interrupted, and their block was not finished; they were once dropped all the same.
     real = work.prove_deal
 
-    def prove_deal(number, settings):
+    def prove_deal(number, settings, attempt=None):
         if number == 6:
             raise KeyboardInterrupt
-        return real(number, settings)
+        return real(number, settings, attempt)
 
     monkeypatch.setattr(work, "prove_deal", prove_deal)
     folder = tmp_path / "c"
