@@ -1,7 +1,7 @@
 """Benchmark vcheck (the checker proved in Coq, run natively) beside check/.
 
     python3 benchmarks/bench_vcheck.py [--runs N] [--build DIR] [--version3] [--packed]
-                                       [--no-check] [FILE...]
+                                       [--no-check] [--published] [--jobs J] [FILE...]
         builds vcheck into DIR (default vcheck/_build; vcheck/build.sh), then checks each FILE
         (default certificates/7484159.msgpack.zst and certificates/11982.msgpack.zst) N times
         (1) with each checker, one process each (check with -j 1): the median CPU seconds
@@ -11,7 +11,9 @@
         depend on it).  --version3 also checks each file rewritten as version 3 (certgen's
         as_version3: its records read a chunk at a time); --packed also runs vcheck with
         --memory 1 (its records packed: front-coded blocks, found by a binary search);
-        --no-check leaves check/ out.
+        --no-check leaves check/ out.  --published also checks every published certificate at
+        once, `vcheck -q -j J certificates` (J: --jobs, default 2), and the range 1..32,000 alone
+        with -j 1 and -j J: CPU seconds there are the processes' together.
 
 Every run is its own process; its figures are its own (os.wait4), so nothing else need be
 installed. The targets (the design of vcheck): 7484159 within 20 s of CPU and 150 MB.
@@ -50,6 +52,8 @@ def main(argv=None):
     p.add_argument("--version3", action="store_true")
     p.add_argument("--packed", action="store_true")
     p.add_argument("--no-check", action="store_true")
+    p.add_argument("--published", action="store_true")
+    p.add_argument("--jobs", type=int, default=2)
     p.add_argument("files", nargs="*", type=Path)
     args = p.parse_args(argv)
     subprocess.run(["bash", str(ROOT / "vcheck" / "build.sh"), str(args.build)], check=True,
@@ -59,7 +63,7 @@ def main(argv=None):
         checkers["packed"] = [*checkers["vcheck"], "--memory", "1"]
     if not args.no_check:
         checkers["check"] = [sys.executable, "-m", "check", "-j", "1", "--json"]
-    files = list(args.files or DEFAULT_FILES)
+    files = list(args.files or ([] if args.published else DEFAULT_FILES))
     if args.version3:
         sys.path.insert(0, str(ROOT / "tests"))
         import certgen
@@ -84,6 +88,18 @@ def main(argv=None):
             each = f"{peak * 2**20 / item['count']:>10.1f}" if nowin else f"{'':>10}"
             print(f"{path.name:<28} {name:<7} {item.get('verdict', f'exit {code}'):<9} "
                   f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {each} {rate} {load:>11}", flush=True)
+    if args.published:
+        vcheck = str(args.build / "vcheck")
+        certificates = ROOT / "certificates"
+        print(f"\n{'command':<40} {'exit':>4} {'CPU s':>8} {'wall s':>8} {'peak MiB':>9} "
+              f"{'load':>11}")
+        for jobs, target in ((args.jobs, certificates), (1, certificates / "1-32000.msgpack.zst"),
+                             (args.jobs, certificates / "1-32000.msgpack.zst")):
+            before = os.getloadavg()[0]
+            _, code, cpu, wall, peak = measure([vcheck, "-q", "-j", str(jobs), str(target)])
+            shown = f"vcheck -q -j {jobs} {target.relative_to(ROOT)}"
+            print(f"{shown:<40} {code:>4} {cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} "
+                  f"{before:.2f}-{os.getloadavg()[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,14 @@ import json
 import os
 import pty
 import re
+import resource
 import struct
 import shutil
 import subprocess
 import sys
 import tempfile
 import termios
+import threading
 from pathlib import Path
 
 import pytest
@@ -678,3 +680,160 @@ def test_packed_records_give_the_same_verdicts(build, tmp_path):
     for jobs in ("1", "2"):
         assert verdicts([str(build / "vcheck"), "--memory", "1", "-j", jobs], paths) == flat
     assert vcheck(build, "--memory", "lots", paths[0]).returncode == 2
+
+
+# ---- Hostile files: bounded time and memory ----
+
+def run_bounded(build, *args, memory=400 << 20):
+    """(exit code, output lines) of one vcheck process given at most [memory] bytes of address
+    space, killed after two minutes (a guard: these take seconds)."""
+    limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    child = subprocess.Popen([str(build / "vcheck"), *map(str, args)], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, preexec_fn=limit)
+    try:
+        out, _ = child.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        raise
+    return child.returncode, out.splitlines()
+
+
+UNKEYED = 0x100000001b3     # the multiplier of the unkeyed FNV-style hash vcheck once used
+
+
+def unkeyed_slot(data, mask):
+    """Where that hash put a record in a table of mask + 1 slots (OCaml's 63-bit arithmetic)."""
+    h = 0
+    for b in data:
+        h = (h * UNKEYED % 2**63) ^ b
+    return (h ^ (h >> 29)) & mask
+
+
+def crowding_certificate():
+    """A true no-win (a custom layout, no free cell) whose records were chosen so that under the
+    unkeyed hash most of them start their probes in 30 blocks of 256 of the 2^19 slots of its
+    table: linear probing then builds one cluster of some 200,000 records, and each insertion
+    walks it. Every record is stuck (no free cell; the tops are black tens to kings, none an ace,
+    none onto another), so each is closed with no successor, and none is won."""
+    import itertools
+    tops = certgen.STUCK_TOPS
+    pool = [c for c in range(52) if c not in tops]
+    fixed = [bytes(pool[4 * i:4 * i + 4] + [tops[i]]) for i in range(6)]
+    seventh = [bytes([*p, tops[6]]) for p in
+               itertools.islice(itertools.permutations(pool[24:34]), 4000)]
+    eighth = [bytes([*p, tops[7]]) for p in
+              itertools.islice(itertools.permutations(pool[34:44]), 4000)]
+    table = sorted({*fixed, *seventh, *eighth})
+    ids = {col: i for i, col in enumerate(table)}
+    prefix = bytes(4) + b"".join(ids[c].to_bytes(2, "big") for c in fixed)
+    mask = 2**19 - 1
+    # The last id's low byte changes only the low 8 bits of the hash: all 256 ids with one high
+    # byte share a block of 256 slots, so a block is found by one hash a (record, high byte).
+    by_high = {}
+    for y in eighth:
+        by_high.setdefault(ids[y] >> 8, []).append(y)
+    pairs = set()
+    for x in seventh:
+        head = prefix + ids[x].to_bytes(2, "big")
+        for high, ys in by_high.items():
+            if unkeyed_slot(head + bytes([high, 0]), mask) >> 8 < 30:
+                pairs.update((x, y) for y in ys)
+    used_x, used_y = {x for x, _ in pairs}, {y for _, y in pairs}
+    pairs |= {(x, eighth[0]) for x in seventh if x not in used_x}
+    pairs |= {(seventh[0], y) for y in eighth if y not in used_y}
+    pairs.add((seventh[0], eighth[0]))
+    recs = sorted(prefix + ids[x].to_bytes(2, "big") + ids[y].to_bytes(2, "big")
+                  for x, y in pairs)
+    assert 2**17 < len(recs) <= 2**18          # so that the table has 2^19 slots
+    crowded = sum(unkeyed_slot(r, mask) < 30 * 256 for r in recs)
+    start = certgen.make((0, 0, 0, 0), (), [list(c) for c in fixed] +
+                         [list(seventh[0]), list(eighth[0])])
+    blob = certgen.nowin_file(start, 0, symmetry="none", parts=(table, recs), version=3)
+    return blob, len(recs), crowded
+
+
+def test_records_chosen_against_a_known_hash_do_not_slow_the_check(build, tmp_path):
+    """Records crowded into one stretch of the lookup table by a hash anyone can compute took
+    quadratic time to insert; under a key drawn each run, this file is as quick as any other of
+    its size (the guard in run_bounded is two minutes; it takes about a second)."""
+    blob, count, crowded = crowding_certificate()
+    assert crowded > count // 2
+    path = tmp_path / "crowded.msgpack.zst"
+    path.write_bytes(blob)
+    code, lines = run_bounded(build, path)
+    assert code == 0 and f"{count:,} positions closed" in lines[0], lines
+
+
+def bomb(*pieces):
+    """One zstd frame of these pieces, each bytes or a number of zero bytes (compressed a piece at
+    a time: the data is never held whole here)."""
+    z = certgen.zstandard.ZstdCompressor(level=1).compressobj()
+    out = []
+    for piece in pieces:
+        if isinstance(piece, int):
+            block = bytes(1 << 24)
+            for at in range(0, piece, len(block)):
+                out.append(z.compress(block[:min(len(block), piece - at)]))
+        else:
+            out.append(z.compress(piece))
+    out.append(z.flush())
+    return b"".join(out)
+
+
+def test_decompression_is_bounded_by_what_the_header_says(build, tmp_path):
+    """Files of a few KB that decompress to half a GiB: zeros after a win's moves (version 3 and
+    2), after a range's last entry, and a version 2 no-win whose records bin says it holds half a
+    GiB. Each refused in one line, as check refuses it, within 400 MB of address space (the
+    header allows no more than a few KB here)."""
+    big = 1 << 29
+    packb = lambda v: certgen.msgpack.packb(v, use_bin_type=True)
+    files = {}
+    for version in (2, 3):
+        win = certgen.win_file(certgen.WIN1, 1, certgen.win_path(certgen.WIN1, 1), version=version)
+        h, body = certgen.unpack_file(win)
+        files[f"win{version}-then-zeros"] = (bomb(packb(h), body if version == 3 else packb(body),
+                                                  big), "unreadable", "data after the moves")
+    entries = [certgen.entry(*e) for e in published_entries(11981, 11983)]
+    h = certgen.range_header(11982, 11983, entries)
+    files["range-then-zeros"] = (bomb(packb(h), b"".join(entries), big), "rejected",
+                                 "bytes after the last entry")
+    nowin = certgen.nowin_file(certgen.NOWIN0, 0, version=2)
+    h, body = certgen.unpack_file(nowin)
+    table, _ = certgen.msgpack.unpackb(body)
+    inner = b"\x92" + packb(table) + b"\xc6" + big.to_bytes(4, "big")
+    files["nowin2-records-too-big"] = (
+        bomb(packb(h), b"\xc6" + (len(inner) + big).to_bytes(4, "big"), inner, big), "rejected",
+        "records: there are")
+    for name, (blob, verdict, words) in files.items():
+        assert len(blob) < 1 << 20, name
+        path = tmp_path / f"{name}.msgpack.zst"
+        path.write_bytes(blob)
+        code, lines = run_bounded(build, path)
+        assert code == {"rejected": 1, "unreadable": 2}[verdict] and len(lines) == 1, (name, lines)
+        assert words in lines[0], (name, lines)
+        assert verdicts(CHECK, [path]) == {path.name: verdict}, name
+
+
+def test_a_value_of_the_wrong_kind_is_refused_before_it_is_read(build, tmp_path):
+    """Where a range's entry should hold a bin (version 2's body, version 3's moves) or a
+    column table, an array of 50 million numbers: refused from its first byte, in one line, as
+    check refuses it, within 100 MB of address space (read as values, it would take GBs)."""
+    packb = lambda v: certgen.msgpack.packb(v, use_bin_type=True)
+    huge = b"\xdd" + (50_000_000).to_bytes(4, "big") + bytes(50_000_000)
+    files = {
+        "v2-body-an-array": (2, b"\x94" + packb(1) + packb("win") + packb(100) + huge,
+                             "rejected", "entry 0: body"),
+        "v3-moves-an-array": (3, b"\x93" + packb(1) + packb("win") + packb(100) + huge,
+                              "rejected", "the moves are not a msgpack bin"),
+        "v3-table-an-array": (3, b"\x93" + packb(1) + packb("no-win") + packb(100) + huge,
+                              "unreadable", "more than --max-columns"),
+    }
+    for name, (version, entries, verdict, words) in files.items():
+        h = certgen.range_header(1, 1, [entries], version=version)
+        path = tmp_path / f"{name}.msgpack.zst"
+        path.write_bytes(certgen.zstandard.ZstdCompressor(level=1).compress(packb(h) + entries))
+        code, lines = run_bounded(build, path, memory=100 << 20)
+        assert code == {"rejected": 1, "unreadable": 2}[verdict] and len(lines) == 1, (name, lines)
+        assert words in lines[0], (name, lines)
+        assert verdicts(CHECK, [path]) == {path.name: verdict}, name

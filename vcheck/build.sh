@@ -28,7 +28,8 @@ coq ExtractBoard.v
 cp "$here"/ocaml/vcheck.ml "$here"/ocaml/*.c .
 ml() { nice ocamlfind ocamlopt -unsafe -inline 200 -package unix "$@"; }
 ml -w -a -c vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml   # extracted
-ml -c zstd_stubs.c sha256.c terminal.c memory.c vcheck.ml
-ml -linkpkg vcheck_core.cmx vcheck_board.cmx zstd_stubs.o sha256.o terminal.o memory.o vcheck.cmx \
+ml -c zstd_stubs.c sha256.c terminal.c memory.c keyed_hash.c vcheck.ml
+ml -linkpkg vcheck_core.cmx vcheck_board.cmx zstd_stubs.o sha256.o terminal.o memory.o \
+  keyed_hash.o vcheck.cmx \
   -cclib -lzstd -cclib -l:libxxhash.so.0 -o vcheck
 echo "vcheck built: $out/vcheck"

@@ -49,9 +49,7 @@ let rejected fmt = Printf.ksprintf (fun s -> raise (Rejected s)) fmt
 type buf = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
 
 external read_file : string -> buf = "vc_read"         (* "-": standard input *)
-external decompress : buf -> buf = "vc_decompress"
 external sha256 : buf -> string = "vc_sha256"
-external xxh3 : buf -> int -> int -> string = "vc_xxh3"
 external stderr_columns : unit -> int = "vc_stderr_columns"
 type zstream
 type xxh3_state
@@ -62,19 +60,40 @@ external xxh3_add : xxh3_state -> buf -> int -> int -> unit = "vc_xxh3_add"
 external xxh3_end : xxh3_state -> string = "vc_xxh3_end"
 external advise_huge : Bytes.t -> unit = "vc_advise_huge"
 external advise_huge_array : ('a, 'b, 'c) Bigarray.Array1.t -> unit = "vc_advise_huge_array"
+(* Where a lookup starts (ocaml/keyed_hash.c: under a key drawn at random each run). *)
+external hash_key : unit -> unit = "vc_hash_key"
+external keyed_hash : Bytes.t -> (int [@untagged]) -> (int [@untagged]) -> (int [@untagged])
+  = "vc_hash_byte" "vc_hash" [@@noalloc]
+external keyed_hash_int : (int [@untagged]) -> (int [@untagged])
+  = "vc_hash_int_byte" "vc_hash_int" [@@noalloc]
+
+module Strings = Hashtbl.Make (struct
+    type t = string
+    let equal = String.equal
+    let hash s = keyed_hash (Bytes.unsafe_of_string s) 0 (String.length s)
+  end)
+module Ints = Hashtbl.Make (struct
+    type t = int
+    let equal = Int.equal
+    let hash = keyed_hash_int
+  end)
 
 let get (d : buf) i = Char.code (Bigarray.Array1.unsafe_get d i)
 
 (* ---- The data, a window of it at a time (a version 3 no-win) ---- *)
 
 (* [win] holds the data from [pos] to [lim]; what comes before [pos] is read and may be
-   dropped; [hash], once set, is fed every byte as it is decompressed. *)
+   dropped ([taken] bytes of the data are); [hash], once set, is fed every byte as it is
+   decompressed.  Every certificate is read so: what is held decompressed is what the reader
+   asks for at once (at most a body or a chunk whose size the header's count bounds), never
+   the whole data. *)
 type source = { file : buf; z : zstream; mutable win : buf; mutable pos : int;
-                mutable lim : int; mutable ended : bool; mutable hash : xxh3_state option }
+                mutable lim : int; mutable ended : bool; mutable hash : xxh3_state option;
+                mutable taken : int }
 
 let source_open file =
   { file; z = stream_open (); win = Bigarray.(Array1.create char c_layout (1 lsl 20));
-    pos = 0; lim = 0; ended = false; hash = None }
+    pos = 0; lim = 0; ended = false; hash = None; taken = 0 }
 
 (* Whether [n] bytes can be had from [pos] on: the window is moved and grown as needed. *)
 let ensure s n =
@@ -170,13 +189,16 @@ and str c n =
   c.pos <- c.pos + n;
   Str s
 
+(* (Only the header is read as values: its arrays and maps are small, as check's are.) *)
 and arr c n depth =
+  if n > 16 then unreadable "the header holds a msgpack array of %d values (at most 16)" n;
   room c n "an array";
   let a = Array.make n Nil in
   for i = 0 to n - 1 do a.(i) <- value c (depth + 1) done;
   Arr a
 
 and map c n depth =
+  if n > 16 then unreadable "the header holds a msgpack map of %d pairs (at most 16)" n;
   room c (2 * n) "a map";
   let l = ref [] in
   for _ = 1 to n do
@@ -459,14 +481,14 @@ module Data (C : CORE) = struct
   (* The column tree: the table's entries keep their ids; every prefix of an entry that is
      not itself an entry is added after them, so that each column's parent exists. *)
   let table (entries : string array) =
-    let ids = Hashtbl.create (2 * Array.length entries + 16) in
+    let ids = Strings.create (2 * Array.length entries + 16) in
     let all = ref [||] and nodes = ref 0 in
     let add s =
       if !nodes = Array.length !all then begin
         let a = Array.make (2 * !nodes + 16) "" in
         Array.blit !all 0 a 0 !nodes; all := a
       end;
-      !all.(!nodes) <- s; Hashtbl.replace ids s !nodes; incr nodes; !nodes - 1 in
+      !all.(!nodes) <- s; Strings.replace ids s !nodes; incr nodes; !nodes - 1 in
     Array.iter (fun s -> ignore (add s)) entries;
     let parents = ref [] and i = ref 0 in
     while !i < !nodes do
@@ -474,7 +496,7 @@ module Data (C : CORE) = struct
       let n = String.length s in
       let p = if n = 0 then 0 else
           let below = String.sub s 0 (n - 1) in
-          match Hashtbl.find_opt ids below with Some p -> p | None -> add below in
+          match Strings.find_opt ids below with Some p -> p | None -> add below in
       parents := p :: !parents;
       incr i
     done;
@@ -485,11 +507,11 @@ module Data (C : CORE) = struct
        else a hash table. *)
     let flat = nodes <= 1 lsl 16 in
     let push_flat = Array.make (if flat then 52 * nodes else 0) nodes in
-    let push_ids = Hashtbl.create (if flat then 1 else 2 * nodes + 16) in
+    let push_ids = Ints.create (if flat then 1 else 2 * nodes + 16) in
     Array.iteri (fun e s -> let n = String.length s in
                   if n > 0 then begin
                     let key = parent.(e) * 52 + Char.code s.[n - 1] in
-                    if flat then push_flat.(key) <- e else Hashtbl.replace push_ids key e
+                    if flat then push_flat.(key) <- e else Ints.replace push_ids key e
                   end) all;
     let tops = Array.map (fun s -> let n = String.length s in
                            if n = 0 then cards.(0) else cards.(Char.code s.[n - 1])) all in
@@ -501,21 +523,17 @@ module Data (C : CORE) = struct
       push = (fun b c ->
           if not (valid b) then nodes
           else if flat then push_flat.(b * 52 + card_number c)
-          else match Hashtbl.find_opt push_ids (b * 52 + card_number c) with
+          else match Ints.find_opt push_ids (b * 52 + card_number c) with
             | Some e -> e | None -> nodes);
       column_of = (fun col ->
           let s = String.concat "" (List.rev_map (fun c ->
               String.make 1 (Char.chr (card_number c land 255))) col) in
-          match Hashtbl.find_opt ids s with Some e -> e | None -> nodes) }
+          match Strings.find_opt ids s with Some e -> e | None -> nodes) }
 
-  (* Flat records: row k at k * width of [rows], found through a hash table. *)
+  (* Flat records: row k at k * width of [rows], found through a hash table (open addressing,
+     linear probing from the row's keyed hash: no file can crowd one stretch of it). *)
   let flat ~width ~count (rows : Bytes.t) =
-    let hash b off =
-      let h = ref 0 in
-      for j = 0 to width - 1 do
-        h := (!h * 0x100000001b3) lxor Char.code (Bytes.unsafe_get b (off + j))
-      done;
-      (!h lxor (!h lsr 29)) land max_int in
+    let hash b off = keyed_hash b off width in
     let size = ref 16 in
     while !size < 2 * count do size := 2 * !size done;
     let slots = Bigarray.(Array1.create int32 c_layout !size) in
@@ -846,17 +864,37 @@ let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used
     if !acc <> all_cards then rejected "record %d: the 52 cards are not each in one place" (k + 1)
   done
 
-(* Where a no-win body's bytes come from: a region of data held whole, or a stream of it.
-   [need n what] is a cursor with at least [n] bytes after it (else the data is cut short inside
-   [what]); [seen c] says the bytes up to [c] are read (a stream may then drop them);
-   [finished ()] runs once the last byte is read and nothing follows. *)
-type reader = { need : int -> string -> cursor; seen : cursor -> unit;
-                at_end : unit -> bool; finished : unit -> unit }
+(* A body's bytes, read from the stream up to its end (a version 1 or 2 body bin's end, or
+   the data's).  [need n what] is a cursor with at least [n] bytes after it (else the data is cut
+   short inside [what]); [seen c] says the bytes up to [c] are read (the stream may then drop
+   them); [left ()] is how many bytes the body has left; [at_end ()] whether it has none;
+   [finished why] runs once the body is read: for a single certificate, it is unreadable [why]
+   if anything follows, and rejected if the hash does not match. *)
+type reader = { need : int -> string -> cursor; seen : cursor -> unit; left : unit -> int;
+                at_end : unit -> bool; finished : string -> unit }
 
-let region (d : buf) (off, len) =
-  let c = { data = d; pos = off; limit = off + len } in
-  { need = (fun n what -> room c n what; c); seen = ignore;
-    at_end = (fun () -> c.pos = c.limit); finished = ignore }
+let decoded f = try f () with Failure m -> unreadable "%s" m    (* zstd's refusals *)
+
+(* The body from here up to [stop] bytes into the data (max_int: to the data's end). *)
+let stream_reader src ~stop =
+  let left () = stop - src.taken in
+  { need = (fun n what ->
+        if n > left () || not (decoded (fun () -> ensure src n)) then
+          unreadable "the data is cut short inside %s" what;
+        { data = src.win; pos = src.pos; limit = src.pos + min (src.lim - src.pos) (left ()) });
+    seen = (fun c -> src.taken <- src.taken + c.pos - src.pos; src.pos <- c.pos);
+    left; at_end = (fun () -> left () = 0 || not (decoded (fun () -> ensure src 1)));
+    finished = ignore }
+
+(* From here on, every byte of the data into a new XXH3 hash. *)
+let hash_from_here src =
+  let h = xxh3_begin () in
+  xxh3_add h src.win src.pos (src.lim - src.pos);
+  src.hash <- Some h;
+  h
+
+(* Whether anything of the data is left after what is read. *)
+let more src = decoded (fun () -> ensure src 1)
 
 (* The next [k] bytes, as a big-endian number. *)
 let take r k what =
@@ -865,9 +903,43 @@ let take r k what =
   r.seen c;
   n
 
-(* The length of the bin that comes next, or [not_bin ()]. *)
+(* The value that comes next, known by its first byte before anything of it is read (so a value
+   of another kind is refused before it is read, however large it says it is): the length of a
+   bin, of an array, of a str, or an integer; else [otherwise ()]. *)
 let bin_header r what ~not_bin =
   take r (match take r 1 what with 0xc4 -> 1 | 0xc5 -> 2 | 0xc6 -> 4 | _ -> not_bin ()) what
+
+let array_header r what ~otherwise =
+  match take r 1 what with
+  | b when b land 0xf0 = 0x90 -> b land 0x0f
+  | 0xdc -> take r 2 what
+  | 0xdd -> take r 4 what
+  | _ -> otherwise ()
+
+let int_value r what ~otherwise =
+  let signed k = let u = take r k what in
+    if k < 8 && u >= 1 lsl (8 * k - 1) then u - (1 lsl (8 * k)) else u in
+  match take r 1 what with
+  | b when b <= 0x7f -> b
+  | b when b >= 0xe0 -> b - 256
+  | 0xcc -> take r 1 what | 0xcd -> take r 2 what | 0xce -> take r 4 what | 0xcf -> take r 8 what
+  | 0xd0 -> signed 1 | 0xd1 -> signed 2 | 0xd2 -> signed 4 | 0xd3 -> signed 8
+  | _ -> otherwise ()
+
+(* A str of at most [most] bytes; a longer one is [otherwise ()], unread. *)
+let str_value r what ~most ~otherwise =
+  let n = match take r 1 what with
+    | b when b land 0xe0 = 0xa0 -> b land 0x1f
+    | 0xd9 -> take r 1 what | 0xda -> take r 2 what | 0xdb -> take r 4 what
+    | _ -> -1 in
+  if n < 0 || n > most then otherwise ()
+  else begin
+    let c = r.need n what in
+    let s = String.init n (fun i -> Char.chr (get c.data (c.pos + i))) in
+    c.pos <- c.pos + n;
+    r.seen c;
+    s
+  end
 
 let read_nowin r ~version ~cells ~symmetry ~count =
   if count > !max_positions then
@@ -948,19 +1020,22 @@ let read_nowin r ~version ~cells ~symmetry ~count =
       r.seen c;
       batch ~at ~first n
     done;
-    if not (r.at_end ()) then
-      unreadable "the body has data after its ceil(count / 2^20) = %d chunks of records" chunks
+    r.finished (Printf.sprintf "the body has data after its ceil(count / 2^20) = %d chunks of \
+                                records" chunks)
   end else begin
     let rlen = bin_header r "the records"
         ~not_bin:(fun () -> rejected "the records are not a bin") in
+    (* (The sizes the count allows, before the records are read.) *)
+    if version = 2 && rlen <> count * width then
+      rejected "records: there are %d bytes, not count x %d = %d" rlen width (count * width);
+    if version = 1 && rlen > count * (width + 1) then
+      rejected "records: %d bytes is more than %d records take front-coded" rlen count;
     let c = r.need rlen "the records" in
     let d = c.data and roff = c.pos in
     c.pos <- c.pos + rlen;
     r.seen c;
     if not (r.at_end ()) then rejected "the body has bytes after the records";
     if version = 2 then begin
-      if rlen <> count * width then
-        rejected "records: there are %d bytes, not count x %d = %d" rlen width (count * width);
       if packing = None then (unplane d roff count 0; batch ~at:0 ~first:0 count)
       else   (* a chunk's worth at a time, as for version 3 *)
         for i = 0 to (count - 1) / chunk_records do
@@ -988,9 +1063,10 @@ let read_nowin r ~version ~cells ~symmetry ~count =
       done;
       if !p <> stop then rejected "records: there are more than %d" count;
       batch ~at:0 ~first:0 count
-    end
+    end;
+    (* (Only now: looking past the body may move the window the records were read from.) *)
+    r.finished "the data decompresses to more than its header and body"
   end;
-  r.finished ();
   Array.iteri (fun i u ->
       if not u then rejected "column %d of the table is used by no record" i) used;
   { entries; w; rows = match packing with Some p -> Packed (packed_of p) | None -> Flat rows }
@@ -1009,11 +1085,13 @@ let who path = function
 
 (* ---- One certificate ---- *)
 
-(* Check one claim about one start under one set of rules; the theorem's sentence, or Rejected.
-   TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the proved function
-   and, the same values, to the sentence. *)
-let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry ~count
-    (off, len) =
+(* Check one claim about one start under one set of rules, its body read through [r]; the
+   theorem's sentence, or Rejected.  Unless [prove], the body is only read (and checked for
+   form): a range's entry that another process proves.  [board] is the header's board, copied
+   out of the stream.  TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the
+   proved function and, the same values, to the sentence. *)
+let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry
+    ~count =
   let sentence_nowin () =
     Printf.sprintf "%s (%s) cannot be won: %s positions closed under every legal move, none won"
       (who path deal) (rules cells fm) (commas count) in
@@ -1023,16 +1101,26 @@ let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~s
   if claim = "win" then begin
     if symmetry <> "none" then rejected "a win certificate must have symmetry \"none\"";
     if count > !max_moves then unreadable "%d moves is more than --max-moves %d" count !max_moves;
-    (* Version 3: one bin of [count] move indices; before: [count] (card, destination) pairs *)
-    let off = if version < 3 then off else
-        match value { data = d; pos = off; limit = off + len } 0 with
-        | Bin (o, l) when o + l = off + len ->
-            if l <> count then rejected "the moves are %d bytes, not count = %d" l count;
-            o
-        | Bin _ -> unreadable "the body has data after the moves"
-        | _ -> rejected "the moves are not a msgpack bin" in
-    if version < 3 && len <> 2 * count then
-      rejected "the body has %d bytes, not 2 x count = %d" len (2 * count);
+    (* Version 3: one bin of [count] move indices; before: [count] (card, destination) pairs,
+       the whole body bin.  Their sizes checked before they are read; then copied out of the
+       stream (looking past them may move its window). *)
+    let len = if version < 3 then begin
+        if r.left () <> 2 * count then
+          rejected "the body has %d bytes, not 2 x count = %d" (r.left ()) (2 * count);
+        2 * count
+      end else begin
+        let l = bin_header r "the moves"
+            ~not_bin:(fun () -> rejected "the moves are not a msgpack bin") in
+        if l <> count then rejected "the moves are %d bytes, not count = %d" l count;
+        l
+      end in
+    let c = r.need len "the moves" in
+    let d = Bigarray.(Array1.create char c_layout (max len 1)) and off = 0 in
+    Bigarray.Array1.(blit (sub c.data c.pos len) (sub d 0 len));
+    c.pos <- c.pos + len;
+    r.seen c;
+    r.finished "the body has data after the moves";
+    if not prove then "" else
     let pairs (type c) (cards : c array) (nats : _ array) =
       List.init count (fun i ->
           let c = get d (off + 2 * i) and dest = get d (off + 2 * i + 1) in
@@ -1043,8 +1131,8 @@ let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~s
           let line = if version < 3 then pairs DN.cards DN.nats
             else DN.line_of_indices ~start:(start_of_deal n) ~cells ~fm d off count in
           Numbered.check_win n DN.nats.(cells) fm line
-      | None, Some b ->
-          let s = DC.board_position d b ~cells in
+      | None, Some (bd, b) ->
+          let s = DC.board_position bd b ~cells in
           let line = if version < 3 then pairs DC.cards DC.nats
             else DC.line_of_indices ~start:(start_of_position s) ~cells ~fm d off count in
           Custom.check_win s DC.nats.(cells) fm line
@@ -1054,11 +1142,11 @@ let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~s
         "one is illegal or the last position is not won"
   end else begin
     let start = match deal, board with
-      | None, Some b -> `Board (DC.board_position d b ~cells)
+      | None, Some (bd, b) -> `Board (DC.board_position bd b ~cells)
       | Some n, _ -> `Deal n
       | None, None -> rejected "no deal and no board" in
-    let r = match reader with Some r -> r | None -> region d (off, len) in
     let nw = read_nowin r ~version ~cells ~symmetry ~count in
+    if not prove then "" else begin
     (* The decompressed data is no longer needed (the records are copied out row by row):
        give its memory back before the hash table is built; packed records (past the memory
        budget) also give back the rows they were read through. *)
@@ -1084,112 +1172,108 @@ let check_one ?reader (d : buf) ~path ~claim ~version ~deal ~board ~cells ~fm ~s
     if ok then sentence_nowin ()
     else rejected "the records are not closed under every legal move from the %s"
         "starting position, or one is won"
-  end
+  end end
 
 (* ---- A range certificate ---- *)
 
-type entry = { number : int; claim_of : string; count_of : int; body : int * int }
+(* The data after the header, read afresh: the header's end and its record, and the stream
+   just past it. *)
+let open_data file =
+  let src = source_open file in
+  decoded (fun () -> ignore (ensure src 65536));
+  let c = { data = src.win; pos = 0; limit = min src.lim 65536 } in
+  let h = read_header c in
+  src.pos <- c.pos;
+  src.taken <- c.pos;
+  src, h
 
-(* The entries, as far as they are well formed, and what is wrong with the next one (or
-   with what follows the last), if anything. *)
-let range_entries (d : buf) (h : header) ~from =
-  let n = Bigarray.Array1.dim d in
-  let c = { data = d; pos = from; limit = n } in
-  let entries = ref [] in
-  let broken = try
-      for i = 0 to h.count - 1 do
-        (* TRUSTED: entry i is checked, and counted, as the theorem of deal first + i. *)
-        let number = h.first + i in
-        let values = if h.hversion = 3 then 3 else 4 in
-        let e = match value c 0 with
-          | Arr e when Array.length e = values -> e
-          | _ -> rejected "entry %d is not an array of %s values" i
-                   (if values = 3 then "three" else "four") in
-        if e.(0) <> Int number then rejected "entry %d is not about deal %d" i number;
-        let claim_of = match e.(1) with Str ("win" | "no-win" as s) -> s
-                                      | _ -> rejected "entry %d: claim %s" i (show e.(1)) in
-        let count_of = match e.(2) with Int k when k >= 0 -> k
-                                      | _ -> rejected "entry %d: count" i in
-        let body = if values = 4 then
-            match e.(3) with Bin (o, l) -> (o, l) | _ -> rejected "entry %d: body" i
-          else begin
-            (* Version 3: the body values follow the entry (a win's bin of indices; a no-win's
-               column table and chunks), read here only to find where they end. *)
-            if claim_of = "no-win" && count_of > !max_positions then
-              unreadable "deal %d: %d positions is more than --max-positions %d" number count_of
-                !max_positions;
-            let start = c.pos in
-            let parts = if claim_of = "win" then 1
-              else 1 + (count_of + chunk_records - 1) / chunk_records in
-            for _ = 1 to parts do
-              if c.pos = n then rejected "entry %d: the data ends inside its body" i;
-              ignore (value c 0)
-            done;
-            (start, c.pos - start)
-          end in
-        entries := { number; claim_of; count_of; body } :: !entries
-      done;
-      if c.pos <> n then rejected "there are bytes after the last entry";
-      None
-    with (Rejected _ | Unreadable _) as e -> Some e in
-  Array.of_list (List.rev !entries), broken
-
-(* Entries [from], [from + step], ... checked in turn, [reached i] told before entry i: the
-   first that fails, as (its index, its verdict, why), or None. *)
-let check_entries d ~path (h : header) entries ~from ~step ~reached =
-  let failed = ref None and i = ref from in
-  while !failed = None && !i < Array.length entries do
-    let e = entries.(!i) in
-    reached !i;
-    let symmetry = if e.claim_of = "win" then "none" else h.symmetry in
-    (try ignore (check_one d ~path ~claim:e.claim_of ~version:h.hversion ~deal:(Some e.number)
-                   ~board:None ~cells:h.cells ~fm:h.fm ~symmetry ~count:e.count_of e.body)
-     with Rejected m -> failed := Some (!i, "rejected", Printf.sprintf "deal %d: %s" e.number m)
-        | Unreadable m -> failed := Some (!i, "unreadable", m));
-    i := !i + step
+(* The entries of a range read in turn from the stream, each checked for form, and entry i
+   proved when [mine i]; [reached i] told before entry i.  The first failure, as (its index
+   (the header's count for what follows the last entry), its verdict, why), or None; and the
+   deals of the no-win entries read. *)
+let read_entries src (h : header) ~mine ~reached =
+  let hash = hash_from_here src in
+  let r = stream_reader src ~stop:max_int in
+  let lost = ref [] and failed = ref None and i = ref 0 in
+  let fail i verdict m = failed := Some (i, verdict, m) in
+  while !failed = None && !i < h.count do
+    let i' = !i in
+    (* TRUSTED: entry i is checked, and counted, as the theorem of deal first + i. *)
+    let number = h.first + i' in
+    reached i';
+    (try
+       let values = if h.hversion = 3 then 3 else 4 in
+       let not_entry () = rejected "entry %d is not an array of %s values" i'
+           (if values = 3 then "three" else "four") in
+       if r.at_end () then not_entry ();
+       if array_header r "an entry" ~otherwise:not_entry <> values then not_entry ();
+       let not_deal () = rejected "entry %d is not about deal %d" i' number in
+       if int_value r "an entry" ~otherwise:not_deal <> number then not_deal ();
+       let bad_claim () = rejected "entry %d: its claim is not \"win\" or \"no-win\"" i' in
+       let claim = match str_value r "an entry" ~most:6 ~otherwise:bad_claim with
+         | "win" | "no-win" as s -> s | _ -> bad_claim () in
+       let bad_count () = rejected "entry %d: count" i' in
+       let count = int_value r "an entry" ~otherwise:bad_count in
+       if count < 0 then bad_count ();
+       (* Version 2: the body is a bin; version 3: its values follow the entry. *)
+       let body = if h.hversion = 3 then r else
+           let n = bin_header r "an entry" ~not_bin:(fun () -> rejected "entry %d: body" i') in
+           stream_reader src ~stop:(src.taken + n) in
+       let symmetry = if claim = "win" then "none" else h.symmetry in
+       (try ignore (check_one body ~prove:(mine i') ~path:"" ~claim ~version:h.hversion
+                      ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry ~count)
+        with Rejected m -> rejected "deal %d: %s" number m);
+       if claim = "no-win" then lost := number :: !lost
+     with Rejected m -> fail i' "rejected" m
+        | Unreadable m -> fail i' "unreadable" m
+        | Failure m -> fail i' "unreadable" m);
+    incr i
   done;
-  !failed
+  if !failed = None then begin
+    if more src then fail h.count "rejected" "there are bytes after the last entry"
+    else if xxh3_end hash <> h.hash then
+      fail h.count "rejected" "the entries do not match its xxh3_64"
+  end;
+  !failed, List.rev !lost
 
-(* The range's theorem, or Rejected.  With -j N the entries are checked in N processes, entry
-   i in process i mod N.  TRUSTED: the range holds when every entry's check holds (each a
-   theorem of its own deal), so the answer is their conjunction; the failure reported is the
-   first entry's, as if they were checked in turn. *)
-let check_range d ~path (h : header) ~from =
-  let entries, broken = range_entries d h ~from in
-  let total = Array.length entries in
-  let parts = max 1 (min !jobs total) in
+(* The range's theorem, or Rejected.  With -j N the entries are checked in N processes, each
+   reading the whole range from the file and proving entry i in process i mod N.
+   TRUSTED: the range holds when every entry's check holds (each a theorem of its own deal), so
+   the answer is their conjunction; the failure reported is the first entry's, as if they were
+   checked in turn. *)
+let check_range file src (h : header) =
+  let parts = max 1 (min !jobs h.count) in
   let say i done_ = Printf.sprintf "deal %s (%s of %s)" (commas (h.first + i))
       (commas (done_ + 1)) (commas h.count) in
-  let failures =
+  let results =
     if parts = 1 then
-      [check_entries d ~path h entries ~from:0 ~step:1 ~reached:(fun i -> progress (say i i))]
+      [read_entries src h ~mine:(fun _ -> true) ~reached:(fun i -> progress (say i i))]
     else begin
       let part p tell =
         jobs := 1;
-        check_entries d ~path h entries ~from:p ~step:parts
-          ~reached:(fun i -> tell ((i - p) / parts)) in
+        let src, h = open_data file in
+        read_entries src h ~mine:(fun i -> i mod parts = p)
+          ~reached:(fun i -> if i mod parts = p then tell ((i - p) / parts)) in
       (* The earliest entry still being checked, and how many are done. *)
       let show counts =
         let next p = p + parts * counts.(p) in
-        let least = ref total in
+        let least = ref h.count in
         Array.iteri (fun p _ -> least := min !least (next p)) counts;
-        if !least < total then progress (say !least (Array.fold_left ( + ) 0 counts)) in
+        if !least < h.count then progress (say !least (Array.fold_left ( + ) 0 counts)) in
       Array.to_list (Array.map (function
           | Some f -> f
           | None -> unreadable "a checking process failed (out of memory?)")
           (in_processes parts part show))
     end in
-  let first = List.fold_left (fun best f -> match best, f with
+  let first = List.fold_left (fun best (f, _) -> match best, f with
       | Some (i, _, _), Some (j, _, _) when i <= j -> best
       | _, Some _ -> f
-      | _, None -> best) None failures in
-  (match first, broken with
-   | Some (_, "rejected", m), _ -> raise (Rejected m)
-   | Some (_, _, m), _ -> raise (Unreadable m)
-   | None, Some e -> raise e
-   | None, None -> ());
-  let lost = List.filter_map (fun e -> if e.claim_of = "no-win" then Some e.number else None)
-      (Array.to_list entries) in
+      | _, None -> best) None results in
+  (match first with
+   | Some (_, "rejected", m) -> raise (Rejected m)
+   | Some (_, _, m) -> raise (Unreadable m)
+   | None -> ());
+  let lost = snd (List.hd results) in
   let whose = if h.last < 1 lsl 31 then "Microsoft FreeCell deals"
     else if h.first >= 1 lsl 31 then "FreeCell Pro's extended deals"
     else "FreeCell Pro's deals" in
@@ -1207,37 +1291,32 @@ type outcome = {
   sha : string option; seconds : float;       (* the file's sha256; the seconds it took *)
 }
 
-(* A version 3 no-win, read as it is decompressed: its column table, then one chunk of records
-   at a time, so that the data is never held whole; the hash is checked once the last byte is
-   read.  [src] has the header at its start. *)
-let streamed path src (h : header) =
-  let c = { data = src.win; pos = 0; limit = min src.lim 65536 } in
-  ignore (read_header c);
+(* A single certificate, read as it is decompressed ([src] just past its header): version 3's
+   body values, or version 1's and 2's body bin; the hash is checked once the body is read, and
+   nothing may follow it. *)
+let single path src (h : header) =
   (* The board, copied out of the window before the window moves on (TRUSTED: the copy is the
      board that [board_position] decodes, the start of the theorem). *)
-  let board_data, board = match h.board with
-    | None -> src.win, None
+  let board = match h.board with
+    | None -> None
     | Some (o, l) ->
         let b = Bigarray.(Array1.create char c_layout (max l 1)) in
         Bigarray.Array1.(blit (sub src.win o l) (sub b 0 l));
-        b, Some (0, l) in
-  src.pos <- c.pos;
-  let hash = xxh3_begin () in
-  xxh3_add hash src.win src.pos (src.lim - src.pos);
-  src.hash <- Some hash;
-  let reader = {
-    need = (fun n what ->
-        if not (try ensure src n with Failure m -> unreadable "%s" m) then
-          unreadable "the data is cut short inside %s" what;
-        { data = src.win; pos = src.pos; limit = src.lim });
-    seen = (fun c -> src.pos <- c.pos);
-    at_end = (fun () -> not (try ensure src 1 with Failure m -> unreadable "%s" m));
-    finished = (fun () ->
-        if xxh3_end hash <> h.hash then rejected "the body does not match its xxh3_64") } in
+        Some (b, (0, l)) in
+  (* Version 3: the hash is of everything after the header; before, of the body bin's bytes. *)
+  let stop = if h.hversion = 3 then max_int else
+      let n = bin_header (stream_reader src ~stop:max_int) "the body"
+          ~not_bin:(fun () -> unreadable "the body is not a msgpack bin") in
+      src.taken + n in
+  let hash = hash_from_here src in
+  let r = { (stream_reader src ~stop) with
+            finished = (fun why ->
+                if more src then unreadable "%s" why;
+                if xxh3_end hash <> h.hash then rejected "the body does not match its xxh3_64") } in
   record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
                                           (commas k) (commas h.count)));
-  check_one ~reader board_data ~path ~claim:h.claim ~version:3 ~deal:h.deal ~board
-    ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~count:h.count (0, 0)
+  check_one r ~prove:true ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board
+    ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~count:h.count
 
 (* Paths that are not certificates, and why: a folder that cannot be read, or holds none. *)
 let not_certificates : (string, string) Hashtbl.t = Hashtbl.create 4
@@ -1251,42 +1330,13 @@ let verify path =
     Option.iter (unreadable "%s") (Hashtbl.find_opt not_certificates path);
     let file = try read_file path with Failure m -> unreadable "%s" m in
     sha := Some (sha256 file);
-    (* The header, from the first 64 KiB of the data. *)
-    let src = source_open file in
-    let head = try ignore (ensure src 65536); read_header
-                     { data = src.win; pos = 0; limit = min src.lim 65536 }
-      with Failure m -> unreadable "%s" m in
-    got := Some head;
-    if head.hversion = 3 && head.claim = "no-win" then
-      outcome "verified" (streamed path src head) []
-    else
-    let d = try decompress file with Failure m -> unreadable "%s" m in
-    let n = Bigarray.Array1.dim d in
-    let c = { data = d; pos = 0; limit = min n 65536 } in
-    let h = read_header c in
+    let src, h = open_data file in
     got := Some h;
-    let rest = c.pos in
     if h.claim = "range" then begin
-      if xxh3 d rest (n - rest) <> h.hash then rejected "the entries do not match its xxh3_64";
       record_reached := ignore;
-      let text, lost = check_range d ~path h ~from:rest in
+      let text, lost = check_range file src h in
       outcome "verified" text lost
-    end else begin
-      (* Version 3: the body values are everything after the header. *)
-      let off, len = if h.hversion = 3 then (rest, n - rest) else
-          match value { data = d; pos = rest; limit = n } 0 with
-          | Bin (o, l) -> (o, l) | _ -> unreadable "the body is not a msgpack bin" in
-      if off + len <> n then
-        unreadable "the data decompresses to more than its header and body (%d bytes, not %d)"
-          n (off + len);
-      if xxh3 d off len <> h.hash then rejected "the body does not match its xxh3_64";
-      record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
-                                              (commas k) (commas h.count)));
-      let text = check_one d ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal
-          ~board:h.board ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~count:h.count
-          (off, len) in
-      outcome "verified" text []
-    end
+    end else outcome "verified" (single path src h) []
   with
   | Unreadable m | Failure m -> outcome "unreadable" m []
   | Rejected m -> outcome "rejected" m []
@@ -1425,6 +1475,7 @@ A verified file's line is followed by its sha256, as check prints it.\n\n\
 let () =
   (* The checker allocates many short-lived lists: a larger minor heap makes that cheaper. *)
   Gc.set { (Gc.get ()) with Gc.minor_heap_size = 1 lsl 20 };
+  hash_key ();
   let quiet = ref false and as_json = ref false and paths = ref [] in
   let args = Array.to_list Sys.argv |> List.tl in
   let usage_error m = prerr_endline ("vcheck: " ^ m); prerr_endline usage; exit 2 in
