@@ -3,6 +3,7 @@
     python3 benchmarks/bench_census.py [--range 1-1000] [-j 2] [--keep DIR]
     python3 benchmarks/bench_census.py --reuse DIR --range 1-32000 --levels 3,12,19
     python3 benchmarks/bench_census.py --synthetic 1000000
+    nice python3 benchmarks/bench_census.py --versus 1-32000 [-j 2] [--runs 3]
 
 Runs `certify A-B -j N --out DIR` on a fresh folder (or reuses a finished one), each command
 as a separate process, and prints: wall time and deals per second, the largest resident size
@@ -16,6 +17,12 @@ certificate (certify/range_certificate.py's LEVEL was chosen so).
 before an engine can prove them: it fills a census folder with N made-up win entries (random
 lines of 120 moves: NOT proofs, `check` rejects them), then times writing the range file
 from the chunk files and the writer's peak memory, which must not grow with N.
+
+--versus A-B is the census's CPU beside Freecell Solver's: `certify A-B -j N -q --out DIR` (a
+fresh folder each run) and `freecell-solver-range-parallel-solve A B 1000 -l lg` in turn,
+--runs times, each command's CPU the user + system time of all its processes (getrusage of
+the children waited for); the medians, and the ratio pair by pair (the machine is shared: a
+pair run back to back meets about the same load). Run it under nice: both commands inherit it.
 """
 
 import argparse
@@ -53,9 +60,14 @@ def main():
     p.add_argument("--levels", help="zstd levels to compare for the range file, e.g. 3,12,19")
     p.add_argument("--synthetic", type=int, metavar="N",
                    help="time the range writer on N made-up entries (no census run)")
+    p.add_argument("--versus", metavar="A-B",
+                   help="certify A-B -j N beside freecell-solver-range-parallel-solve, CPU time")
+    p.add_argument("--runs", type=int, default=3, help="pairs of runs for --versus (default 3)")
     args = p.parse_args()
     if args.synthetic:
         return synthetic(args.synthetic)
+    if args.versus:
+        return versus(args.versus, args.jobs, args.runs)
     if args.keep and os.path.exists(args.keep):
         sys.exit(f"bench_census: {args.keep} exists; give a new folder")
     scratch = tempfile.mkdtemp(prefix="bench-census-")
@@ -101,6 +113,47 @@ def census(span, jobs, folder):
           f"{chunk_bytes:,} bytes")
     print(f"  at this rate 32,000 deals take {32000 / (n / wall) / 60:.1f} min and "
           f"1,000,000 take {1e6 / (n / wall) / 60:.0f} min")
+
+
+FC_RANGE = "freecell-solver-range-parallel-solve"
+
+
+def cpu_of(argv):
+    """(wall seconds, CPU seconds: user + system of the command and all its processes)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{argv[0]} failed (exit {done.returncode}): {done.stderr.strip()[-300:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def versus(span, jobs, runs):
+    if not shutil.which(FC_RANGE):
+        sys.exit(f"no {FC_RANGE} here (apt-get install freecell-solver-bin)")
+    first, last = (int(x) for x in span.split("-"))
+    n = last - first + 1
+    ours_argv = [sys.executable, "-c", CERTIFY, span, "-j", str(jobs), "-q", "--out"]
+    theirs_argv = [FC_RANGE, str(first), str(last), "1000", "-l", "lg"]
+    print(f"certify {span} -j {jobs} -q --out DIR  vs  {' '.join(theirs_argv)}  "
+          f"({runs} pairs, nice {os.nice(0)}, load {os.getloadavg()[0]:.1f})")
+    ours, theirs = [], []
+    for i in range(runs):
+        with tempfile.TemporaryDirectory(prefix="bench-census-") as scratch:
+            ours.append(cpu_of(ours_argv + [os.path.join(scratch, "census")]))
+        theirs.append(cpu_of(theirs_argv))
+        print(f"  pair {i + 1}: certify {ours[-1][1]:.2f} s CPU ({ours[-1][0]:.1f} s wall), "
+              f"fc-solve {theirs[-1][1]:.2f} s CPU ({theirs[-1][0]:.1f} s wall): "
+              f"CPU ratio {ours[-1][1] / theirs[-1][1]:.2f}x")
+    cpu_ours = statistics.median(c for _, c in ours)
+    cpu_theirs = statistics.median(c for _, c in theirs)
+    print(f"  median CPU: certify {cpu_ours:.2f} s ({cpu_ours / n * 1e6:.0f} us a deal), "
+          f"fc-solve {cpu_theirs:.2f} s ({cpu_theirs / n * 1e6:.0f} us a deal): "
+          f"{cpu_ours / cpu_theirs:.2f}x (target <= 1.0); median wall "
+          f"{statistics.median(w for w, _ in ours):.1f} s vs "
+          f"{statistics.median(w for w, _ in theirs):.1f} s; load now {os.getloadavg()[0]:.1f}")
 
 
 def afterwards(span, folder, scratch):
