@@ -2,6 +2,10 @@
 
 The number seeds the Microsoft C runtime rand(); a draw-and-backfill shuffle of the
 52 cards then deals them round-robin onto eight columns, the first eight at the bottom.
+
+This is the reference: certify/engine/solver.c deals the same way (deal_board) for a census,
+which gives it deal numbers, and tests/test_solver_native.py holds the two to the same
+deals, on both sides of 2^31 and 2^32.
 """
 
 from .cards import name

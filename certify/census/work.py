@@ -57,7 +57,7 @@ class DealFailed(RuntimeError):
 def prove_deal(deal, settings, attempt=None):
     """Prove one deal: its Item (row of the results table, range certificate entry).
     `attempt`: what attempted(deal, settings) gave, if it was called already."""
-    spent, tried, indices = attempt or attempted(deal, settings)
+    spent, tried, indices = attempted(deal, settings) if attempt is None else attempt
     t0 = time.monotonic() - spent
     try:
         result = None if indices is not None else as_certify_does(deal, settings, tried)
@@ -83,13 +83,13 @@ def prove_deal(deal, settings, attempt=None):
 
 def attempted(deal, settings):
     """(seconds, positions the solver tried, the move indices of its win or None): the whole
-    proof's solver attempts in one call (prove.at_once). Out of memory there, (seconds, 0,
+    proof's solver attempts in one call (prove.at_once). Out of room there, (seconds, 0,
     None): then the whole proof runs, and says what running out of memory comes to."""
     t0 = time.monotonic()
     try:
         tried, indices = at_once(deal, settings.rules(), settings.max_positions,
                                  settings.time_limit, settings.memory)
-    except MemoryError:
+    except (OverflowError, MemoryError, RecursionError):
         tried, indices = 0, None
     except Exception as e:
         raise DealFailed(f"deal {deal}: {type(e).__name__}: {e}") from e
