@@ -24,12 +24,17 @@ external-memory search):
   same way and goes on on disk, layer by layer:
 - the frontier (the positions still to expand, a sorted file) is expanded into a buffer of
   successors; when the buffer fills, it is sorted, its repeats dropped, and written as a run. At
-  the layer's end the runs are merged, less the bucket's positions found before (the visited
-  file, sorted), into the next frontier, and into the next visited file. An empty frontier
-  closes the bucket; its pending runs, merged, are the next bucket's first frontier.
+  the layer's end the runs are merged, less the bucket's positions found before, into the next
+  frontier. Those positions are the visited file and the fresh files (each a sorted file, no
+  position in two): a layer's new positions, its frontier, are kept as one more fresh file, not
+  merged into the visited file, so that no layer rewrites all the bucket has found; the fresh
+  files are merged into the visited file once they outweigh it, or into one once they are many
+  (_settle), so a position is rewritten a few times in a bucket, not once a layer. An empty
+  frontier closes the bucket (its files merged into one); its pending runs, merged, are the
+  next bucket's first frontier.
 - Runs do not pile up (delayed duplicate detection within them, as Korf's search and Freecell
   Solver's disk queue do it): once a few wait, or the later ones outweigh the first, they are
-  merged into one, repeats dropped, and a layer's runs less the visited file as well
+  merged into one, repeats dropped, and a layer's runs less the bucket's files as well
   (_compact). Most successors are positions met before or made twice, so what waits on disk
   stays near the distinct new positions rather than the successors made.
 - Every key file is front-coded and zstd-compressed in blocks of 8,192 keys (external.c gives
@@ -58,9 +63,9 @@ last checkpoint left it, and the command that resumes. The work since that check
 (a stop by --time-limit saves it first; a signal is answered now instead).
 
 The folder's layout has a version (VERSION, in its state). A folder of another version is
-refused in one line and never read: version 1 wrote keys raw, and the runs a version 1 search
-left are not worth converting (removing the folder and starting again costs less than its
-pending runs did).
+refused in one line and never read: version 1 wrote keys raw, and version 2 kept a bucket's
+positions in one file; the runs a version 1 search left are not worth converting (removing the
+folder and starting again costs less than its pending runs did).
 
 A won position met by this search makes it stop, UNKNOWN: it keeps no parents, so it has no
 line to give (the solver had its chance before the search began).
@@ -74,7 +79,7 @@ from .outcome import NO_WIN, UNKNOWN, Outcome, budget_reason, size_text
 STATE = "search.json"
 LOCK = "search.lock"
 FORMAT = "certify-disk-search"
-VERSION = 2  # (1: keys written raw, 22 bytes each; refused, not read: see above)
+VERSION = 3  # (1: keys raw; 2: one visited file a bucket; refused, not read: see above)
 FANIN = 64  # runs one merge reads at most at once (each a reader in memory: fanin())
 MERGE_AT = 8  # runs waiting for one merge that are merged into one at once (see _compact)
 SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
@@ -251,7 +256,7 @@ class DiskSearch:
                  "identity": identity(self.position, self.rules),
                  "idw": 2, "columns": None, "ncolumns": 0, "seq": 0,
                  "bucket": 0, "layer": 0, "step": "memory",
-                 "done": [], "visited": None, "frontier": None, "offset": 0,
+                 "done": [], "visited": None, "fresh": [], "frontier": None, "offset": 0,
                  "runs": [], "pending": [], "positions": 0, "most_home": 0, "won": False,
                  "seconds": 0.0}
         self.state = state
@@ -282,7 +287,7 @@ class DiskSearch:
         names = {s["columns"]} if s["columns"] else set()
         for entry in s["done"]:
             names.add(entry[1])
-        for entry in (s["visited"], s["frontier"]):
+        for entry in [s["visited"], s["frontier"]] + s["fresh"]:
             if entry:
                 names.add(entry[0])
         names.update(r[0] for r in s["runs"])
@@ -365,7 +370,7 @@ class DiskSearch:
         done = sum(e[2] for e in s["done"])
         if self.holding:
             return done + self.expander.held
-        return done + (s["visited"][1] if s["visited"] else 0)
+        return done + (sum(e[1] for e in self._parts()) if s["visited"] else 0)
 
     @property
     def most_home(self):
@@ -610,18 +615,12 @@ class DiskSearch:
             if which == "runs" and s["step"] != "expand" or len(runs) < 2:
                 continue  # (at a layer's end its merge takes the runs: no merge of them before)
             sizes = [os.path.getsize(self._path(r[0])) for r in runs]
-            least = sizes[0]
-            if which == "runs":
-                least = max(least, os.path.getsize(self._path(s["visited"][0])) // 2)
+            less = self._parts() if which == "runs" else []
+            least = max([sizes[0]] + [os.path.getsize(self._path(e[0])) // 2 for e in less])
             if len(runs) < MERGE_AT and sum(sizes[1:]) < least:
                 continue
-            gone = runs[:self.fanin]
-            merged, _ = self._merge(gone, s["visited"] if which == "runs" else None,
-                                    union=False)
-            s[which] = [merged] + runs[self.fanin:]
+            s[which] = [self._merge(runs[:self.fanin], less)] + runs[self.fanin:]
             self._checkpoint()
-            for r in gone:
-                self._remove(r[0])
 
     def _spill(self):
         s = self.state
@@ -648,6 +647,7 @@ class DiskSearch:
         s["done"] = [[e[0], renamed[e[1]], e[2]] for e in s["done"]]
         s["visited"] = new(s["visited"])
         s["frontier"] = new(s["frontier"])
+        s["fresh"] = [new(e) for e in s["fresh"]]
         s["runs"] = [new(r) for r in s["runs"]]
         s["pending"] = [new(r) for r in s["pending"]]
         s["idw"] = 3
@@ -657,55 +657,72 @@ class DiskSearch:
         for name in renamed:
             self._remove(name)
 
-    def _merge(self, runs, visited=None, union=True):
-        """Merge runs (fanin() at a time, in passes, each checkpointed by the caller) -> either
-        (new, union) files when `visited` (and `union`), or one run (less `visited`)."""
-        w = self.expander.keylen
-        out = self._name("frontier" if visited and union else "merged")
-        union = self._name("visited") if visited and union else None
-        new, total = self.x.merge([self._b(r[0]) for r in runs], w, self._b(out),
-                                  self._b(visited[0]) if visited else None,
-                                  self._b(union) if union else None)
-        return [out, new], ([union, total] if union else None)
+    def _merge(self, runs, less=(), what="merged"):
+        """The keys of `runs` (sorted files) less those of the files `less`, into one new file:
+        [its name, its keys]. (The callers keep to fanin() runs at once, in passes if need be,
+        each checkpointed.)"""
+        out = self._name(what)
+        new = self.x.merge([self._b(r[0]) for r in runs], self.expander.keylen, self._b(out),
+                           [self._b(e[0]) for e in less])
+        return [out, new]
+
+    def _parts(self):
+        """The files of the bucket's positions found so far: the visited file and the fresh
+        ones (no key in two of them)."""
+        return [self.state["visited"]] + self.state["fresh"]
 
     def _merge_step(self):
         """The layer's runs merged: fanin() of them into one (a pass), or all of them, less the
-        bucket's visited file, into the next frontier and visited files."""
+        bucket's positions found before, into the next frontier, which is also the bucket's
+        newest fresh file. With nothing new the bucket is closed: its files merged into one."""
         s = self.state
         if len(s["runs"]) > self.fanin:
             self._pass("runs")
             return
-        old = [s["visited"][0], s["frontier"][0]] + [r[0] for r in s["runs"]]
-        frontier = None
-        if s["runs"]:
-            frontier, visited = self._merge(s["runs"], s["visited"])
-            if not frontier[1]:  # nothing new: the union is the visited file again
-                old += [frontier[0], visited[0]]
-                frontier = None
+        frontier = self._merge(s["runs"], self._parts(), "frontier") if s["runs"] else None
         s["runs"], s["offset"] = [], 0
         s["layer"] += 1
-        if frontier is not None:
-            s["frontier"], s["visited"] = frontier, visited
+        if frontier is not None and frontier[1]:
+            s["frontier"] = frontier
+            s["fresh"].append(list(frontier))
             s["step"] = "expand"
-        else:  # the bucket is closed
-            s["done"].append([s["bucket"], s["visited"][0], s["visited"][1]])
-            s["frontier"] = s["visited"] = None
-            s["step"] = "next"
+            self._checkpoint()  # (what the state no longer names goes: the runs, the old frontier)
+            self._settle()
+            return
+        parts = self._parts()
+        whole = self._merge(parts, (), "bucket") if len(parts) > 1 else s["visited"]
+        s["done"].append([s["bucket"], whole[0], whole[1]])
+        s["frontier"] = s["visited"] = None
+        s["fresh"] = []
+        s["step"] = "next"
         self._checkpoint()
-        keep = self._named()
-        for name in old:
-            if name not in keep:
-                self._remove(name)
+
+    def _settle(self):
+        """The bucket's fresh files kept few: the positions each layer found are kept as they
+        came (no layer rewrites the visited file, as a single file of the bucket's positions
+        would need), until they outweigh the visited file, when all are merged into it (so that
+        a key is rewritten a few times in a bucket, not once a layer), or until they are many,
+        when they are merged into one. Checkpointed."""
+        s = self.state
+        fresh = s["fresh"]
+        most = max(2, min(MERGE_AT, self.fanin - 1))
+        if len(fresh) < 2:
+            return
+        sizes = [os.path.getsize(self._path(e[0])) for e in fresh]
+        if sum(sizes) >= os.path.getsize(self._path(s["visited"][0])):
+            s["visited"], s["fresh"] = self._merge(self._parts(), (), "visited"), []
+        elif len(fresh) >= most:
+            s["fresh"] = [self._merge(fresh, (), "fresh")]
+        else:
+            return
+        self._checkpoint()
 
     def _pass(self, which):
         """fanin() of the state's `which` runs merged into one, checkpointed."""
         s = self.state
         gone = s[which][:self.fanin]
-        merged, _ = self._merge(gone)
-        s[which] = [merged] + s[which][self.fanin:]
+        s[which] = [self._merge(gone)] + s[which][self.fanin:]
         self._checkpoint()
-        for r in gone:
-            self._remove(r[0])
 
     def _next_bucket(self):
         """The next bucket begun: its pending runs merged into its first frontier (which is
@@ -718,16 +735,13 @@ class DiskSearch:
             s["step"] = "done"
             self._checkpoint()
             return
-        first, _ = self._merge(s["pending"])
-        gone = [r[0] for r in s["pending"]]
+        first = self._merge(s["pending"])
         s["pending"] = []
         s["bucket"] += 1
         s["layer"] = 0
-        s["visited"], s["frontier"] = first, list(first)
+        s["visited"], s["frontier"], s["fresh"] = first, list(first), []
         s["step"] = "memory"
         self._checkpoint()
-        for name in gone:
-            self._remove(name)
 
     # ---- the certificate ---------------------------------------------------------------
 
@@ -836,7 +850,8 @@ def read_state(folder, position, rules, resume):
 def named_counts(state):
     """{file: keys} of the key files a state names."""
     counts = {e[1]: e[2] for e in state["done"]}
-    for entry in [state["visited"], state["frontier"]] + state["runs"] + state["pending"]:
+    for entry in [state["visited"], state["frontier"]] + state["fresh"] + state["runs"] + \
+            state["pending"]:
         if entry:  # (a frontier of none may name the visited file, with 0)
             counts[entry[0]] = max(entry[1], counts.get(entry[0], 0))
     return counts

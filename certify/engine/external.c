@@ -1319,128 +1319,127 @@ static void heap_make(Heap *q) {
     for (int i = q->n / 2 - 1; i >= 0; i--) sift_down(q, i);
 }
 
-/* merge(inputs, width, out, visited=None, union=None) -> (new, union): the keys of
-** the sorted files `inputs` (each without repeats), without repeats, less those in the sorted
-** file `visited`, written to `out`; and with `union`, every key of `visited` and of `out` to that
-** file too (the bucket's set once this layer's new keys are in it). A key out of order in any
-** input is an error: a file of ours was changed. */
-static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
-    (void)self;
-    static char *names[] = {"inputs", "width", "out", "visited", "union", NULL};
-    PyObject *inputs;
-    int width;
-    const char *out_path, *visited_path = NULL, *union_path = NULL;
-    PyObject *visited_arg = Py_None, *union_arg = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!iy|OO", names, &PyList_Type, &inputs, &width,
-                                     &out_path, &visited_arg, &union_arg))
-        return NULL;
-    if ((visited_arg != Py_None && !PyBytes_Check(visited_arg)) ||
-        (union_arg != Py_None && !PyBytes_Check(union_arg))) {
-        PyErr_SetString(PyExc_TypeError, "merge: paths are bytes or None");
-        return NULL;
-    }
-    if (visited_arg != Py_None) visited_path = PyBytes_AS_STRING(visited_arg);
-    if (union_arg != Py_None) union_path = PyBytes_AS_STRING(union_arg);
-    Py_ssize_t k = PyList_GET_SIZE(inputs);
-    if (width < 1 || width > MAX_RECORD || k > MOST_INPUTS ||
-        (union_path && !visited_path)) {
-        PyErr_SetString(PyExc_ValueError, "merge: bad arguments");
-        return NULL;
-    }
-    const char **paths = malloc(((size_t)k + 1) * sizeof *paths);
-    In *readers = calloc((size_t)k + 1, sizeof *readers);
-    In **heap = malloc(((size_t)k + 1) * sizeof *heap);
-    if (!paths || !readers || !heap) { free(paths); free(readers); free(heap); return PyErr_NoMemory(); }
+/* Open the key files `list` (bytes paths) into readers[0..], the live ones into q: 0, or -1 with
+** *err and *where set (called without the GIL: the paths are bytes the caller holds). */
+static int open_all(const char **paths, Py_ssize_t k, size_t w, In *readers, Heap *q, int *err,
+                    const char **where) {
     for (Py_ssize_t i = 0; i < k; i++) {
-        PyObject *p = PyList_GET_ITEM(inputs, i);
+        if (in_open(&readers[i], paths[i], w, 0) < 0) {
+            *err = readers[i].err;
+            *where = paths[i];
+            return -1;
+        }
+        if (readers[i].live) q->h[q->n++] = &readers[i];
+    }
+    heap_make(q);
+    return 0;
+}
+
+static const char **path_list(PyObject *list, Py_ssize_t *k) {
+    if (!PyList_Check(list) && !PyTuple_Check(list)) {
+        PyErr_SetString(PyExc_TypeError, "merge: a list of paths");
+        return NULL;
+    }
+    *k = PySequence_Fast_GET_SIZE(list);
+    if (*k > MOST_INPUTS) { PyErr_SetString(PyExc_ValueError, "merge: too many files"); return NULL; }
+    const char **paths = malloc(((size_t)*k + 1) * sizeof *paths);
+    if (!paths) { PyErr_NoMemory(); return NULL; }
+    for (Py_ssize_t i = 0; i < *k; i++) {
+        PyObject *p = PySequence_Fast_GET_ITEM(list, i);
         if (!PyBytes_Check(p)) {
-            free(paths); free(readers); free(heap);
+            free(paths);
             PyErr_SetString(PyExc_TypeError, "merge: paths are bytes");
             return NULL;
         }
         paths[i] = PyBytes_AS_STRING(p);
     }
+    return paths;
+}
+
+/* merge(inputs, width, out, visited=()) -> new: the keys of the sorted files `inputs` (each
+** without repeats), without repeats, less those in the sorted files `visited` (no key in two of
+** them: a bucket's parts), written to `out`. A key out of order in any file is an error: a file
+** of ours was changed. */
+static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    static char *names[] = {"inputs", "width", "out", "visited", NULL};
+    PyObject *inputs, *visited = NULL;
+    int width;
+    const char *out_path;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oiy|O", names, &inputs, &width, &out_path,
+                                     &visited))
+        return NULL;
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "merge: bad arguments");
+        return NULL;
+    }
+    Py_ssize_t k = 0, nv = 0;
+    const char **paths = path_list(inputs, &k), **vpaths = NULL;
+    if (!paths) return NULL;
+    if (visited && !(vpaths = path_list(visited, &nv))) { free(paths); return NULL; }
+    In *readers = calloc((size_t)(k + nv) + 1, sizeof *readers);
+    In **heap = malloc(((size_t)k + 1) * sizeof *heap), **vheap = malloc(((size_t)nv + 1) * sizeof *vheap);
+    if (!readers || !heap || !vheap) {
+        free(paths); free(vpaths); free(readers); free(heap); free(vheap);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < k + nv; i++) readers[i].fd = -1;
     size_t w = (size_t)width;
     int err = 0, disorder = 0, stop = 0;
     const char *where = NULL;
-    uint64_t nnew = 0, nunion = 0, steps = 0;
-    Out out, uni;
-    In vis;
-    int have_vis = visited_path != NULL;
-    memset(&vis, 0, sizeof vis);
-    vis.fd = -1;
+    uint64_t nnew = 0, steps = 0;
+    Out out;
     memset(&out, 0, sizeof out);
-    memset(&uni, 0, sizeof uni);
-    out.fd = uni.fd = -1;
-    for (Py_ssize_t i = 0; i < k; i++) readers[i].fd = -1;
+    out.fd = -1;
+    Heap q = {heap, 0, w}, v = {vheap, 0, w};
     Py_BEGIN_ALLOW_THREADS
-    Heap q = {heap, 0, w};
-    for (Py_ssize_t i = 0; i < k && !err; i++) {
-        if (in_open(&readers[i], paths[i], w, 0) < 0) { err = readers[i].err; where = paths[i]; }
-        else if (readers[i].live) heap[q.n++] = &readers[i];
+    if (open_all(paths, k, w, readers, &q, &err, &where) == 0 &&
+        open_all(vpaths, nv, w, readers + k, &v, &err, &where) == 0 &&
+        out_open(&out, out_path, w) < 0) {
+        err = out.err;
+        where = out_path;
     }
-    if (!err && have_vis && in_open(&vis, visited_path, w, 0) < 0) { err = vis.err; where = visited_path; }
-    if (!err && out_open(&out, out_path, w) < 0) { err = out.err; where = out_path; }
-    else if (!err && union_path && out_open(&uni, union_path, w) < 0) { err = uni.err; where = union_path; }
     uint8_t last[MAX_RECORD], lastvis[MAX_RECORD];
     int any = 0, anyvis = 0;
-    if (!err) {
-        heap_make(&q);
-        while (q.n && !err) {
-            uint8_t key[MAX_RECORD];
-            In *top = q.h[0];
-            if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
-            memcpy(key, top->key, w);
-            if (heap_pop(&q) < 0) { err = top->err; where = "a run"; break; }
-            if (top->live && memcmp(top->key, key, w) <= 0) { disorder = 1; break; }
-            if (any && memcmp(key, last, w) == 0) continue;   /* in two runs */
-            memcpy(last, key, w);
-            any = 1;
-            /* the visited keys below this one go to the union as they are */
-            int seen = 0;
-            while (have_vis && vis.live) {
-                int c = memcmp(vis.key, key, w);
-                if (c > 0) break;
-                if (anyvis && memcmp(vis.key, lastvis, w) <= 0) { disorder = 1; break; }
-                memcpy(lastvis, vis.key, w);
-                anyvis = 1;
-                if (c == 0) seen = 1;
-                if (union_path) { out_put(&uni, vis.key); nunion++; }
-                if (in_next(&vis) < 0) { err = vis.err; where = visited_path; break; }
-            }
-            if (disorder || err) break;
-            if (seen) continue;
-            if (out_put(&out, key) < 0) { err = out.err; where = out_path; break; }
-            nnew++;
-            if (union_path) {
-                if (out_put(&uni, key) < 0) { err = uni.err; where = union_path; break; }
-                nunion++;
-            }
-        }
-        while (!err && !disorder && !stop && union_path && vis.live) {
-            if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
-            if (anyvis && memcmp(vis.key, lastvis, w) <= 0) { disorder = 1; break; }
-            memcpy(lastvis, vis.key, w);
+    while (!err && q.n) {
+        uint8_t key[MAX_RECORD];
+        In *top = q.h[0];
+        if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
+        memcpy(key, top->key, w);
+        if (heap_pop(&q) < 0) { err = top->err; where = "a run"; break; }
+        if (top->live && memcmp(top->key, key, w) <= 0) { disorder = 1; break; }
+        if (any && memcmp(key, last, w) == 0) continue;   /* in two runs */
+        memcpy(last, key, w);
+        any = 1;
+        /* the visited keys up to this one passed over */
+        int seen = 0;
+        while (v.n) {
+            In *vt = v.h[0];
+            int c = memcmp(vt->key, key, w);
+            if (c > 0) break;
+            if (anyvis && memcmp(vt->key, lastvis, w) <= 0) { disorder = 1; break; }
+            memcpy(lastvis, vt->key, w);
             anyvis = 1;
-            if (out_put(&uni, vis.key) < 0) { err = uni.err; where = union_path; break; }
-            nunion++;
-            if (in_next(&vis) < 0) { err = vis.err; where = visited_path; }
+            seen |= c == 0;
+            if (heap_pop(&v) < 0) { err = vt->err; where = "a visited file"; break; }
+            if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
         }
-        if (!err && uni.err) { err = uni.err; where = union_path; }
+        if (disorder || err || stop) break;
+        if (seen) continue;
+        if (out_put(&out, key) < 0) { err = out.err; where = out_path; break; }
+        nnew++;
     }
     if (out_close(&out) < 0 && !err) { err = out.err; where = out_path; }
-    if (union_path && out_close(&uni) < 0 && !err) { err = uni.err; where = union_path; }
-    for (Py_ssize_t i = 0; i < k; i++) in_close(&readers[i]);
-    if (have_vis) in_close(&vis);
+    for (Py_ssize_t i = 0; i < k + nv; i++) in_close(&readers[i]);
     Py_END_ALLOW_THREADS
-    free(paths); free(readers); free(heap);
+    free(paths); free(vpaths); free(readers); free(heap); free(vheap);
     if (stop) return stopped();
     if (disorder) {
         PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
         return NULL;
     }
     if (err) return os_error(err, where);
-    return Py_BuildValue("(KK)", (unsigned long long)nnew, (unsigned long long)nunion);
+    return PyLong_FromUnsignedLongLong(nnew);
 }
 
 /* widen(path, out, ncells): a file of keys with 2-byte ids rewritten with 3-byte ones (the
@@ -1728,7 +1727,7 @@ static PyObject *py_stop(PyObject *self, PyObject *arg) {
 
 static PyMethodDef module_methods[] = {
     {"merge", (PyCFunction)(void (*)(void))py_merge, METH_VARARGS | METH_KEYWORDS,
-     "merge(inputs, width, out, visited=None, union=None) -> (new, union)"},
+     "merge(inputs, width, out, visited=()) -> keys written"},
     {"count", py_count, METH_VARARGS, "count(path, width) -> keys in a whole key file, or None"},
     {"stop", py_stop, METH_O, "stop(True): the loops running stop at their next look (Stopped)"},
     {"widen", py_widen, METH_VARARGS, "widen(path, out, ncells): 2-byte ids to 3"},
