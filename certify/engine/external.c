@@ -1341,7 +1341,10 @@ static const char **path_list(PyObject *list, Py_ssize_t *k) {
         return NULL;
     }
     *k = PySequence_Fast_GET_SIZE(list);
-    if (*k > MOST_INPUTS) { PyErr_SetString(PyExc_ValueError, "merge: too many files"); return NULL; }
+    if (*k > MOST_INPUTS) {
+        PyErr_SetString(PyExc_ValueError, "merge: too many files");
+        return NULL;
+    }
     const char **paths = malloc(((size_t)*k + 1) * sizeof *paths);
     if (!paths) { PyErr_NoMemory(); return NULL; }
     for (Py_ssize_t i = 0; i < *k; i++) {
@@ -1378,7 +1381,8 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
     if (!paths) return NULL;
     if (visited && !(vpaths = path_list(visited, &nv))) { free(paths); return NULL; }
     In *readers = calloc((size_t)(k + nv) + 1, sizeof *readers);
-    In **heap = malloc(((size_t)k + 1) * sizeof *heap), **vheap = malloc(((size_t)nv + 1) * sizeof *vheap);
+    In **heap = malloc(((size_t)k + 1) * sizeof *heap);
+    In **vheap = malloc(((size_t)nv + 1) * sizeof *vheap);
     if (!readers || !heap || !vheap) {
         free(paths); free(vpaths); free(readers); free(heap); free(vheap);
         return PyErr_NoMemory();
@@ -1693,7 +1697,10 @@ static PyObject *py_count(PyObject *self, PyObject *args) {
     const char *path;
     int width;
     if (!PyArg_ParseTuple(args, "yi", &path, &width)) return NULL;
-    if (width < 1 || width > MAX_RECORD) { PyErr_SetString(PyExc_ValueError, "width"); return NULL; }
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "width");
+        return NULL;
+    }
     uint64_t n = 0;
     int whole = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -1708,7 +1715,10 @@ static PyObject *py_count(PyObject *self, PyObject *args) {
         while (at < size) {
             if (size - at < 8 || pread(fd, h, 8, (off_t)at) != 8) { whole = 0; break; }
             uint32_t keys = get_le32(h), clen = get_le32(h + 4);
-            if (!keys || keys > BLOCK_KEYS || clen > bound || size - at - 8 < clen) { whole = 0; break; }
+            if (!keys || keys > BLOCK_KEYS || clen > bound || size - at - 8 < clen) {
+                whole = 0;
+                break;
+            }
             n += keys;
             at += 8 + (uint64_t)clen;
         }
