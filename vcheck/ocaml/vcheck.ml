@@ -1085,6 +1085,9 @@ let who path = function
 
 (* ---- One certificate ---- *)
 
+(* A win's moves, copied out of the stream (one buffer for every entry of a range). *)
+let moves = ref (Bigarray.(Array1.create char c_layout 4096))
+
 (* Check one claim about one start under one set of rules, its body read through [r]; the
    theorem's sentence, or Rejected.  Unless [prove], the body is only read (and checked for
    form): a range's entry that another process proves.  [board] is the header's board, copied
@@ -1115,7 +1118,8 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
         l
       end in
     let c = r.need len "the moves" in
-    let d = Bigarray.(Array1.create char c_layout (max len 1)) and off = 0 in
+    if Bigarray.Array1.dim !moves < len then moves := Bigarray.(Array1.create char c_layout len);
+    let d = !moves and off = 0 in
     Bigarray.Array1.(blit (sub c.data c.pos len) (sub d 0 len));
     c.pos <- c.pos + len;
     r.seen c;

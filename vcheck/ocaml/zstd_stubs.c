@@ -1,5 +1,5 @@
-/* The certificate file's bytes (a file, or standard input), zstd frames decompressed into one
- * buffer or a piece at a time, and XXH3-64 (of one buffer, or of pieces).
+/* The certificate file's bytes (a file, or standard input), its zstd frames decompressed a
+ * piece at a time, and XXH3-64 of data that arrives in pieces.
  *
  * Untrusted: whatever these return is read by the driver and checked by the proved checker;
  * a wrong byte can only make a check fail.  One error discipline: every failure raises
@@ -18,10 +18,6 @@
 #include <caml/fail.h>
 #include <caml/memory.h>
 #include <caml/mlvalues.h>
-
-/* libxxhash's one-shot XXH3 (the library is Debian's libxxhash0; declared here so that the
- * build needs no header package). */
-extern uint64_t XXH3_64bits(const void *data, size_t len);
 
 static char message[512];
 
@@ -89,72 +85,6 @@ static unsigned char *read_file(const char *path, size_t *size, size_t limit)
     return buf;
 }
 
-/* Decompress every frame, one after another, as one stream.  Refused: an empty frame, a
- * skippable one, a file that ends inside a frame, bytes that are not a frame, and data
- * larger than [limit]. */
-static unsigned char *decompress(const unsigned char *in, size_t in_size, size_t limit,
-                                 size_t *out_size)
-{
-    ZSTD_DStream *ds = ZSTD_createDStream();
-    size_t cap = 1 << 20, used = 0;
-    unsigned char *out = malloc(cap);
-    if (!ds || !out) { snprintf(message, sizeof message, "out of memory"); goto error; }
-    ZSTD_initDStream(ds);
-    ZSTD_inBuffer input = { in, in_size, 0 };
-    if (in_size == 0) {
-        snprintf(message, sizeof message, "not a valid zstd frame: the file is empty");
-        goto error;
-    }
-    while (input.pos < input.size) {
-        /* A new frame starts here. */
-        if (input.size - input.pos >= 4) {
-            uint32_t magic = in[input.pos] | in[input.pos + 1] << 8 | in[input.pos + 2] << 16 |
-                             (uint32_t)in[input.pos + 3] << 24;
-            if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
-                snprintf(message, sizeof message, "a skippable zstd frame holds none of the data");
-                goto error;
-            }
-        }
-        size_t frame_start = used, ret;
-        do {
-            if (used == cap) {
-                if (cap >= limit) {
-                    snprintf(message, sizeof message,
-                             "the data decompresses to more than 4 GiB");
-                    goto error;
-                }
-                size_t bigger = cap * 2 > limit ? limit : cap * 2;
-                unsigned char *grown = realloc(out, bigger);
-                if (!grown) { snprintf(message, sizeof message, "out of memory"); goto error; }
-                out = grown; cap = bigger;
-            }
-            ZSTD_outBuffer output = { out + used, cap - used, 0 };
-            ret = ZSTD_decompressStream(ds, &output, &input);
-            if (ZSTD_isError(ret)) {
-                snprintf(message, sizeof message, "not a valid zstd frame: %s",
-                         ZSTD_getErrorName(ret));
-                goto error;
-            }
-            used += output.pos;
-            if (ret != 0 && input.pos == input.size && output.pos < output.size) {
-                snprintf(message, sizeof message, "the file is cut short inside a zstd frame");
-                goto error;
-            }
-        } while (ret != 0);
-        if (used == frame_start) {
-            snprintf(message, sizeof message, "an empty zstd frame holds none of the data");
-            goto error;
-        }
-    }
-    ZSTD_freeDStream(ds);
-    *out_size = used;
-    return out;
-error:
-    if (ds) ZSTD_freeDStream(ds);
-    free(out);
-    return NULL;
-}
-
 static value bigarray_of(unsigned char *data, size_t size)
 {
     unsigned char *fit = size ? realloc(data, size) : data;
@@ -173,30 +103,9 @@ value vc_read(value path)
     CAMLreturn(bigarray_of(in, size));
 }
 
-/* vc_decompress : bigarray -> bigarray: the data of the frames in it */
-value vc_decompress(value file)
-{
-    CAMLparam1(file);
-    size_t size;
-    unsigned char *out = decompress(Caml_ba_data_val(file), Caml_ba_array_val(file)->dim[0],
-                                    (size_t)4 << 30, &size);
-    if (!out) fail(message);
-    CAMLreturn(bigarray_of(out, size));
-}
-
-/* vc_xxh3 : bigarray -> int -> int -> string (16 lowercase hex digits) */
-value vc_xxh3(value data, value off, value len)
-{
-    CAMLparam3(data, off, len);
-    char hex[17];
-    const unsigned char *p = Caml_ba_data_val(data);
-    uint64_t h = XXH3_64bits(p + Long_val(off), (size_t)Long_val(len));
-    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
-    CAMLreturn(caml_copy_string(hex));
-}
-
-/* ---- The frames read a piece at a time, for a version 3 no-win whose records need not be
- * held decompressed all at once.  The same refusals as decompress() above. ---- */
+/* ---- The frames read a piece at a time, one after another, as one stream (the data is never
+ * held whole).  Refused: an empty frame, a skippable one, a file that ends inside a frame,
+ * and bytes that are not a frame. ---- */
 
 #include <caml/custom.h>
 
