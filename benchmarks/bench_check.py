@@ -11,10 +11,12 @@
                                                           # times (5) alternately on each FILE: medians of
                                                           # wall and CPU seconds and of peak MiB, -j 1 and
                                                           # -j 2 for today's (one file split in two)
-    python3 benchmarks/bench_check.py padded-range [N]    # the first N (2,000) deals of 1-32000.msgpack.zst,
-                                                          # each true win padded with moves in a circle to
-                                                          # the range's default total (verified), and one
-                                                          # move a deal past it (refused): size and time
+    python3 benchmarks/bench_check.py padded-range [--before COMMIT] [N]
+                                                          # the first N (17,500: under 1 MB) deals of
+                                                          # 1-32000.msgpack.zst, each true win padded with
+                                                          # moves in a circle, to the range's default total
+                                                          # by its deals and to just under its total by its
+                                                          # bytes: size, verdict, time (and COMMIT's check)
 
 Every check runs as its own process (`python -m check`); its seconds are wall time and its peak is the
 process's own maximum resident set (os.wait4), so the figures need nothing else installed. The files are
@@ -95,49 +97,77 @@ def compare(argv):
 
 
 def padded_range(argv):
-    """The first N (2,000) entries of certificates/1-32000.msgpack.zst, each true win line padded before
-    its last move with its card going to an empty column and back, to as many moves as the range's
-    total allows by default (and, for a second file, one move a deal more): their size, verdict, time."""
+    """The first N (17,500) entries of certificates/1-32000.msgpack.zst (version 3), each true win line
+    padded before its last move with its card going to an empty column and back: to the range's default
+    total by its deals (250 a deal), and to just under its default total by its bytes (--byte-moves a
+    byte); each checked by check/ as it is and, with --before COMMIT, by check/ of that commit."""
     sys.path.insert(0, str(ROOT))
     from check import checker
-    n = int(argv[0]) if argv else 2000
+    before, rest = None, []
+    while argv:
+        arg = argv.pop(0)
+        if arg == '--before':
+            before = argv.pop(0)
+        else:
+            rest.append(arg)
+    n = int(rest[0]) if rest else 17500
     _, entries = g.unpack_range((ROOT / 'certificates' / '1-32000.msgpack.zst').read_bytes())
-    most = checker.LIMITS['range-moves'] * n + checker.LIMITS['moves']
+    entries = entries[:n]
     folder = Path(tempfile.mkdtemp(prefix='bench-check-padded-'))
+    commands = [('check of today', None)]
+    if before:
+        (folder / 'old_checker.py').write_text(subprocess.run(['git', 'show', f'{before}:check/checker.py'], cwd=ROOT,
+                                                              capture_output=True, text=True, check=True).stdout)
+        commands.append((f'check of {before}', [sys.executable, '-c', f'import sys; sys.path.insert(0, {str(folder)!r}); '
+                                                'import old_checker; sys.exit(old_checker.main(sys.argv[1:]))']))
     try:
-        for extra in (0, 1):
-            built, spare = [], most + extra * n - sum(e[2] for e in entries[:n] if e[1] == 'win')
-            wins = sum(e[1] == 'win' for e in entries[:n])
-            for deal, claim, count, body in entries[:n]:
+        wins = sum(e[1] == 'win' for e in entries)
+        lines = {e[0]: e[3][0] for e in entries if e[1] == 'win'}
+        by_deals = checker.LIMITS['range-moves'] * n + checker.LIMITS['moves']
+        honest = g.range_file(1, [g.entry(d, c, k, b''.join(msgpack.packb(v) for v in body), version=3)
+                                  for d, c, k, body in entries], level=19, version=3)
+        # (the padding costs a few bytes a deal: the padded file is about 4% larger than the honest one)
+        by_bytes = int(checker.LIMITS['byte-moves'] * len(honest) * 1.035)
+        for label, most in (('padded to 250 a deal', by_deals), ('padded to just under 4 a byte', by_bytes)):
+            spare = most - sum(e[2] for e in entries if e[1] == 'win')
+            built = []
+            for deal, claim, count, body in entries:
+                values = b''.join(msgpack.packb(v) for v in body)
                 if claim == 'win':
-                    add = min(spare, (most + extra * n) // wins - count) // 2 * 2
-                    body, spare = padded(deal, body, add), spare - add
-                built.append(g.entry(deal, claim, len(body) // 2, body))
-            path = folder / f'padded-{n}-{extra}.msgpack.zst'
-            path.write_bytes(g.range_file(1, built, level=19, cells=4))
-            code, seconds, peak, line = run_child(path)
-            moves = sum(msgpack.unpackb(e)[2] for e in built if msgpack.unpackb(e)[1] == 'win')
-            print(f'{n:,} deals, {moves:,} moves in all ({moves / n:.0f} a deal): {path.stat().st_size:,} bytes, '
-                  f'exit {code}, {seconds:.2f} s, peak {peak:.0f} MiB\n  {line[:150]}', flush=True)
+                    add = max(0, min(spare, most // wins - count, checker.LIMITS['moves'] - count)) // 2 * 2
+                    line = padded_indices(checker, deal, lines[deal], add)
+                    spare -= len(line) - count
+                    count, values = len(line), msgpack.packb(line)
+                built.append(g.entry(deal, claim, count, values, version=3))
+            path = folder / f'padded-{n}.msgpack.zst'
+            path.write_bytes(g.range_file(1, built, level=19, version=3))
+            moves = most - spare
+            print(f'{label}: {n:,} deals, {moves:,} moves ({moves / n:.0f} a deal, {moves / path.stat().st_size:.1f} '
+                  f'a byte), {path.stat().st_size:,} bytes', flush=True)
+            for name, command in commands:
+                code, seconds, peak, line, cpu = run_measured('-j', 1, path, command=command)
+                print(f'  {name}: exit {code}, {seconds:.2f} s wall, {cpu:.2f} s CPU, peak {peak:.0f} MiB\n'
+                      f'    {line[:150]}', flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def padded(deal, body, extra):
-    """Deal's win line with `extra` (even) more legal moves: before its last move, its card goes to an
-    empty column and back, again and again."""
-    sys.path.insert(0, str(ROOT))
-    from check import checker
-    moves = list(zip(body[::2], body[1::2]))
+def padded_indices(checker, deal, line, extra):
+    """Deal's version 3 win line (move indices) with `extra` (even) more legal moves: before its last
+    move, its card goes to an empty column and back, again and again (the same two positions each time
+    round). Unchanged if no column is empty there."""
     found, free, cols = bytes(4), b'', checker.deal(deal)
-    for card, dest in moves[:-1]:
-        source = [s for c, s, d in checker.moves(found, free, cols, 4, False) if (c, d) == (card, dest)][0]
-        found, free, cols = checker.after(found, free, cols, card, source, dest)
-    card = moves[-1][0]
-    home = checker.CELL if card in free else [c for c, col in enumerate(cols) if col and col[-1] == card][0]
-    away = [c for c, col in enumerate(cols) if not col and c != home][0]
-    line = moves[:-1] + [(card, away), (card, home)] * (extra // 2) + moves[-1:]
-    return bytes(b for mv in line for b in mv)
+    for i in line[:-1]:
+        found, free, cols = checker.after(found, free, cols, *list(checker.moves(found, free, cols, 4, False))[i])
+    legal = list(checker.moves(found, free, cols, 4, False))
+    card, home, _ = legal[line[-1]]
+    away = [c for c, col in enumerate(cols) if not col and c != home]
+    if not away or extra == 0:
+        return bytes(line)
+    there = [k for k, (c, _, d) in enumerate(legal) if (c, d) == (card, away[0])][0]
+    moved = checker.after(found, free, cols, card, home, away[0])
+    back = [k for k, (c, _, d) in enumerate(checker.moves(*moved, 4, False)) if (c, d) == (card, home)][0]
+    return bytes(line[:-1]) + bytes([there, back]) * (extra // 2) + bytes(line[-1:])
 
 
 def frame(data, level=3):

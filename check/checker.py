@@ -12,8 +12,8 @@ proving what --deal, ... ask); 1: some REJECTED; 2: none rejected, some UNREADAB
 # records could only make those checks fail. Likewise a win's line reaches the core as a choice
 # among the legal moves the core lists, so every move it plays is legal whatever the reader chose.
 # "§n" is section n of the format document.
-import argparse, concurrent.futures, contextlib, functools, hashlib, importlib.metadata, json
-import mmap, multiprocessing, os, reprlib, shutil, signal, stat, struct, sys, tempfile, time
+import argparse, concurrent.futures, contextlib, functools, hashlib, importlib.metadata, itertools
+import json, mmap, multiprocessing, os, reprlib, shutil, signal, stat, struct, sys, tempfile, time
 
 import msgpack, xxhash, zstandard
 
@@ -57,25 +57,28 @@ def deal(n):
 
 # Every legal move from a position (four foundation counts for C D H S, the cards in the free cells
 # ascending, the eight columns bottom card first: all bytes), as (card, source, destination) coded
-# like a win body (§1), listed in the move order (§7): to the foundation, onto columns 1..8, to a
-# free cell, by ascending card within each (GOES_ON's lists ascend; the other lists are sorted).
+# like a win body (§1), one at a time in the move order (§7): to the foundation, onto columns 1..8,
+# to a free cell, by ascending card within each (GOES_ON's lists ascend; the others are sorted).
+# One at a time, so that a replay stops at the move it plays: most are among the first few.
 def moves(found, free, cols, cells, foundation_moves):
     # The cards free to move, and where each is: the top card of a non-empty column, a card in a
     # free cell, and, only if the rules allow it, the top card of a non-empty foundation.
-    source = {col[-1]: c for c, col in enumerate(cols) if col}
-    source.update(dict.fromkeys(free, CELL))
+    source = dict.fromkeys(free, CELL)
+    for c, col in enumerate(cols):
+        if col: source[col[-1]] = c
     if foundation_moves:
         source.update({(n - 1) * 4 + suit: FOUNDATION for suit, n in enumerate(found) if n})
-    # To its foundation: the next card of its suit, if it is free (and not on that foundation).
-    home = [(card, source[card], FOUNDATION)
-            for card in sorted(n * 4 + suit for suit, n in enumerate(found))
-            if source.get(card, FOUNDATION) != FOUNDATION]
+    # To its foundation: the next card of its suit, if it is free (a foundation's top card is not
+    # the next card of its suit, so it never goes back onto its own foundation).
+    for card in sorted([found[0] * 4, found[1] * 4 + 1, found[2] * 4 + 2, found[3] * 4 + 3]):
+        if card in source: yield card, source[card], FOUNDATION
     # Onto a column: any free card if it is empty, else a card that goes on its top card.
-    onto = [(card, source[card], dest) for dest, col in enumerate(cols)
-            for card in (GOES_ON[col[-1]] if col else sorted(source)) if card in source]
+    for dest, col in enumerate(cols):
+        for card in GOES_ON[col[-1]] if col else sorted(source):
+            if card in source: yield card, source[card], dest
     # To an empty free cell: only from a column (the cells are a set: no cell-to-cell moves).
-    if len(free) >= cells: return home + onto
-    return home + onto + [(card, source[card], CELL) for card in sorted(source) if source[card] < 8]
+    for card in sorted(source):
+        if source[card] < 8 and len(free) < cells: yield card, source[card], CELL
 
 
 # The position after moving card from source to dest: only the two places it touches change.
@@ -125,15 +128,16 @@ def close(records, column, index, rules, lo, hi):
         if (n + 1) % 8192 == 0: progress(f'record {n + 1:,} of {records.count:,} closed')
 
 
-# A win's line of `steps` moves: before each, pick(n, legal, position) chooses one of the legal
-# moves, listed in the move order (§7: to the foundation, onto columns 1..8, to a free cell; by
-# card within each), by its index; the core plays that move. The last position must be won.
-def replay(steps, pick, found, free, cols, rules):
+# A win's line of `steps` moves: before each, pick(n, position) gives the index of the move to play
+# among the legal moves that moves() lists, in the move order (§7); the core plays that move. The
+# last position must be won.
+def replay(steps, pick, found, free, cols, cells, foundation_moves):
     for n in range(steps):
-        legal = moves(found, free, cols, rules['cells'], rules['foundation_moves'])
-        i = pick(n, legal, (found, free, cols))
-        if not 0 <= i < len(legal):
-            raise Rejected(f'move {n + 1}: index {i} is not below the {len(legal)} legal moves')
+        i = pick(n, (found, free, cols))
+        # The legal moves up to the one of index i: all of them, if there are not so many.
+        legal = list(itertools.islice(moves(found, free, cols, cells, foundation_moves), i + 1))
+        if len(legal) <= i: raise Rejected(f'move {n + 1}: index {i} is not below the '
+                                           f'{len(legal)} legal moves')
         found, free, cols = after(found, free, cols, *legal[i])
     if found != WON: raise Rejected(f'after all {steps:,} moves the position is not won: '
                                     f'{show(found, free, cols)}')
@@ -178,38 +182,38 @@ def integer(x, low, high): return type(x) is int and low <= x <= high   # (type(
 
 
 # The default limits on one certificate, or one entry of a range, and on a range in all (§5): N a
-# deal, and one certificate's worth more. The largest published no-win has 2,449,032 positions and
-# a column table of 844 entries; the longest win line of deals 1..1,000,000 has 235 moves, and the
-# wins of 1..32,000 have 121 on average.
-LIMITS = {'positions': 4_000_000, 'columns': 1_000_000, 'moves': 100_000,
-          'range-moves': 250, 'range-positions': 10_000, 'memory': None}
+# deal and N a byte of the file read, each with one certificate's worth more. The largest published
+# no-win has 2,449,032 positions (4.0 a byte of its file) and a column table of 844 entries; the
+# longest win line of deals 1..1,000,000 has 235 moves, and the wins of 1..32,000 have 121 on
+# average, 2.1 a byte of their range. Bytes bound what deals cannot: a line padded with moves in a
+# circle costs almost no bytes, and the deals' budget lets it ask twice an honest line of each.
+LIMITS = {'positions': 4_000_000, 'columns': 1_000_000, 'moves': 100_000, 'memory': None,
+          'range-moves': 250, 'range-positions': 10_000, 'byte-moves': 4, 'byte-positions': 16}
 KEYS = set('format version claim deal board cells foundation_moves symmetry count xxh3_64'.split())
+SHOWN = 'claim deal first last unwinnable cells foundation_moves symmetry count'.split()   # --json
 SPLIT = 65536    # records from which one file's closure check is split across processes (-j)
 CHUNK = 2**20    # the records of a version 3 chunk (§7); the last chunk holds the rest
 
 
-# replay()'s choice for a version 1 or 2 line: the legal move of move n's card and destination
-# bytes; else why not, with where the card may go instead, if anywhere.
-def named(body):
-    def pick(n, legal, position):
-        card, dest = body[2 * n], body[2 * n + 1]
-        pairs = [(c, d) for c, _, d in legal]
-        if (card, dest) in pairs: return pairs.index((card, dest))
-        need(card < 52 and dest < 10, f'move {n + 1}: bytes {card}, {dest} are not a move')
-        could = ', '.join(place(d) for c, d in pairs if c == card)
-        raise Rejected(f'move {n + 1} ({name(card)} to {place(dest)}) is illegal: {name(card)} '
-                       f'{"may go only to " + could if could else "cannot move"}; before it: '
-                       f'{show(*position)}')
-    return pick
+# replay()'s choice for a version 1 or 2 line (with body and rules given): the index of the legal
+# move of move n's card and destination bytes; else why not, with where the card may go instead.
+def named(body, rules, n, position):
+    card, dest = body[2 * n], body[2 * n + 1]
+    pairs = [(c, d) for c, _, d in moves(*position, rules['cells'], rules['foundation_moves'])]
+    if (card, dest) in pairs: return pairs.index((card, dest))
+    need(card < 52 and dest < 10, f'move {n + 1}: bytes {card}, {dest} are not a move')
+    could = ', '.join(PLACE[d] for c, d in pairs if c == card)
+    raise Rejected(f'move {n + 1} ({name(card)} to {PLACE[dest]}) is illegal: {name(card)} '
+                   f'{"may go only to " + could if could else "cannot move"}; before it: '
+                   f'{show(*position)}')
 
 
 def leaves(n, found, free, cols, card, source, dest):   # why record n + 1 is not closed
-    return (f'record {n + 1} ({show(found, free, cols)}): moving {name(card)} from {place(source)} '
-            f'to {place(dest)} gives a position not in the certificate')
+    return (f'record {n + 1} ({show(found, free, cols)}): moving {name(card)} from {PLACE[source]} '
+            f'to {PLACE[dest]} gives a position not in the certificate')
 
 
-def place(code):
-    return {CELL: 'a free cell', FOUNDATION: 'its foundation'}.get(code, f'column {code + 1}')
+PLACE = [f'column {c + 1}' for c in range(8)] + ['a free cell', 'its foundation']   # by code
 
 
 # A position in words: foundation top cards, cell cards, columns 1..8 bottom to top.
@@ -315,11 +319,11 @@ def header(s):
              ('foundation_moves', lambda: type(h['foundation_moves']) is bool),
              ('symmetry', lambda: h['symmetry'] in ('columns', 'none')),
              ('count', lambda: integer(h['count'], 0, 2**64 - 1)),
-             ('xxh3_64', lambda: type(h['xxh3_64']) is str)]
-    tests += ([('first', lambda: integer(h['first'], 1, 2**33 - 1)),
-               ('last', lambda: integer(h['last'], h['first'], 2**33 - 1))] if ranged else
-              [('deal', lambda: h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)),   # or board
-               ('board', lambda: type(h['board']) is (bytes if h['deal'] is None else type(None)))])
+             ('xxh3_64', lambda: type(h['xxh3_64']) is str)] + (
+        [('first', lambda: integer(h['first'], 1, 2**33 - 1)),
+         ('last', lambda: integer(h['last'], h['first'], 2**33 - 1))] if ranged else
+        [('deal', lambda: h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)),   # or board
+         ('board', lambda: type(h['board']) is (bytes if h['deal'] is None else type(None)))])
     for key, ok in tests:   # (reprlib: a value in a few characters, however long or deep)
         need(ok(), f'header {key} = {reprlib.repr(h[key])} is not allowed', Unreadable)
     return h
@@ -367,7 +371,8 @@ def check_win(s, rules, limits, read):
     need(size == (2 - v3) * count, f'the body has {size} bytes, not {2 - v3} x count')
     body, s.end = s.take(size, 'the body'), None
     read()
-    replay(count, (lambda n, legal, position: body[n]) if v3 else named(body), *start(rules), rules)
+    replay(count, (lambda n, position: body[n]) if v3 else functools.partial(named, body, rules),
+           *start(rules), rules['cells'], rules['foundation_moves'])
 
 
 # nbytes of zeros: in memory, or (past the --memory budget) in a memory-mapped temporary file.
@@ -502,7 +507,8 @@ def share(lo, hi):
 
 
 # The entries of a range certificate (§6, §7), each checked as it streams in, exactly as the
-# single certificate of its deal would be; the work of the whole range bounded by its deals.
+# single certificate of its deal would be; the work of the whole range bounded by its deals and by
+# the bytes read so far (so by the file's size).
 # Version 3: an entry is [deal, claim, count] and then its body values, not a body bin.
 def check_range(h, s, limits):
     need(h['count'] == h['last'] - h['first'] + 1, f'count = {h["count"]}, not last - first + 1')
@@ -517,9 +523,11 @@ def check_range(h, s, limits):
             rules = {**h, 'deal': number, 'board': None, 'claim': claim,
                      'count': expect(s, 'int', 'its count')}
             spent[kind := 'moves' if claim == 'win' else 'positions'] += rules['count']
-            need(spent[kind] <= (most := limits[f'range-{kind}'] * h['count'] + limits[kind]),
-                 f'the range holds more than {most:,} {kind} in all: '
-                 f'--range-{kind} a deal, and --max-{kind} more', Unreadable)
+            for per, n, unit, where in (('range', h['count'], 'deal', 'in all'),
+                                        ('byte', s.got, 'byte', f'in its first {s.got:,} bytes')):
+                need(spent[kind] <= (most := limits[f'{per}-{kind}'] * n + limits[kind]),
+                     f'the range holds more than {most:,} {kind} {where}: --{per}-{kind} a {unit}, '
+                     f'and --max-{kind} more', Unreadable)
             if h['version'] < 3: s.end = expect(s, 'bin', 'its body') + s.taken   # (taken after)
             (check_win if claim == 'win' else check_nowin)(s, rules, limits, lambda: None)
         except (Rejected, Unreadable) as e:
@@ -559,8 +567,8 @@ def verify(path, limits=LIMITS, want=None):
             need(h['claim'] == 'no-win' or h['symmetry'] == 'none', 'a win must have symmetry none')
             if h['version'] < 3: s.end = expect(s, 'bin', 'the body', Unreadable) + s.taken
             s.hash = xxhash.xxh3_64()
-            check = check_win if h['claim'] == 'win' else check_nowin
-            check(s, h, limits, lambda: s.finish('the body', h['xxh3_64']))
+            (check_win if h['claim'] == 'win' else check_nowin)(
+                s, h, limits, lambda: s.finish('the body', h['xxh3_64']))
         return 'verified', h, theorem(h, path), s.digest()
     except (Rejected, Unreadable) as e:
         return type(e).__name__.lower(), h, str(e), s.digest() if s else None
@@ -638,6 +646,8 @@ OPTIONS = [
     (['--max-columns'], dict(N, dest='columns', help='entries of a column table (%(default)s)')),
     (['--range-moves'], dict(N, help="a range's moves in all, N a deal (%(default)s)")),
     (['--range-positions'], dict(N, help="a range's positions in all, N a deal (%(default)s)")),
+    (['--byte-moves'], dict(N, help="a range's moves in all, N a byte of it read (%(default)s)")),
+    (['--byte-positions'], dict(N, help="and its positions, N a byte (%(default)s)")),
     (['--memory'], dict(type=size, metavar='SIZE', help='past SIZE (2G), records go to disk')),
     (['--json'], dict(action='store_true', help='print one JSON object per certificate')),
     (['-q', '--quiet'], dict(action='store_true', help='print only failures')),
@@ -698,10 +708,7 @@ def report(shown, path, why, answer, args, several, limits):
     except Exception as e:
         text = f'internal error: {type(e).__name__}: {e}'
     if args.json:
-        print(json.dumps({'path': str(path), 'verdict': verdict,
-                          **{k: h.get(k) for k in ('claim', 'deal', 'first', 'last',
-                                                   'unwinnable', 'cells', 'foundation_moves',
-                                                   'symmetry', 'count')},
+        print(json.dumps({'path': str(path), 'verdict': verdict, **{k: h.get(k) for k in SHOWN},
                           'sha256': digest, 'seconds': seconds,
                           'reason': None if verdict == 'verified' else text}), flush=True)
     elif verdict != 'verified' or not args.quiet:

@@ -460,7 +460,7 @@ def test_no_move_from_a_foundation_but_onto_a_column(workdir, dest, why):
     assert g.replay_wins(WIN1, 1, True, down) and check(workdir, win('win1', down, foundation_moves=True))[0] == 'verified'
     variant = moves[:1] + [(g.card('QH'), dest)] + moves[1:]
     assert not g.replay_wins(WIN1, 1, True, variant)
-    rejected(workdir, win('win1', variant, foundation_moves=True), f'move 2 (QH to {checker.place(dest)}) is illegal: {why}')
+    rejected(workdir, win('win1', variant, foundation_moves=True), f'move 2 (QH to {checker.PLACE[dest]}) is illegal: {why}')
     rejected(workdir, win('win1', variant), 'move 2 (QH to')
 
 
@@ -865,14 +865,24 @@ def test_the_move_order_is_the_documents():
     for name, fm in (('board1', False), ('board1', True), ('board2', False), ('board0', True)):
         cells = NOWIN[name][1]   # (its positions, with or without foundation moves)
         for p in sorted(positions(name), key=repr)[:150]:
-            seen = []
-            def pick(n, legal, position):
-                seen.append([(card, dest) for card, _, dest in legal])
-                return 0
             found, free, cols = bytes(p[0]), bytes(p[1]), [bytes(c) for c in p[2]]
-            with contextlib.suppress(checker.Rejected):   # (not won after one move)
-                checker.replay(1, pick, found, free, cols, {'cells': cells, 'foundation_moves': fm})
-            assert seen[0] == [mv for mv, _ in g.move_order(p, cells, fm)], p
+            listed = [(card, dest) for card, _, dest in checker.moves(found, free, cols, cells, fm)]
+            assert listed == [mv for mv, _ in g.move_order(p, cells, fm)], p
+            # and replay() plays the move of the index it is given, from that list: the position
+            # after it is the one it shows (as not won) or won.
+            for i, (_, q) in enumerate(g.move_order(p, cells, fm)):
+                seen = []
+
+                def pick(n, position):
+                    seen.append((n, position))
+                    return i
+                try:
+                    checker.replay(1, pick, found, free, cols, cells, fm)
+                    assert g.is_won(q)
+                except checker.Rejected as e:
+                    shown = checker.show(bytes(q[0]), bytes(q[1]), [bytes(c) for c in q[2]])
+                    assert str(e).endswith(f'is not won: {shown}'), (str(e), shown)
+                assert seen == [(0, (found, free, cols))]
 
 
 @pytest.mark.parametrize('name', list(WIN))

@@ -255,6 +255,56 @@ def test_a_range_of_no_wins_is_bounded_in_all(workdir):
     assert checker.verify(p)[0] == 'verified'
 
 
+def test_a_range_is_bounded_by_its_bytes_too(workdir):
+    # A line padded with moves in a circle is all but free in compressed bytes: the moves of a
+    # range in all are held to --byte-moves a byte of the file read so far (and --max-moves more),
+    # whatever its deals allow.
+    es = r.entries(1, 6)
+    es[1], es[4] = padded(2, 1, 4000), padded(5, 1, 4000)
+    p = workdir / 'padded-bytes.msgpack.zst'
+    p.write_bytes(g.range_file(1, es, level=19, cells=1))
+    size = p.stat().st_size   # (read whole with the header: a small file)
+    wins = sum(msgpack.unpackb(e)[2] for e in es if msgpack.unpackb(e)[1] == 'win')
+    assert size + 4200 < wins <= 2 * size + 4200
+    limits = {**checker.LIMITS, 'moves': 4200, 'range-moves': 10**6, 'byte-moves': 1}
+    verdict, _, text, _ = checker.verify(p, limits)
+    assert verdict == 'unreadable', text
+    assert text == (f'entry 5 (deal 5): the range holds more than {size + 4200:,} moves in its '
+                    f'first {size:,} bytes: --byte-moves a byte, and --max-moves more'), text
+    assert checker.verify(p, {**limits, 'byte-moves': 2})[0] == 'verified'
+    options = ['--max-moves', 4200, '--range-moves', 10**6]
+    assert run(p, *options, '--byte-moves', 1)[:2] == (2, 'UNREADABLE: ' + text + '\n')
+    code, out, _ = run(p, *options, '--byte-moves', 2)
+    assert code == 0 and out.startswith('VERIFIED: ')
+
+
+def test_a_range_of_no_wins_is_bounded_by_its_bytes_too(workdir):
+    p = workdir / 'nowins-bytes.msgpack.zst'
+    p.write_bytes(g.range_file(1, r.entries(1, 6), cells=1))
+    limits = {**checker.LIMITS, 'positions': 500, 'byte-positions': 0}
+    verdict, _, text, _ = checker.verify(p, limits)
+    assert verdict == 'unreadable' and text.startswith('entry 3 (deal 3): the range holds more than 500 positions in its first '), text
+    assert text.endswith(' bytes: --byte-positions a byte, and --max-positions more'), text
+    assert checker.verify(p, {**limits, 'byte-positions': 1})[0] == 'verified'
+
+
+def test_the_default_bounds_leave_honest_ranges_a_wide_margin():
+    # The published range, as certify writes it: its moves a byte, and its positions a byte, are
+    # far below the defaults (and deal 7484159's no-win, the densest published, as an entry).
+    blob = (ROOT / 'certificates' / '1-32000.msgpack.zst').read_bytes()
+    _, es = g.unpack_range(blob)
+    moves = sum(count for _, claim, count, _ in es if claim == 'win')
+    assert moves / len(blob) * 1.75 < checker.LIMITS['byte-moves']
+    dense = ROOT / 'certificates' / '7484159.msgpack.zst'
+    positions = g.unpack_file(dense.read_bytes())[0]['count']
+    assert positions / dense.stat().st_size * 3 < checker.LIMITS['byte-positions']
+
+
+def test_the_byte_bounds_are_in_the_help():
+    out = run('--help')[1]
+    assert '--byte-moves' in out and '--byte-positions' in out and 'a byte' in out
+
+
 # ---- memory ----
 
 def test_out_of_memory_is_one_line_naming_the_options(workdir, monkeypatch):

@@ -452,15 +452,14 @@ def test_the_moves_and_the_refusals_agree_with_the_tests_own_rules(name, fm):
         legal = {(card, dest) for card, _, dest in checker.moves(found, free, cols, cells, fm)}
         assert legal == {mv for mv, _ in g.successors(p, cells, fm)}, p
         for card in range(52):
-            dests = [checker.place(d) for d in range(10) if (card, d) in legal]
+            dests = [checker.PLACE[d] for d in range(10) if (card, d) in legal]
             for dest in range(10):
                 if (card, dest) in legal:
                     continue
                 with pytest.raises(checker.Rejected) as refused:   # (as a version 1 or 2 line's move)
-                    checker.named(bytes([card, dest]))(0, checker.moves(found, free, cols, cells, fm),
-                                                      (found, free, cols))
+                    checker.named(bytes([card, dest]), rules, 0, (found, free, cols))
                 text = str(refused.value)
-                assert text.startswith(f'move 1 ({checker.name(card)} to {checker.place(dest)}) is illegal: '), text
+                assert text.startswith(f'move 1 ({checker.name(card)} to {checker.PLACE[dest]}) is illegal: '), text
                 why = text.split(' is illegal: ')[1].split('; before it')[0]
                 if dests:
                     assert sorted(why.split(' may go only to ')[1].split(', ')) == sorted(dests), text
