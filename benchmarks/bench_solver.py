@@ -4,6 +4,7 @@
     python3 benchmarks/bench_solver.py [N] [--first F] [--engine native|python|both]
                                        [--runs R] [--vs-fc-solve] [--rounds R] [--cells K]
                                        [--budget B] [--profile]
+    python3 benchmarks/bench_solver.py --flares [DEAL ...]
 
 Solves deals F..F+N-1 (default 1..1000) one after another on one core, with each engine, and
 prints the CPU time per deal (median, mean, worst), the mean line length in single-card moves
@@ -20,6 +21,10 @@ ratios of the pairs are printed. Pinning the run to one core (taskset -c 1) keep
 engines on the same footing.
 This script installs nothing; Freecell Solver comes with `apt-get install freecell-solver-bin`.
 With --profile, where the Python reference spends its time.
+With --flares, the solver's flares (solver.FLARES) on deals its main attempt misses (default:
+those below ten million, and the no-win deals 11982 and 7484159, which pay for every flare
+before their search): for each deal the C engine's main attempt, then each flare in turn
+until one wins, the CPU time of each, and the line's length in single-card and notation moves.
 """
 
 import argparse
@@ -138,6 +143,43 @@ def versus_fc_solve(first, positions, rules, budget, rounds):
           f"(min {ratios[0]:.2f}, max {ratios[-1]:.2f})")
 
 
+# The winnable deals below ten million the main attempt misses, and two no-win deals.
+MISSED = (1341197, 1463800, 2898418, 3867127, 4177272, 4306977, 4380750, 5405189, 6295822,
+          6961408, 6987992, 7899699, 7435626)
+NO_WIN = (11982, 7484159)
+
+
+def flares(numbers, rules, budget):
+    """The main attempt and the flares in turn on each deal: CPU and lines."""
+    print(f"{len(numbers)} deals, {rules.ncells} free cells: the main attempt (budget "
+          f"{budget:,}), then the flares in turn until one wins")
+    print(f"  {'deal':>8}  {'main s':>7}  {'flares s':>8}  {'won by':>16}  {'moves':>5}  "
+          f"{'notation':>8}")
+    total = []
+    for deal in numbers:
+        position = start(deals.deal(deal))
+        t0 = time.process_time()
+        line = native_line(native_solve(position, rules, budget))
+        main = time.process_time() - t0
+        won_by, t1 = "main" if line is not None else "nothing", time.process_time()
+        for i, (*styles, size) in enumerate(solver.FLARES if line is None else ()):
+            found, cells, cols = position
+            line = native_line(_solver.solve(found, cells, cols, rules.ncells, size,
+                                             tuple(styles)))
+            if line is not None:
+                won_by = f"flare {i} {styles[0][0]}"
+                break
+        spent = time.process_time() - t1
+        total.append(main + spent)
+        if line is not None and not replays_to_win(position, line, rules):
+            raise SystemExit(f"deal {deal}: the line does not replay to a win")
+        written = "" if line is None else len(notation.to_notation(position, line, rules.ncells))
+        print(f"  {deal:>8}  {main:7.3f}  {spent:8.3f}  {won_by:>16}  "
+              f"{'' if line is None else len(line):>5}  {written:>8}")
+    print(f"  CPU of main attempt and flares: {sum(total):.2f} s in all, "
+          f"median {statistics.median(total):.2f} s a deal, worst {max(total):.2f} s")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("n", nargs="?", type=int, default=1000, help="how many deals (default 1000)")
@@ -155,7 +197,16 @@ def main():
                    help=f"positions the solver may expand (default {solver.BUDGET:,})")
     p.add_argument("--profile", action="store_true",
                    help="print where the Python reference spends its time")
+    p.add_argument("--flares", nargs="*", type=int, metavar="DEAL",
+                   help="time the main attempt and the flares on these deals (default: the "
+                        "winnable deals below ten million the main attempt misses, and "
+                        "11982 and 7484159)")
     args = p.parse_args()
+    if args.flares is not None:
+        if _solver is None:
+            raise SystemExit("certify.engine._solver is not built (pip install -e . builds it)")
+        flares(args.flares or MISSED + NO_WIN, Rules(args.cells), args.budget)
+        return
     if _solver is None and (args.engine != "python" or args.vs_fc_solve or args.runs > 1):
         raise SystemExit("certify.engine._solver is not built (pip install -e . builds it)")
     if args.vs_fc_solve and shutil.which(FC_SOLVE) is None:

@@ -79,6 +79,9 @@ def win_certificate(moves_line, deal, board, rules):
 # solver's full budget before the search goes on to the end. A first attempt of 2,000 made 4.6%
 # of winnable deals pay for the bounded search too (1..1000: 3.2 s of CPU, against 0.95 s with
 # 16,000 and 0.68 s with 32,000); 32,000 costs an unwinnable deal ~25 ms more than 2,000.
+# The few winnable deals the full attempt misses (12 of 1..10,000,000) go to the solver's
+# flares (solver.FLARES) before the search: the search's depth-first lines for them ran to
+# thousands of moves, and to hundreds of thousands, and one (7435626) it did not finish.
 SOLVER_FIRST = 32_000  # positions the solver expands in its first attempt
 SEARCH_FIRST = 200_000  # positions the exhaustive search may find before the solver's full try
 SOLVER_STEP = 2_000  # under a time limit, the solver's attempts grow from this, fourfold
@@ -96,6 +99,14 @@ class Solve:
         return f"Solve({self.size if self.solver is None else self.solver!r})"
 
 
+class Flares:
+    """A step of a plan: the engine's solver flares (solver.FLARES), tried in turn, each
+    within its own budget, until one wins."""
+
+    def __repr__(self):
+        return "Flares()"
+
+
 class Search:
     """A step of a plan: the exhaustive search, run on until it has found `size` positions in
     all (None: to the end)."""
@@ -107,7 +118,7 @@ class Search:
         return f"Search({self.size})"
 
 
-PLAN = (Solve(SOLVER_FIRST), Search(SEARCH_FIRST), Solve(), Search())
+PLAN = (Solve(SOLVER_FIRST), Search(SEARCH_FIRST), Solve(), Flares(), Search())
 SEARCH_ALONE = (Search(),)  # certify --no-solver
 
 
@@ -122,10 +133,11 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
           progress=None, plan=PLAN, together=False, memory=None, disk=None):
     """Prove `start` won or not; write the certificate to `out` unless the outcome is UNKNOWN.
 
-    plan: the steps tried in turn (PLAN, or SEARCH_ALONE, or any sequence of Solve and Search).
-    The plan ends once a search has settled the deal (NO_WIN), or at a Solve after a search
-    that spent a budget of the run; a Search after the search found a win is skipped (a Solve
-    still runs: a solver's line is shorter than a search path). The budgets bound the whole run:
+    plan: the steps tried in turn (PLAN, or SEARCH_ALONE, or any sequence of Solve, Flares and
+    Search). The plan ends once a search has settled the deal (NO_WIN), or at a Solve or
+    Flares after a search that spent a budget of the run; a Search after the search found a
+    win is skipped (a Solve still runs: a solver's line is shorter than a search path). The
+    budgets bound the whole run:
     `time_limit` the seconds of everything, `max_positions` the positions of the solver's
     attempts (their budgets, charged in full) and of the search together. `progress`
     (certify/progress.py) hears each phase and the search's figures. `together`: a plan's first
@@ -192,8 +204,8 @@ def at_once(deal, rules, max_positions=None, time_limit=None, memory=None):
     solver = engine._solver  # (None: the reference engine, which has no such call)
     if solver is None or time_limit is not None:
         return 0, None
-    assert [(type(step), step.size) for step in PLAN[:3]] == \
-        [(Solve, SOLVER_FIRST), (Search, SEARCH_FIRST), (Solve, None)]  # what is said above
+    assert [(type(step), getattr(step, "size", None)) for step in PLAN[:4]] == \
+        [(Solve, SOLVER_FIRST), (Search, SEARCH_FIRST), (Solve, None), (Flares, None)]
     full = engine.solver_budget()
     if (max_positions is None or max_positions > SOLVER_FIRST + SEARCH_FIRST + full) and \
             (memory is None or memory >= SURE_MEMORY):
@@ -212,7 +224,7 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None,
     for proved()."""
     steps = list(plan)
     if disk is not None and disk.at_once:
-        steps = [] if disk.resume else [s for s in steps if isinstance(s, Solve)]
+        steps = [] if disk.resume else [s for s in steps if isinstance(s, (Solve, Flares))]
         together = False
     search = outcome = None
     tried = 0  # positions of the last engine solver attempt (a larger one repeats it)
@@ -242,7 +254,13 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None,
     for step in steps:
         if outcome is not None and outcome.verdict == NO_WIN:
             break
-        if isinstance(step, Solve):
+        if isinstance(step, Flares):
+            if outcome is not None and budget.spent(outcome):
+                break
+            line = flared(start, rules, budget, progress)
+            if line is not None:
+                return Found(line=line)
+        elif isinstance(step, Solve):
             if outcome is not None and budget.spent(outcome):
                 break  # (and so is every step after it)
             if step.solver is not None:
@@ -294,6 +312,22 @@ def solved(start, rules, budget, progress, planned, tried, failed=0):
         if line is not None or budget.out_of_time():
             return line
         tried = step
+    return None
+
+
+def flared(start, rules, budget, progress):
+    """The first line of the engine solver's flares (solver.FLARES), tried in turn, or None.
+    Each is charged in full; under a time limit none is begun once the time is up (a flare,
+    like an attempt, cannot be stopped midway: each is bounded by its own budget)."""
+    from .solver import FLARES
+    for *styles, planned in FLARES:
+        size = budget.solver(planned, 0)
+        if size <= 0:
+            return None
+        phase(progress, "solving")
+        line = engine.solve_line(start, rules, size, tuple(styles))
+        if line is not None:
+            return line
     return None
 
 
@@ -437,4 +471,4 @@ class Budget:
 
 
 __all__ = ["prove", "proved", "at_once", "find", "encode", "deliver", "PLAN", "SEARCH_ALONE", "Solve",
-           "Search", "win_certificate", "moves_along"]
+           "Flares", "Search", "win_certificate", "moves_along"]

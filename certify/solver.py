@@ -1,6 +1,7 @@
 """A solver that finds wins fast, with lines short enough for a person to follow.
 
-    solve(position, rules) -> [(card, dest), ...] or None      (engine.solve_line, without the C)
+    solve(position, rules, budget, styles) -> [(card, dest), ...] or None
+                                                    (engine.solve_line, without the C)
 
 Best-first search over positions, moving as players do: supermoves (several cards from column to
 column through the free cells and empty columns, notation.supermove), single cards to and from
@@ -13,8 +14,9 @@ automatic moves; engine.solve_line replays it (rules.replays_to_win) before it i
 
 The solver only ever claims a win. It gives up (returns None) when its budget of positions runs
 out or when its own graph is exhausted (supermoves and automatic foundation moves make it
-smaller than the exhaustive one), and prove() then falls back to the exhaustive search, which
-alone may say that a deal cannot be won. It keeps to rules.ncells and never moves a card off a
+smaller than the exhaustive one); prove() then tries its FLARES (other styles, each within its
+own budget), and then falls back to the exhaustive search, which alone may say that a deal
+cannot be won. It keeps to rules.ncells and never moves a card off a
 foundation, so its lines are legal whether or not the rules allow that.
 
 This is the reference. certify/engine/solver.c does the same, function by function, in C, and
@@ -48,14 +50,33 @@ STYLES = ((12, 5), (6, 20), (6, 5), (16, 5))
 HEAD_START = 1000  # positions the first style expands alone
 TURN = 500  # then the styles take turns of this many positions
 
+# Flares: when the main attempt (STYLES within BUDGET) gives up, further searches tried in
+# turn, each (styles, head start, turn, budget), before prove() goes on to the exhaustive
+# search (as Freecell Solver's `-l lg` preset runs scans of other move orders and budgets). A
+# deal the main attempt misses is one it leads astray: a search that weighs the moves made
+# otherwise often wins at once. The three below were chosen by measurement on the winnable
+# deals below ten million the main attempt misses (bench_solver.py --flares), one style each:
+# one that weighs the moves made heavily, one hardly at all, one between; between them they
+# win all of those deals, in 75 to 206 single-card moves, each with room to spare in its
+# budget (the positions the first win came at, in thousands: 1, 6, 11, 35, 98, 99, 107, 191,
+# 195, 214, 269, 281, 298). A deal none of them wins costs their budgets, 1,000,000 positions
+# in all: as much as the main attempt.
+FLARES = (
+    (((20, 20),), HEAD_START, TURN, 300_000),
+    (((2, 0),), HEAD_START, TURN, 300_000),
+    (((12, 0),), HEAD_START, TURN, 400_000),
+)
 
-def solve(position, rules, budget=BUDGET):
-    """A winning line of single-card moves [(card, dest)] from `position`, or None."""
+
+def solve(position, rules, budget=BUDGET, styles=None):
+    """A winning line of single-card moves [(card, dest)] from `position`, or None. `styles`:
+    a flare's (styles, head start, turn), as FLARES has them (None: the main attempt's)."""
     ncells = rules.ncells
-    for memo in MEMOS:  # keep memory bounded over a long census; they refill in a moment
-        if len(memo) > 200_000:
+    for memo in (RUN_MOVES, SAFE, *DISORDER.values()):  # memory stays bounded over a long
+        if len(memo) > 200_000:                          # census; they refill in a moment
             memo.clear()
-    path = search_in_turns(position, ncells, budget)
+    styles, head_start, turn = (STYLES, HEAD_START, TURN) if styles is None else styles
+    path = search_in_turns(position, ncells, budget, styles, head_start, turn)
     if path is None:
         return None
     return single_card_moves(position, shortcut(path, ncells), ncells)
@@ -63,16 +84,16 @@ def solve(position, rules, budget=BUDGET):
 
 # ---- the search --------------------------------------------------------------------------
 
-def search_in_turns(start, ncells, budget):
+def search_in_turns(start, ncells, budget, styles=STYLES, head_start=HEAD_START, turn=TURN):
     """Run the searches of every style in turns until one wins, one runs out of positions (all
     search the same graph, so there is no win in it) or the budget is spent."""
-    searches = [best_first(start, ncells, *style) for style in STYLES]
+    searches = [best_first(start, ncells, *style) for style in styles]
     try:
         for search in searches:
             next(search)  # up to its first turn
     except StopIteration as end:  # the start is won already
         return end.value
-    turns = chain([(0, HEAD_START)], ((i % len(STYLES), TURN) for i in count(1)))
+    turns = chain([(0, head_start)], ((i % len(styles), turn) for i in count(1)))
     for which, size in turns:
         size = min(size, budget)
         if size <= 0:
@@ -168,7 +189,7 @@ def disorder(col, sequenced):
 
 
 # sequenced -> column -> disorder(column, sequenced), memoised
-DISORDER = {w: Memo(lambda col, w=w: disorder(col, w)) for w in {w for _, w in STYLES}}
+DISORDER = Memo(lambda w: Memo(lambda col: disorder(col, w)))
 
 
 def shortcut(path, ncells):
@@ -326,7 +347,6 @@ def autoplay(position):
 
 # foundations -> the cards that may go home safely
 SAFE = Memo(lambda found: frozenset(c for c in range(52) if is_safe_home(c, found)))
-MEMOS = (RUN_MOVES, SAFE, *DISORDER.values())
 
 
 def key(position):

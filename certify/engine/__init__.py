@@ -201,10 +201,12 @@ def solver_budget():
     return BUDGET
 
 
-def solve_line(position, rules, budget=None):
+def solve_line(position, rules, budget=None, styles=None):
     """solve()'s line as bytes, card and destination for each move (a win certificate's
     body), or None: what the compiled solver gives, kept as it is (a census proves
     thousands of deals a second, and a list of pairs per deal costs more than the C).
+    `styles`: a flare's, as solver.FLARES has them without the budget (None: the main
+    attempt's).
 
     Every line given has been replayed once, move by move, by plain single-card rules: the
     compiled solver's by solver.c before it returns it (a line that does not replay is a bug
@@ -214,7 +216,7 @@ def solve_line(position, rules, budget=None):
     if _solver is None:
         from ..rules import replays_to_win
         from ..solver import solve as reference
-        line = reference(position, rules, budget)
+        line = reference(position, rules, budget, styles)
         if line is None:
             return None
         if not replays_to_win(position, line, rules):
@@ -222,7 +224,7 @@ def solve_line(position, rules, budget=None):
         return bytes(b for move in line for b in move)
     found, cells, cols = position
     line = _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
-                         rules.ncells, budget)
+                         rules.ncells, budget, styles)
     return None if line is None else Line(line, move_indices(position, line, rules))
 
 

@@ -1,15 +1,16 @@
 /*
 ** certify.engine._solver: the best-first win solver of certify/solver.py, in C.
 **
-**   solve(found, cells, columns, ncells, budget) -> bytes or None
+**   solve(found, cells, columns, ncells, budget, styles=None) -> bytes or None
 **   solve_deal(deal, ncells, foundation_moves, budget) -> bytes (move indices) or None
 **
 ** It finds exactly the line certify/solver.py finds (the Python reference; read it first, this
 ** file follows it function by function): the same player moves in the same order, the same
 ** safe foundation moves, the same whole-number priorities expanded in the same order (the
-** least first, ties to the earlier push), the same styles and turns, the same shortcut and
-** supermove expansion. So both engines write byte-identical win certificates, and
-** tests/test_solver_native.py holds them to it. The line comes back as 2 bytes a single-card
+** least first, ties to the earlier push), the same styles and turns (the main attempt's, or a
+** flare's given as `styles`: solver.FLARES), the same shortcut and supermove expansion. So
+** both engines write byte-identical win certificates, and tests/test_solver_native.py and
+** tests/test_solver_flares.py hold them to it. The line comes back as 2 bytes a single-card
 ** move (card, destination: 0..7 a column, 8 a free cell, 9 the foundation), replayed here
 ** under the plain rules first. solve_deal() is a census's one call a deal: it deals the cards
 ** itself (certify/deals.py) and gives the line as format version 3's move indices
@@ -72,11 +73,18 @@
 /* The tuning of certify/solver.py, in the same units (UNIT = a twentieth of a move). */
 #define UNIT 20
 #define CELL_COST 1
-#define HEAD_START 1000
-#define TURN 500
-#define NSTYLES 4
-static const int MOVE_WEIGHT[NSTYLES] = {12, 6, 6, 16};
-static const int SEQUENCED_WEIGHT[NSTYLES] = {5, 20, 5, 5};
+#define NSTYLES 4  /* the most styles a solve takes turns with */
+
+/* The styles a solve takes turns with (solver.search_in_turns' arguments): each a move weight
+** and a sequenced weight; the first style's head start, then the turns' size. */
+typedef struct {
+    int nstyles;
+    int move_weight[NSTYLES], sequenced_weight[NSTYLES];
+    long long head_start, turn;
+} Styles;
+
+/* solver.STYLES, HEAD_START and TURN: the main attempt's. (The flares' come from Python.) */
+static const Styles MAIN_STYLES = {4, {12, 6, 6, 16}, {5, 20, 5, 5}, 1000, 500};
 
 /* More player moves than any position offers: 16 home, 8 columns x (13 cards of a run x 2
 ** parents + 12 onto an empty column + 1 to a cell), 8 cells x 3 destinations. */
@@ -388,6 +396,7 @@ typedef struct {
 ** time than their blocks would take to fault in. Each solve starts by resetting the counts. */
 struct Solver {
     int ncells;
+    Styles styles;
     Columns columns;
     Search search[NSTYLES];
     Path path;
@@ -751,8 +760,8 @@ HOT uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, const 
 static void search_init(Solver *s, Search *r, int style, const Position *root)
 {
     r->begun = 1;
-    r->move_weight = MOVE_WEIGHT[style];
-    r->sequenced_weight = SEQUENCED_WEIGHT[style];
+    r->move_weight = s->styles.move_weight[style];
+    r->sequenced_weight = s->styles.sequenced_weight[style];
     r->n = 0;
     r->nodes = room_for(s, r->nodes, &r->cap, 1024, sizeof *r->nodes);
     if (r->npriorities == 0) {
@@ -823,8 +832,8 @@ static int search_turn(Solver *s, Search *r, long long size)
 static int search_in_turns(Solver *s, const Position *root, long long budget)
 {
     for (long long turn = 0;; turn++) {
-        int style = (int)(turn % NSTYLES);
-        long long size = turn == 0 ? HEAD_START : TURN;
+        int style = (int)(turn % s->styles.nstyles);
+        long long size = turn == 0 ? s->styles.head_start : s->styles.turn;
         if (size > budget)
             size = budget;
         if (size <= 0)
@@ -1255,19 +1264,70 @@ static int read_budget(PyObject *arg, long long *budget)
     return 1;
 }
 
-/* Solve `board` with one of the kept Solvers, without the GIL: the outcome, the Solver (with
-** its line) in *taken, to go back by give_back_after() once the line is read. */
-static int solve_released(const Board *board, int ncells, long long budget, Solver **taken)
+/* Solve `board` with one of the kept Solvers and `styles`, without the GIL: the outcome, the
+** Solver (with its line) in *taken, to go back by give_back_after() once the line is read. */
+static int solve_released(const Board *board, int ncells, long long budget,
+                          const Styles *styles, Solver **taken)
 {
     Solver *s = *taken = take_solver();
     if (s == NULL)
         return OUT_OF_MEMORY;
     s->ncells = ncells;
+    s->styles = *styles;
     int outcome;
     Py_BEGIN_ALLOW_THREADS
     outcome = solve_board(s, board, budget);
     Py_END_ALLOW_THREADS
     return outcome;
+}
+
+/* Read a Python int in lo..hi into *value, or set a ValueError naming `what`: 0. */
+static int read_int(PyObject *arg, long long lo, long long hi, const char *what,
+                    long long *value)
+{
+    int overflow;
+    long long v = PyLong_Check(arg) ? PyLong_AsLongLongAndOverflow(arg, &overflow) : -1;
+    if (!PyLong_Check(arg) || overflow || (v == -1 && PyErr_Occurred()) || v < lo || v > hi) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: a whole number from %lld to %lld", what, lo, hi);
+        return 0;
+    }
+    *value = v;
+    return 1;
+}
+
+/* Read a flare's styles, (((move weight, sequenced weight), ...), head start, turn) as
+** solver.FLARES has them (without its budget), into *out; 0 with an error set if they are
+** not. */
+static int read_styles(PyObject *spec, Styles *out)
+{
+    PyObject *styles;
+    long long v;
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 3
+        || !PyTuple_Check(styles = PyTuple_GET_ITEM(spec, 0))
+        || PyTuple_GET_SIZE(styles) < 1 || PyTuple_GET_SIZE(styles) > NSTYLES) {
+        PyErr_SetString(PyExc_ValueError,
+                        "styles: ((move weight, sequenced weight), ...: 1 to 4), head start, turn");
+        return 0;
+    }
+    out->nstyles = (int)PyTuple_GET_SIZE(styles);
+    for (int i = 0; i < out->nstyles; i++) {
+        PyObject *style = PyTuple_GET_ITEM(styles, i);
+        if (!PyTuple_Check(style) || PyTuple_GET_SIZE(style) != 2) {
+            PyErr_SetString(PyExc_ValueError, "styles: a style is (move weight, sequenced weight)");
+            return 0;
+        }
+        if (!read_int(PyTuple_GET_ITEM(style, 0), 1, 1000, "move weight", &v))
+            return 0;
+        out->move_weight[i] = (int)v;
+        if (!read_int(PyTuple_GET_ITEM(style, 1), 0, 1000, "sequenced weight", &v))
+            return 0;
+        out->sequenced_weight[i] = (int)v;
+    }
+    if (!read_int(PyTuple_GET_ITEM(spec, 1), 1, LLONG_MAX, "head start", &out->head_start)
+        || !read_int(PyTuple_GET_ITEM(spec, 2), 1, LLONG_MAX, "turn", &out->turn))
+        return 0;
+    return 1;
 }
 
 /* Keep the Solver for the next solve, unless it ran out of memory (it may hold a half-made
@@ -1297,23 +1357,25 @@ static PyObject *no_line(int outcome)
 
 static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"found", "cells", "columns", "ncells", "budget", NULL};
+    static char *names[] = {"found", "cells", "columns", "ncells", "budget", "styles", NULL};
     const char *found, *cells;
     Py_ssize_t nfound, ncell;
-    PyObject *columns, *budget_arg;
+    PyObject *columns, *budget_arg, *styles_arg = Py_None;
     int ncells;
     long long budget;
     Board board;
+    Styles styles = MAIN_STYLES;
     (void)module;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y#y#OiO!:solve", names, &found, &nfound,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y#y#OiO!|O:solve", names, &found, &nfound,
                                      &cells, &ncell, &columns, &ncells, &PyLong_Type,
-                                     &budget_arg)
+                                     &budget_arg, &styles_arg)
         || !read_budget(budget_arg, &budget)
+        || (styles_arg != Py_None && !read_styles(styles_arg, &styles))
         || !read_board(&board, (const uint8_t *)found, nfound, (const uint8_t *)cells, ncell,
                        columns, ncells))
         return NULL;
     Solver *s;
-    int outcome = solve_released(&board, ncells, budget, &s);
+    int outcome = solve_released(&board, ncells, budget, &styles, &s);
     PyObject *result = outcome == SOLVED
         ? PyBytes_FromStringAndSize((const char *)s->line.at, (Py_ssize_t)s->line.n)
         : no_line(outcome);
@@ -1370,7 +1432,7 @@ static PyObject *solve_deal(PyObject *module, PyObject *args, PyObject *kwargs)
     Board board;
     deal_board(deal, &board);
     Solver *s;
-    int outcome = solve_released(&board, ncells, budget, &s);
+    int outcome = solve_released(&board, ncells, budget, &MAIN_STYLES, &s);
     PyObject *result = outcome == SOLVED ? indices_of(&board, ncells, back, &s->line)
                                          : no_line(outcome);
     give_back_after(s, outcome);
@@ -1379,10 +1441,12 @@ static PyObject *solve_deal(PyObject *module, PyObject *args, PyObject *kwargs)
 
 static PyMethodDef methods[] = {
     {"solve", (PyCFunction)(void (*)(void))solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(found, cells, columns, ncells, budget) -> bytes or None\n\n"
+     "solve(found, cells, columns, ncells, budget, styles=None) -> bytes or None\n\n"
      "A winning line of single-card moves, 2 bytes a move (card, destination: 0..7 a column,\n"
      "8 a free cell, 9 the foundation), exactly as certify.solver.solve finds it; None when\n"
-     "the budget of positions runs out or the solver's graph is exhausted."},
+     "the budget of positions runs out or the solver's graph is exhausted. styles: a flare's\n"
+     "(((move weight, sequenced weight), ...), head start, turn) (None: STYLES, HEAD_START,\n"
+     "TURN)."},
     {"solve_deal", (PyCFunction)(void (*)(void))solve_deal, METH_VARARGS | METH_KEYWORDS,
      "solve_deal(deal, ncells, foundation_moves, budget) -> bytes or None\n\n"
      "solve()'s line from the start of deal number `deal` (certify.deals.deal), as format\n"
@@ -1406,11 +1470,12 @@ static struct PyModuleDef module = {
 /* The tuning, as module constants, so that a test can hold it to certify/solver.py's. */
 static int add_tuning(PyObject *m)
 {
-    PyObject *styles = PyTuple_New(NSTYLES);
+    PyObject *styles = PyTuple_New(MAIN_STYLES.nstyles);
     if (styles == NULL)
         return -1;
-    for (int i = 0; i < NSTYLES; i++) {
-        PyObject *style = Py_BuildValue("(ii)", MOVE_WEIGHT[i], SEQUENCED_WEIGHT[i]);
+    for (int i = 0; i < MAIN_STYLES.nstyles; i++) {
+        PyObject *style = Py_BuildValue("(ii)", MAIN_STYLES.move_weight[i],
+                                        MAIN_STYLES.sequenced_weight[i]);
         if (style == NULL) {
             Py_DECREF(styles);
             return -1;
@@ -1423,8 +1488,8 @@ static int add_tuning(PyObject *m)
     }
     if (PyModule_AddIntConstant(m, "UNIT", UNIT) < 0
         || PyModule_AddIntConstant(m, "CELL_COST", CELL_COST) < 0
-        || PyModule_AddIntConstant(m, "HEAD_START", HEAD_START) < 0
-        || PyModule_AddIntConstant(m, "TURN", TURN) < 0)
+        || PyModule_AddIntConstant(m, "HEAD_START", (long)MAIN_STYLES.head_start) < 0
+        || PyModule_AddIntConstant(m, "TURN", (long)MAIN_STYLES.turn) < 0)
         return -1;
     return 0;
 }
