@@ -3,20 +3,24 @@
     python3 benchmarks/bench_check.py hostile             # each hostile file of the hardening review: verdict, seconds, peak MiB
     python3 benchmarks/bench_check.py published [FILE...] # certificates/ (or FILEs) as they are, then rebuilt as
                                                           # version 2; each with -j 1 and with check's default
-    python3 benchmarks/bench_check.py range FOLDER A B    # a range certificate of deals A..B built from FOLDER's
-                                                          # single certificates (a census), then checked
+    python3 benchmarks/bench_check.py range FOLDER A B    # a range certificate (version 3) of deals A..B built
+                                                          # from FOLDER's single certificates A.msgpack.zst to
+                                                          # B.msgpack.zst, then checked
     python3 benchmarks/bench_check.py compare [--runs N] [--before COMMIT] FILE...
                                                           # check/ of today beside check/ of COMMIT (c311067,
                                                           # before the records were held flat), each run N
                                                           # times (5) alternately on each FILE: medians of
                                                           # wall and CPU seconds and of peak MiB, -j 1 and
-                                                          # -j 2 for today's (one file split in two)
+                                                          # -j 2 for today's (one file split in two); a
+                                                          # version 3 FILE is rebuilt as version 2 for all
     python3 benchmarks/bench_check.py padded-range [--before COMMIT] [N]
                                                           # the first N (17,500: under 1 MB) deals of
                                                           # 1-32000.msgpack.zst, each true win padded with
                                                           # moves in a circle, to the range's default total
                                                           # by its deals and to just under its total by its
                                                           # bytes: size, verdict, time (and COMMIT's check)
+    python3 benchmarks/bench_check.py --json ...          # any of these: one JSON object a line per figure
+                                                          # (benchmarks/report.py) instead of the lines
 
 Every check runs as its own process (`python -m check`); its seconds are wall time and its peak is the
 process's own maximum resident set (os.wait4), so the figures need nothing else installed. The files are
@@ -37,6 +41,7 @@ sys.path.insert(0, str(ROOT / 'tests'))
 import certgen as g  # noqa: E402
 import msgpack  # noqa: E402
 import zstandard  # noqa: E402
+from report import Report, figure  # noqa: E402
 
 
 def run_child(*args, command=None):
@@ -60,7 +65,7 @@ def run_measured(*args, command=None):
             cpu)
 
 
-def compare(argv):
+def compare(argv, report):
     """check/ of today beside check/ of an earlier commit, run alternately on each file: medians."""
     import statistics
     runs, before, files = 5, 'c311067', []
@@ -80,23 +85,42 @@ def compare(argv):
                                              'sys.exit(old_checker.main(sys.argv[1:]))']
         kinds = [(f'check of {before}, -j 1', old_command, ['-j', 1]), ('check of today, -j 1', None, ['-j', 1]),
                  ('check of today, -j 2', None, ['-j', 2])]
-        print(f'{runs} runs of each, alternately; load average {os.getloadavg()[0]:.1f} at the start')
+        options_of = {label: options for label, _, options in kinds}
+        report.text(f'{runs} runs of each, alternately; load average {os.getloadavg()[0]:.1f} at the start')
         for f in files or [ROOT / 'certificates' / '11982.msgpack.zst', ROOT / 'certificates' / '7484159.msgpack.zst']:
+            if g.unpack_file(f.read_bytes())[0]['version'] == 3:   # (older checkers read versions 1 and 2 only)
+                copy = old / f.name
+                copy.write_bytes(as_version2(f.read_bytes()))
+                report.text(f'{f.name}: version 3, rebuilt as version 2 for every checker (the same proof)')
+                f = copy
             figures = {label: [] for label, _, _ in kinds}
             for _ in range(runs):
                 for label, command, options in kinds:
                     code, seconds, peak, line, cpu = run_measured('-q', *options, f, command=command)
                     assert code == 0, (label, f, line)
                     figures[label].append((seconds, cpu, peak))
+            medians = {label: [statistics.median(x[i] for x in got) for i in range(3)]
+                       for label, got in figures.items()}
+            earlier = kinds[0][0]
             for label, got in figures.items():
-                wall, cpu, peak = (statistics.median(x[i] for x in got) for i in range(3))
-                print(f'{f.name}: {label}: median {wall:.2f} s wall, {cpu:.2f} s CPU, peak {peak:.0f} MiB '
-                      f'(wall {min(x[0] for x in got):.2f}..{max(x[0] for x in got):.2f})', flush=True)
+                wall, cpu, peak = medians[label]
+                said = f'{label}: check -q {" ".join(map(str, options_of[label]))} {f.name}'
+
+                def beside(i):   # today's figure beside the earlier commit's (which has none itself)
+                    if label == earlier:
+                        return {}
+                    return dict(versus=f'{earlier}: check -q -j 1 {f.name}', versus_value=medians[earlier][i],
+                                ratio=medians[label][i] / medians[earlier][i])
+                report.line(f'{f.name}: {label}: median {wall:.2f} s wall, {cpu:.2f} s CPU, peak {peak:.0f} MiB '
+                            f'(wall {min(x[0] for x in got):.2f}..{max(x[0] for x in got):.2f})',
+                            figure('check wall', wall, 's', said, runs, file=f.name, **beside(0)),
+                            figure('check CPU', cpu, 's', said, runs, file=f.name, **beside(1)),
+                            figure('check peak memory', peak, 'MiB', said, runs, file=f.name, **beside(2)))
     finally:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def padded_range(argv):
+def padded_range(argv, report):
     """The first N (17,500) entries of certificates/1-32000.msgpack.zst (version 3), each true win line
     padded before its last move with its card going to an empty column and back: to the range's default
     total by its deals (250 a deal), and to just under its default total by its bytes (--byte-moves a
@@ -142,12 +166,20 @@ def padded_range(argv):
             path = folder / f'padded-{n}.msgpack.zst'
             path.write_bytes(g.range_file(1, built, level=19, version=3))
             moves = most - spare
-            print(f'{label}: {n:,} deals, {moves:,} moves ({moves / n:.0f} a deal, {moves / path.stat().st_size:.1f} '
-                  f'a byte), {path.stat().st_size:,} bytes', flush=True)
+            size = path.stat().st_size
+            report.line(f'{label}: {n:,} deals, {moves:,} moves ({moves / n:.0f} a deal, {moves / size:.1f} '
+                        f'a byte), {size:,} bytes',
+                        figure('padded range', size, 'bytes', f'tests/certgen.py range_file ({label})', deals=n,
+                               moves=moves, padding=label))
             for name, command in commands:
                 code, seconds, peak, line, cpu = run_measured('-j', 1, path, command=command)
-                print(f'  {name}: exit {code}, {seconds:.2f} s wall, {cpu:.2f} s CPU, peak {peak:.0f} MiB\n'
-                      f'    {line[:150]}', flush=True)
+                said = f'{name}: check -j 1 {path.name} ({label})'
+                about = dict(deals=n, padding=label, exit=code)
+                report.line(f'  {name}: exit {code}, {seconds:.2f} s wall, {cpu:.2f} s CPU, peak {peak:.0f} MiB\n'
+                            f'    {line[:150]}',
+                            figure('check wall', seconds, 's', said, **about),
+                            figure('check CPU', cpu, 's', said, **about),
+                            figure('check peak memory', peak, 'MiB', said, **about))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -263,6 +295,25 @@ def hostile(folder):
     return files
 
 
+def as_version2(blob):
+    """The version 2 file that holds the same proof as a single certificate file of version 1, 2 or 3
+    (the published files are version 3: their win lines move indices, their records in chunks)."""
+    h, body = g.unpack_file(blob)
+    if h['version'] != 3:
+        _, _, _, body2 = msgpack.unpackb(g.as_entry(blob))
+        return g.finish({**h, 'version': 2}, body2, {})
+    start = g.deal_start(h['deal']) if h['deal'] is not None else g.parse_board(h['board'], h['cells'])
+    if h['claim'] == 'win':
+        indices, = g.body_values(body)
+        moves = g.index_moves(start, h['cells'], h['foundation_moves'], indices)
+        return g.win_file(start, h['cells'], moves, h['foundation_moves'], h['deal'], version=2)
+    table, *chunks = g.body_values(body)
+    width = 4 + h['cells'] + 8 * g.id_width(len(table), 3)
+    recs = [r for c in chunks for r in g.unplane(c, len(c) // width)]
+    return g.nowin_file(start, h['cells'], fmoves=h['foundation_moves'], symmetry=h['symmetry'], deal=h['deal'],
+                        parts=(table, recs), version=2)
+
+
 def build(what, folder, args):
     """Write the files of one benchmark into folder: (name, path, what it is) for each."""
     if what == 'hostile':
@@ -270,26 +321,32 @@ def build(what, folder, args):
     if what == 'published':   # the same proofs as version 2 single certificates
         out = []
         for f in [Path(a) for a in args] or sorted((ROOT / 'certificates').glob('*.msgpack.zst')):
-            h, _ = g.unpack_file(f.read_bytes())
-            _, _, _, body2 = msgpack.unpackb(g.as_entry(f.read_bytes()))
-            (folder / f.name).write_bytes(g.finish({**h, 'version': 2}, body2, {}))
+            (folder / f.name).write_bytes(as_version2(f.read_bytes()))
             out.append((f.name, str(f), 'as published'))
         return out
     if what == 'range':
         census, first, last = Path(args[0]), int(args[1]), int(args[2])
-        entries = [g.as_entry((census / f'{n}.msgpack.zst').read_bytes()) for n in range(first, last + 1)]
+        entries = [g.as_entry((census / f'{n}.msgpack.zst').read_bytes(), version=3) for n in range(first, last + 1)]
         path = folder / f'{first}-{last}.msgpack.zst'
-        path.write_bytes(g.range_file(first, entries, level=19))
+        path.write_bytes(g.range_file(first, entries, level=19, version=3))
         return [(path.name, str(path), f'deals {first}..{last}')]
     sys.exit(__doc__)
 
 
 def main(argv):
+    if {'-h', '--help'} & set(argv):
+        print(__doc__)
+        return
+    report = Report('bench_check', '--json' in argv)
+    argv = [arg for arg in argv if arg != '--json']
     what, args = (argv[0] if argv else 'hostile'), argv[1:]
+    if what not in ('hostile', 'published', 'range', 'compare', 'padded-range', 'build'):
+        print(f'bench_check: no benchmark {what!r}\n{__doc__}', file=sys.stderr)
+        sys.exit(2)
     if what == 'compare':
-        return compare(args)
+        return compare(args, report)
     if what == 'padded-range':
-        return padded_range(args)
+        return padded_range(args, report)
     if what == 'build':   # (run in a process of its own, so that each check forks from a small process)
         print(json.dumps(build(args[0], Path(args[1]), args[2:])))
         return
@@ -300,20 +357,34 @@ def main(argv):
         if what == 'hostile':
             for name, path, about in built:
                 code, seconds, peak, line = run_child(path)
-                print(f'{name[:40]!r:44} exit {code}  {seconds:6.2f} s  {peak:7.1f} MiB  {about}\n      {line}', flush=True)
+                said = f'check {name}'
+                report.line(f'{name[:40]!r:44} exit {code}  {seconds:6.2f} s  {peak:7.1f} MiB  {about}\n      {line}',
+                            figure('refused in', seconds, 's', said, file=name, exit=code, what=about),
+                            figure('peak memory', peak, 'MiB', said, file=name, exit=code, what=about))
         elif what == 'published':
             for label, targets in (('as published', [path for _, path, _ in built] if args else [ROOT / 'certificates']),
                                    ('rebuilt as version 2', [scratch])):
                 for jobs in (1, len(os.sched_getaffinity(0))):   # one file at a time, then check's default
                     code, seconds, peak, line = run_child('-j', jobs, *targets)
-                    print(f'{label}, check -j {jobs}: {len(built)} files, exit {code}, {seconds:.1f} s, '
-                          f'peak {peak:.0f} MiB (its largest process)', flush=True)
+                    said = f'check -j {jobs} ({label}: {len(built)} files)'
+                    about = dict(files=len(built), exit=code, jobs=jobs, copy=label)
+                    report.line(f'{label}, check -j {jobs}: {len(built)} files, exit {code}, {seconds:.1f} s, '
+                                f'peak {peak:.0f} MiB (its largest process)',
+                                figure('check wall', seconds, 's', said, **about),
+                                figure('check peak memory', peak, 'MiB', said, **about))
         else:
             (name, path, about), = built
             first, last = int(args[1]), int(args[2])
             code, seconds, peak, line = run_child(path)
-            print(f'range {first}..{last}: {Path(path).stat().st_size:,} bytes, exit {code}, {seconds:.2f} s, peak {peak:.0f} MiB,'
-                  f' {seconds / (last - first + 1) * 1000:.3f} ms a deal\n  {line[:140]}')
+            size, deals = Path(path).stat().st_size, last - first + 1
+            said = f'check {first}-{last}.msgpack.zst'
+            about = dict(first=first, last=last, exit=code)
+            report.line(f'range {first}..{last}: {size:,} bytes, exit {code}, {seconds:.2f} s, peak {peak:.0f} MiB,'
+                        f' {seconds / deals * 1000:.3f} ms a deal\n  {line[:140]}',
+                        figure('range file', size, 'bytes', 'tests/certgen.py range_file', **about),
+                        figure('check wall', seconds, 's', said, **about),
+                        figure('check a deal', seconds / deals * 1000, 'ms', said, **about),
+                        figure('check peak memory', peak, 'MiB', said, **about))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

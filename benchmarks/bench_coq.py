@@ -4,6 +4,7 @@
     python3 benchmarks/bench_coq.py --deals below-a-million  the eight deals below 1,000,000
     python3 benchmarks/bench_coq.py --deals 7484159 --methods search
     python3 benchmarks/bench_coq.py --runs 3 --keep DIR
+    python3 benchmarks/bench_coq.py --json                   one JSON object a line per figure
 
 For each deal, exports the published certificate (certificates/DEAL.msgpack.zst) with
 `certify export --coq --method M` for each method, then compiles the file with coqc --runs
@@ -27,6 +28,8 @@ import sys
 import tempfile
 import time
 
+from report import Report, add_json_option, figure
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PUBLISHED = os.path.join(ROOT, "certificates")
 CERTIFY = "import sys; from certify.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -41,6 +44,7 @@ def main():
     p.add_argument("--methods", default="search,data", help="comma-separated (default both)")
     p.add_argument("--runs", type=int, default=1, help="coqc runs per file (default 1)")
     p.add_argument("--keep", metavar="DIR", help="work in DIR (must not exist) and keep it")
+    add_json_option(p)
     args = p.parse_args()
     deals = BELOW_A_MILLION if args.deals == "below-a-million" else \
         [int(d) for d in args.deals.split(",")]
@@ -55,7 +59,7 @@ def main():
     folder = args.keep or tempfile.mkdtemp(prefix="bench-coq-")
     os.makedirs(folder, exist_ok=True)
     try:
-        bench(deals, methods, args.runs, folder)
+        bench(deals, methods, args.runs, folder, Report("bench_coq", args.json))
     finally:
         if not args.keep:
             shutil.rmtree(folder)
@@ -83,11 +87,11 @@ def load():
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def bench(deals, methods, runs, folder):
-    print(f"coq export: coqc {coq_version()}, {os.cpu_count()} cores, load {load()}; "
-          f"{runs} run(s) per file, median CPU")
-    print(f"  {'deal':>8}  {'method':<6}  {'positions':>10}  {'file':>10}  {'CPU s':>7}  "
-          f"{'peak MB':>7}  {'wall s':>7}  proved")
+def bench(deals, methods, runs, folder, report):
+    report.text(f"coq export: coqc {coq_version()}, {os.cpu_count()} cores, load {load()}; "
+                f"{runs} run(s) per file, median CPU")
+    report.text(f"  {'deal':>8}  {'method':<6}  {'positions':>10}  {'file':>10}  {'CPU s':>7}  "
+                f"{'peak MB':>7}  {'wall s':>7}  proved")
     results = {}
     for deal in deals:
         for method in methods:
@@ -106,26 +110,48 @@ def bench(deals, methods, runs, folder):
             wall = statistics.median(r[2] for r in runs_)
             proved = all(r[3] for r in runs_)
             results[deal, method] = (cpu, peak, proved)
-            print(f"  {deal:>8}  {method:<6}  {count:>10}  {os.path.getsize(path):>10,}  "
-                  f"{cpu:>7.1f}  {peak:>7,.0f}  {wall:>7.1f}  {'yes' if proved else 'NO'}",
-                  flush=True)
+            size = os.path.getsize(path)
+            exported = (f"certify export --coq certificates/{deal}.msgpack.zst --method {method}")
+            coqc = f"coqc FreeCell{deal}.v ({method})"
+            about = dict(deal=deal, method=method, proved=proved)
+            report.line(f"  {deal:>8}  {method:<6}  {count:>10}  {size:>10,}  "
+                        f"{cpu:>7.1f}  {peak:>7,.0f}  {wall:>7.1f}  {'yes' if proved else 'NO'}",
+                        figure("positions", int(count.replace(",", "")), "positions", exported,
+                               **about),
+                        figure("file", size, "bytes", exported, **about),
+                        figure("coqc CPU", cpu, "s", coqc, runs, **about),
+                        figure("coqc peak memory", peak, "MB", coqc, runs, "max", **about),
+                        figure("coqc wall", wall, "s", coqc, runs, **about))
     if {"search", "data"} <= set(methods):
-        print("  data / search, CPU: " + ", ".join(
-            f"{d} {results[d, 'data'][0] / results[d, 'search'][0]:.2f}" for d in deals) +
-            "; peak memory: " + ", ".join(
-            f"{d} {results[d, 'data'][1] / results[d, 'search'][1]:.2f}" for d in deals))
+        cpu_ratios = {d: results[d, "data"][0] / results[d, "search"][0] for d in deals}
+        peak_ratios = {d: results[d, "data"][1] / results[d, "search"][1] for d in deals}
+
+        def versus(measure, unit, d, which, ratios):
+            return figure(measure, results[d, "data"][which], unit,
+                          f"coqc FreeCell{d}.v (data)", runs, "max" if which else "median",
+                          versus=f"coqc FreeCell{d}.v (search)",
+                          versus_value=results[d, "search"][which], ratio=ratios[d], deal=d)
+        report.line("  data / search, CPU: " + ", ".join(
+            f"{d} {cpu_ratios[d]:.2f}" for d in deals) +
+            "; peak memory: " + ", ".join(f"{d} {peak_ratios[d]:.2f}" for d in deals),
+            *[versus("coqc CPU, data beside search", "s", d, 0, cpu_ratios) for d in deals],
+            *[versus("coqc peak memory, data beside search", "MB", d, 1, peak_ratios)
+              for d in deals])
     for method in methods:
         for deal, (cpu_max, mb_max) in TARGETS.items():
             if (deal, method) in results:
                 cpu, peak, proved = results[deal, method]
                 met = proved and cpu <= cpu_max and peak <= mb_max
-                print(f"  target {deal} ({method}): <= {cpu_max} s and <= {mb_max} MB: "
-                      f"{cpu:.1f} s, {peak:,.0f} MB -> {'met' if met else 'missed'}")
+                report.text(f"  target {deal} ({method}): <= {cpu_max} s and <= {mb_max} MB: "
+                            f"{cpu:.1f} s, {peak:,.0f} MB -> {'met' if met else 'missed'}")
         if all((d, method) in results for d in BELOW_A_MILLION):
             total = sum(results[d, method][0] for d in BELOW_A_MILLION)
-            print(f"  target: the eight deals below one million ({method}) <= 60 s together: "
-                  f"{total:.1f} s -> {'met' if total <= 60 else 'missed'}")
-    print(f"  load now {load()}")
+            report.line(f"  target: the eight deals below one million ({method}) <= 60 s "
+                        f"together: {total:.1f} s -> {'met' if total <= 60 else 'missed'}",
+                        figure("coqc CPU, the eight deals below one million", total, "s",
+                               f"coqc of each FreeCellD.v ({method})", runs, "sum of medians",
+                               method=method))
+    report.text(f"  load now {load()}")
 
 
 def coq_version():

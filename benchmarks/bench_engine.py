@@ -12,6 +12,8 @@
                                                          freecell-solver-range-parallel-solve
     python benchmarks/bench_engine.py --memory           the least --memory each of a few deals
                                                          is proved within, beside its peak
+    ... --json                                           any of these: one JSON object a line
+                                                         per figure (benchmarks/report.py)
 
 Whole-process figures run the command as a user would (Python start-up and imports included),
 alternating certify and fc-solve run by run, and give medians and the median of the pairwise
@@ -32,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from report import Report, add_json_option, figure  # noqa: E402
 
 from certify import engine  # noqa: E402
 from certify.deals import deal  # noqa: E402
@@ -89,41 +93,60 @@ def board_file(number, folder):
     return str(path)
 
 
-def main_figures(args):
+def main_figures(args, report):
     have_fc = shutil.which(FC_SOLVE) is not None
-    print(f"engine: {engine.describe()}")
+    report.text(f"engine: {engine.describe()}")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "11982.msgpack.zst")
         certify = CERTIFY + ["11982", "-q", "-o", out]
         fc = [FC_SOLVE, "-to", "01ABCDE", "-sel", board_file(11982, tmp)]
         position, rules = start(deal(11982)), Rules(4)
         search = median_time(lambda: engine.search(position, rules), args.runs)
+        whole = "certify 11982 -q -o FILE"
+        alone = "engine.search(start(deal(11982)), Rules(4))"
+        fc_said = "fc-solve -to 01ABCDE -sel 11982.board"
         if have_fc:
             ours, theirs, ratio = side_by_side(certify, fc, args.runs)
-            print(f"certify 11982 (whole process)   median {ours:.3f} s   "
-                  f"fc-solve -to 01ABCDE -sel: {theirs:.3f} s   ratio {ratio:.2f}x  (target <= 1.0)")
-            print(f"exhaustive search alone         median {search:.3f} s   "
-                  f"ratio {search / theirs:.2f}x fc-solve  (target <= 0.3)")
+            report.line(f"certify 11982 (whole process)   median {ours:.3f} s   "
+                        f"fc-solve -to 01ABCDE -sel: {theirs:.3f} s   ratio {ratio:.2f}x  "
+                        f"(target <= 1.0)",
+                        figure("whole process wall", ours, "s", whole, args.runs,
+                               versus=fc_said, versus_value=theirs, ratio=ratio,
+                               ratio_of="median of pairs"))
+            report.line(f"exhaustive search alone         median {search:.3f} s   "
+                        f"ratio {search / theirs:.2f}x fc-solve  (target <= 0.3)",
+                        figure("exhaustive search alone", search, "s", alone, args.runs,
+                               versus=fc_said, versus_value=theirs, ratio=search / theirs))
         else:
             ours = statistics.median(run(certify)[0] for _ in range(args.runs))
-            print(f"certify 11982 (whole process)   median {ours:.3f} s   "
-                  f"(no fc-solve here {HOW_TO_GET})")
-            print(f"exhaustive search alone         median {search:.3f} s")
+            report.line(f"certify 11982 (whole process)   median {ours:.3f} s   "
+                        f"(no fc-solve here {HOW_TO_GET})",
+                        figure("whole process wall", ours, "s", whole, args.runs))
+            report.line(f"exhaustive search alone         median {search:.3f} s",
+                        figure("exhaustive search alone", search, "s", alone, args.runs))
         writes = []
         for _ in range(args.runs):
             outcome = engine.search(position, rules)
             t0 = time.perf_counter()
             engine.no_win_body(outcome, rules)
             writes.append(time.perf_counter() - t0)
-        print(f"  writing the body (renumber, sort, planes) median "
-              f"{statistics.median(writes):.3f} s; {outcome.positions:,} positions")
+        report.line(f"  writing the body (renumber, sort, planes) median "
+                    f"{statistics.median(writes):.3f} s; {outcome.positions:,} positions",
+                    figure("writing the body", statistics.median(writes), "s",
+                           "engine.no_win_body (11982)", args.runs),
+                    figure("positions", outcome.positions, "positions", alone))
         peak_out = os.path.join(tmp, "7484159.msgpack.zst")
         wall, peak = run(CERTIFY + ["7484159", "-q", "-o", peak_out])
-        print(f"certify 7484159                 {wall:.1f} s wall, peak {peak:.0f} MiB "
-              f"(target <= 400), {os.path.getsize(peak_out):,} bytes")
+        size = os.path.getsize(peak_out)
+        big = "certify 7484159 -q -o FILE"
+        report.line(f"certify 7484159                 {wall:.1f} s wall, peak {peak:.0f} MiB "
+                    f"(target <= 400), {size:,} bytes",
+                    figure("whole process wall", wall, "s", big, deal=7484159),
+                    figure("peak memory", peak, "MiB", big, deal=7484159),
+                    figure("certificate", size, "bytes", big, deal=7484159))
 
 
-def parts(args):
+def parts(args, report):
     """Where a `certify 11982` run goes, part by part, in this process (medians): the solver's
     first attempt, the bounded search, both at once on two threads (as certify DEAL runs
     them), the writer, zstd; and the start-up of a process that only imports certify."""
@@ -152,19 +175,33 @@ def parts(args):
         bodies.append(engine.no_win_body(outcome, rules))
         return time.perf_counter() - t0
 
-    print(f"11982 in process, ms, median of {args.runs}:")
-    print(f"  solver's first attempt ({SOLVER_FIRST:,})  {timed(lambda: engine.solve(position, rules, SOLVER_FIRST)):6.1f}")
-    print(f"  bounded search ({SEARCH_FIRST:,})           {timed(lambda: engine.search(position, rules, SEARCH_FIRST)):6.1f}")
-    print(f"  both at once (two threads)          {timed(together):6.1f}")
-    print(f"  writer (renumber, sort, planes)     {med(write() for _ in range(args.runs)) * 1000:6.1f}")
+    def part(text, measure, ms, call):   # (text: the label and the spaces after it)
+        report.line(f"  {text}{ms:6.1f}", figure(measure, ms, "ms", call, args.runs, deal=11982))
+
+    report.text(f"11982 in process, ms, median of {args.runs}:")
+    part(f"solver's first attempt ({SOLVER_FIRST:,})  ", "solver's first attempt",
+         timed(lambda: engine.solve(position, rules, SOLVER_FIRST)),
+         f"engine.solve(position, rules, {SOLVER_FIRST})")
+    part(f"bounded search ({SEARCH_FIRST:,})           ", "bounded search",
+         timed(lambda: engine.search(position, rules, SEARCH_FIRST)),
+         f"engine.search(position, rules, {SEARCH_FIRST})")
+    part("both at once (two threads)          ", "solver and search at once", timed(together),
+         "engine.solve_and_search")
+    part("writer (renumber, sort, planes)     ", "writer",
+         med(write() for _ in range(args.runs)) * 1000, "engine.no_win_body")
     head = certificate.header("no-win", 11982, None, rules, 83_239, bodies[-1])
-    print(f"  zstd, certify's settings (fresh)    "
-          f"{timed(lambda: certificate.encode_file(head, bodies[-1], fresh=True)):6.1f}")
+    part("zstd, certify's settings (fresh)    ", "zstd, certify's settings, fresh compressor",
+         timed(lambda: certificate.encode_file(head, bodies[-1], fresh=True)),
+         "certificate.encode_file(head, body, fresh=True)")
     imports = [sys.executable, "-c", "import certify.cli, certify.prove, certify.engine"]
     bare = [sys.executable, "-c", "pass"]
-    ours, theirs, _ = side_by_side(imports, bare, args.runs)
-    print(f"  python -c 'import certify...'       {ours * 1000:6.1f}  (python -c pass: "
-          f"{theirs * 1000:.1f})")
+    ours, theirs, ratio = side_by_side(imports, bare, args.runs)
+    report.line(f"  python -c 'import certify...'       {ours * 1000:6.1f}  (python -c pass: "
+                f"{theirs * 1000:.1f})",
+                figure("start-up with certify's imports", ours * 1000, "ms",
+                       "python -c 'import certify.cli, certify.prove, certify.engine'", args.runs,
+                       versus="python -c pass", versus_value=theirs * 1000, ratio=ratio,
+                       ratio_of="median of pairs"))
 
 
 def content_11982():
@@ -180,12 +217,12 @@ def content_11982():
     return content, outcome.positions, head, body
 
 
-def levels(args):
+def levels(args, report):
     import zstandard
     from certify import certificate
     content, positions, _, _ = content_11982()
-    print(f"11982: {positions:,} positions, content {len(content):,} bytes; "
-          f"CPU seconds of one compress, median of {args.runs}")
+    report.text(f"11982: {positions:,} positions, content {len(content):,} bytes; "
+                f"CPU seconds of one compress, median of {args.runs}")
     # Each compress by a new compressor, as the one file of `certify DEAL` has: a compressor
     # kept from call to call spares the making of its tables, which a real run pays.
     settings = [(f"level {level:2}", dict(level=level)) for level in (3, 9, 12, 14, 15, 16, 17, 19)]
@@ -199,11 +236,16 @@ def levels(args):
             t0 = time.process_time()
             z = zstandard.ZstdCompressor(**how).compress(content)
             times.append(time.process_time() - t0)
-        print(f"  {name}: {len(z) / positions:.3f} bytes/position, "
-              f"{statistics.median(times) * 1000:.0f} ms")
+        call = f"zstandard.ZstdCompressor({name}).compress(11982's content)"
+        report.line(f"  {name}: {len(z) / positions:.3f} bytes/position, "
+                    f"{statistics.median(times) * 1000:.0f} ms",
+                    figure("compressed a position", len(z) / positions, "bytes/position", call,
+                           settings=name, deal=11982),
+                    figure("compress CPU", statistics.median(times) * 1000, "ms", call,
+                           args.runs, settings=name, deal=11982))
 
 
-def grid(args):
+def grid(args, report):
     """For the 11982 target: every zstd parameter set of a grid on 11982's content, the fastest
     ones within issue 9's 1.1 bytes a position; then the same records with the column ids' high
     bytes as planes before their low bytes (a layout format version 2 does not have)."""
@@ -234,16 +276,27 @@ def grid(args):
         if size <= limit:
             found.append((seconds, size, params))
     found.sort(key=lambda f: f[:2])
-    print(f"11982: {positions:,} positions; zstd parameter sets within 1.1 bytes a position "
-          f"({limit:,} bytes), fastest first (least CPU of 2 compresses):")
+    report.text(f"11982: {positions:,} positions; zstd parameter sets within 1.1 bytes a "
+                f"position ({limit:,} bytes), fastest first (least CPU of 2 compresses):")
     names = {zs.STRATEGY_LAZY: "lazy", zs.STRATEGY_LAZY2: "lazy2", zs.STRATEGY_BTLAZY2: "btlazy2"}
     for seconds, size, params in found[:8]:
-        print(f"  {seconds * 1000:5.1f} ms  {size / positions:.4f} bytes/position  "
-              f"{dict(params, strategy=names[params['strategy']])}")
-    table, records = msgpack.unpackb(body)
+        said = dict(params, strategy=names[params["strategy"]])
+        call = f"zstandard.ZstdCompressionParameters(**{said})"
+        report.line(f"  {seconds * 1000:5.1f} ms  {size / positions:.4f} bytes/position  {said}",
+                    figure("compress CPU", seconds * 1000, "ms", call, 2, "best",
+                           parameters=said, deal=11982),
+                    figure("compressed a position", size / positions, "bytes/position", call,
+                           parameters=said, deal=11982))
+    values = msgpack.Unpacker(raw=False)
+    values.feed(body)
+    table, *chunks = values   # (the body as the file holds it: the records in plane-coded chunks)
     n, at = positions, 4 + head["cells"]
-    if len(records) != n * (at + 16):
-        print("  (ids are not 2 bytes wide here: no high/low layout)")
+    width = at + 16
+    # all the records as one array of byte planes, as version 2 held them: plane j of every chunk
+    records = b"".join(c[j * (len(c) // width):(j + 1) * (len(c) // width)]
+                       for j in range(width) for c in chunks)
+    if len(table) > 65536 or len(records) != n * width:
+        report.text("  (ids are not 2 bytes wide here: no high/low layout)")
         return
     # planes: foundations and cells as they are, then each id's high byte, then each id's low byte
     order_hi_lo = list(range(at)) + list(range(at, at + 16, 2)) + list(range(at + 1, at + 16, 2))
@@ -252,11 +305,17 @@ def grid(args):
     for name, recs in (("version 2's planes", records), ("ids' high bytes, then low bytes", regrouped)):
         data = prefix + msgpack.packb(msgpack.packb([table, recs], use_bin_type=True), use_bin_type=True)
         sizes = [(level, *best_of(data, args.runs, level=level)) for level in (9, 11, 12, 13)]
-        print(f"  {name}: " + ", ".join(f"level {level} {size / n:.4f} bytes/position "
-                                        f"{seconds * 1000:.0f} ms" for level, size, seconds in sizes))
+        report.line(f"  {name}: " + ", ".join(f"level {level} {size / n:.4f} bytes/position "
+                                              f"{seconds * 1000:.0f} ms"
+                                              for level, size, seconds in sizes),
+                    *[found for level, size, seconds in sizes for found in (
+                        figure("compressed a position", size / n, "bytes/position",
+                               f"zstd level {level} on {name}", layout=name, level=level),
+                        figure("compress CPU", seconds * 1000, "ms", f"zstd level {level} on "
+                               f"{name}", args.runs, "best", layout=name, level=level))])
 
 
-def order(args):
+def order(args, report):
     """What prove()'s order costs: on the unwinnable deals and on winnable ones."""
     from certify.prove import prove
     with open(ROOT / "certificates" / "deals.txt") as f:
@@ -268,26 +327,31 @@ def order(args):
         for n in deals:
             prove(start(deal(n)), Rules(4))
         seconds = time.perf_counter() - t0
-        print(f"{label}: {len(deals)} deals, {seconds:.2f} s, {seconds / len(deals) * 1000:.1f} "
-              f"ms a deal")
+        report.line(f"{label}: {len(deals)} deals, {seconds:.2f} s, "
+                    f"{seconds / len(deals) * 1000:.1f} ms a deal",
+                    figure("prove() a deal", seconds / len(deals) * 1000, "ms",
+                           f"prove(start(deal(n)), Rules(4)) for {label}", len(deals), "mean",
+                           deals=len(deals), total_seconds=seconds))
 
 
-def regenerate(args):
+def regenerate(args, report):
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, str(ROOT / "certificates" / "regenerate.py"), "--all",
                            "-j", "2"], cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     different = [line for line in done.stdout.splitlines() if "same" not in line.split("\t")[1:2]]
-    print(f"certificates/regenerate.py --all -j 2: {wall / 60:.1f} min (target <= 5), "
-          f"exit {done.returncode}, {len(different)} not reproduced")
+    report.line(f"certificates/regenerate.py --all -j 2: {wall / 60:.1f} min (target <= 5), "
+                f"exit {done.returncode}, {len(different)} not reproduced",
+                figure("wall", wall / 60, "min", "certificates/regenerate.py --all -j 2",
+                       exit=done.returncode, not_reproduced=len(different)))
     for line in different[:10]:
-        print("  " + line)
+        report.text("  " + line)
 
 
 MEMORY_DEALS = (11982, 146692, 7484159)
 
 
-def memory(args):
+def memory(args, report):
     """The least --memory (to 1 MiB) within which the compiled search proves each deal, found by
     bisection in this process, and the bytes a position it counts; beside the peak resident
     memory of the whole `certify DEAL` (Python and the solver's attempts included): what a
@@ -313,23 +377,36 @@ def memory(args):
         with tempfile.TemporaryDirectory() as tmp:
             stopped = run(CERTIFY + [str(number), "-q", "--memory", f"{low}M", "-o",
                                      os.path.join(tmp, "y.zst")])
-        print(f"{number}: {whole.positions:,} positions; proved within --memory {high}M "
-              f"({high * mib / whole.positions:.0f} bytes a position), UNKNOWN at {low}M "
-              f"(exit 3 in {stopped[0]:.1f} s); certify {number} peaks at "
-              f"{peaks[number]:.0f} MiB")
+        bisected = f"engine.search(start(deal({number})), Rules(4), memory=M)"
+        report.line(f"{number}: {whole.positions:,} positions; proved within --memory {high}M "
+                    f"({high * mib / whole.positions:.0f} bytes a position), UNKNOWN at {low}M "
+                    f"(exit 3 in {stopped[0]:.1f} s); certify {number} peaks at "
+                    f"{peaks[number]:.0f} MiB",
+                    figure("least --memory", high, "MiB", bisected, statistic="bisection",
+                           deal=number, positions=whole.positions),
+                    figure("least --memory a position", high * mib / whole.positions,
+                           "bytes/position", bisected, statistic="bisection", deal=number),
+                    figure("peak memory", peaks[number], "MiB", f"certify {number} -q -o FILE",
+                           deal=number))
 
 
-def census(args):
+def census(args, report):
     n = args.census
+    ours_said = f"certify 1-{n} -j 2 -q --out DIR"
+    theirs_said = f"{FC_RANGE} 1 {n} 1000 -l lg"
     with tempfile.TemporaryDirectory() as tmp:
         ours, peak = run(CERTIFY + [f"1-{n}", "-j", "2", "-q", "--out", os.path.join(tmp, "c")])
-        print(f"certify 1-{n} -j 2: {ours:.1f} s, peak {peak:.0f} MiB")
-        if shutil.which(FC_RANGE):
-            theirs, _ = run([FC_RANGE, "1", str(n), "1000", "-l", "lg"])
-            print(f"{FC_RANGE} 1 {n} 1000 -l lg: {theirs:.1f} s; ratio {ours / theirs:.2f}x "
-                  f"(target <= 2.0)")
-        else:
-            print(f"no {FC_RANGE} here {HOW_TO_GET}")
+    # (both run before either line is printed, so that the wall figure carries its comparison)
+    theirs = run([FC_RANGE, "1", str(n), "1000", "-l", "lg"])[0] if shutil.which(FC_RANGE) else None
+    beside = {} if theirs is None else dict(versus=theirs_said, versus_value=theirs,
+                                            ratio=ours / theirs)
+    report.line(f"certify 1-{n} -j 2: {ours:.1f} s, peak {peak:.0f} MiB",
+                figure("census wall", ours, "s", ours_said, deals=n, **beside),
+                figure("census peak memory", peak, "MiB", ours_said, deals=n))
+    if theirs is not None:
+        report.text(f"{theirs_said}: {theirs:.1f} s; ratio {ours / theirs:.2f}x (target <= 2.0)")
+    else:
+        report.text(f"no {FC_RANGE} here {HOW_TO_GET}")
 
 
 def main():
@@ -343,23 +420,25 @@ def main():
     p.add_argument("--regenerate", action="store_true")
     p.add_argument("--census", type=int, nargs="?", const=32000, metavar="N")
     p.add_argument("--memory", action="store_true", help="the least --memory a few deals need")
+    add_json_option(p)
     args = p.parse_args()
+    report = Report("bench_engine", args.json)
     if args.levels:
-        levels(args)
+        levels(args, report)
     elif args.grid:
-        grid(args)
+        grid(args, report)
     elif args.parts:
-        parts(args)
+        parts(args, report)
     elif args.order:
-        order(args)
+        order(args, report)
     elif args.regenerate:
-        regenerate(args)
+        regenerate(args, report)
     elif args.census:
-        census(args)
+        census(args, report)
     elif args.memory:
-        memory(args)
+        memory(args, report)
     else:
-        main_figures(args)
+        main_figures(args, report)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Benchmark: the exhaustive search on disk (certify/external.py) beside the in-memory engine.
 
-    python benchmarks/bench_external.py [--deal 7484159] [--memory 16M,64M,256M] [--runs 3]
+    python benchmarks/bench_external.py [--deal 7484159] [--memory 16M,64M,256M] [--runs 3] [--json]
         positions a second and the peak of disk in use (bytes a position) of the search on
         disk at each --memory, beside the in-memory search of the same deal; then the
         certificate streamed out of the work folder (seconds, and the same SHA-256 as the
@@ -12,7 +12,8 @@
         folder is removed after (this measures, it proves nothing)
 
 In process (the search's own work, not Python's start-up); the machine is shared, so read the
-ratio of the two engines taken in the same run.
+ratio of the two engines taken in the same run. --json: one JSON object a line per figure
+(benchmarks/report.py).
 """
 
 import argparse
@@ -27,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from report import Report, add_json_option, figure  # noqa: E402
+
 from certify import engine, external  # noqa: E402
 from certify.deals import deal  # noqa: E402
 from certify.options import memory_size  # noqa: E402
@@ -38,8 +41,8 @@ class Watch:
     """A progress display that keeps the search's peak of disk in use (and the positions
     then), and prints a line a minute (for --far)."""
 
-    def __init__(self, search, loud=False):
-        self.search, self.loud, self.said = search, loud, time.monotonic()
+    def __init__(self, search, report=None):
+        self.search, self.report, self.said = search, report, time.monotonic()
         self.peak = self.at_peak = 0
         self.where = ""
 
@@ -50,22 +53,22 @@ class Watch:
         disk = self.search.disk_bytes()
         if disk > self.peak:
             self.peak, self.at_peak = disk, positions
-        if self.loud and time.monotonic() - self.said > 60:
+        if self.report and time.monotonic() - self.said > 60:
             self.said = time.monotonic()
-            print(f"  [{time.strftime('%H:%M:%S')}] {positions:,} positions, most home "
-                  f"{most_home}, {self.where}", flush=True)
+            self.report.text(f"  [{time.strftime('%H:%M:%S')}] {positions:,} positions, "
+                             f"most home {most_home}, {self.where}")
 
 
-def on_disk(position, rules, memory, folder, seconds=None, loud=False):
+def on_disk(position, rules, memory, folder, seconds=None, report=None):
     shutil.rmtree(folder, ignore_errors=True)
     search = external.DiskSearch(position, rules, external.Disk(folder), memory)
-    watch = Watch(search, loud)
+    watch = Watch(search, report)
     t0 = time.perf_counter()
     outcome = search.run(time_limit=seconds, progress=watch)
     return search, outcome, time.perf_counter() - t0, watch
 
 
-def compare(args):
+def compare(args, report):
     number = args.deal
     rules = Rules(args.cells)
     position = start(deal(number))
@@ -82,9 +85,15 @@ def compare(args):
         prove.prove(position, rules, number, out=tmp / "memory.zst", plan=prove.SEARCH_ALONE)
         write_memory = time.perf_counter() - t0 - min(memory_seconds)
         m = min(memory_seconds)
-        print(f"deal {number}, {rules.ncells} cells: {n:,} positions")
-        print(f"  in memory: {m:.2f} s search (best of {args.runs}), {n / m:,.0f} positions/s;"
-              f" search + certificate {m + write_memory:.2f} s")
+        about = dict(deal=number, cells=rules.ncells)
+        in_memory = f"engine.search(start(deal({number})), Rules({rules.ncells}))"
+        report.line(f"deal {number}, {rules.ncells} cells: {n:,} positions",
+                    figure("positions", n, "positions", in_memory, **about))
+        report.line(f"  in memory: {m:.2f} s search (best of {args.runs}), {n / m:,.0f} "
+                    f"positions/s; search + certificate {m + write_memory:.2f} s",
+                    figure("in-memory search", m, "s", in_memory, args.runs, "best", **about),
+                    figure("in-memory search + certificate", m + write_memory, "s",
+                           "prove.prove(..., plan=SEARCH_ALONE)", args.runs, "best", **about))
         for text in args.memory.split(","):
             budget = memory_size(text)
             runs = [on_disk(position, rules, budget, tmp / "work") for _ in range(args.runs)]
@@ -95,33 +104,61 @@ def compare(args):
             size, sha = search.write_certificate(os.fspath(tmp / "disk.zst"), number, None)
             written = time.perf_counter() - t0
             same = (tmp / "disk.zst").read_bytes() == (tmp / "memory.zst").read_bytes()
-            print(f"  on disk, --memory {text}: {seconds:.2f} s search (best of {args.runs}), "
-                  f"{n / seconds:,.0f} positions/s ({seconds / m:.1f}x the in-memory time); "
-                  f"disk at most {size_text(peak)}, {peak / n:.1f} bytes a position "
-                  f"(keys of {search.expander.keylen} B), {search.state['layer']} layers in the "
-                  f"last bucket; certificate streamed in {written:.2f} s, "
-                  f"{'the same bytes' if same else 'NOT THE SAME BYTES'} ({size:,} B)")
+            disk = f"external.DiskSearch(..., memory={text}).run()"
+            on = dict(about, memory=text, same_bytes=same)
+            report.line(f"  on disk, --memory {text}: {seconds:.2f} s search (best of "
+                        f"{args.runs}), {n / seconds:,.0f} positions/s ({seconds / m:.1f}x the "
+                        f"in-memory time); disk at most {size_text(peak)}, {peak / n:.1f} bytes a "
+                        f"position (keys of {search.expander.keylen} B), "
+                        f"{search.state['layer']} layers in the last bucket; certificate "
+                        f"streamed in {written:.2f} s, "
+                        f"{'the same bytes' if same else 'NOT THE SAME BYTES'} ({size:,} B)",
+                        figure("search on disk", seconds, "s", disk, args.runs, "best",
+                               versus=in_memory, versus_value=m, ratio=seconds / m, **on),
+                        figure("search on disk rate", n / seconds, "positions/s", disk,
+                               args.runs, "best", **on),
+                        figure("disk at most", peak, "bytes", disk, **on),
+                        figure("disk a position", peak / n, "bytes/position", disk, **on),
+                        figure("certificate streamed", written, "s",
+                               "DiskSearch.write_certificate", **on),
+                        figure("certificate", size, "bytes", "DiskSearch.write_certificate",
+                               **on))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def far(args):
+def far(args, report):
     rules = Rules(args.cells)
     position = start(deal(args.far))
     folder = Path(tempfile.mkdtemp(prefix="bench-external-far-", dir=args.tmp))
     try:
         import resource
         search, outcome, seconds, watch = on_disk(position, rules, memory_size(args.memory_far),
-                                                  folder / "work", args.minutes * 60, loud=True)
+                                                  folder / "work", args.minutes * 60, report)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         cpu = usage.ru_utime + usage.ru_stime
         n, peak = outcome.positions, watch.peak
-        print(f"deal {args.far} on disk, --memory {args.memory_far}, {seconds / 60:.1f} min "
-              f"({cpu / 60:.1f} min of CPU, peak {usage.ru_maxrss / 1024 ** 2:.1f} GiB): "
-              f"{n:,} positions ({n / seconds:,.0f}/s, {n / cpu:,.0f} per CPU second), most "
-              f"home {outcome.most_home}, {search.where()}; disk at most {size_text(peak)} "
-              f"({peak / max(watch.at_peak, 1):.1f} bytes a position then), "
-              f"{size_text(peak / (seconds / 60))} a minute to its peak; {outcome.verdict}")
+        resident = usage.ru_maxrss / 1024 ** 2
+        disk = (f"external.DiskSearch(start(deal({args.far})), memory={args.memory_far})"
+                f".run(time_limit={args.minutes * 60:g})")
+        about = dict(deal=args.far, cells=rules.ncells, memory=args.memory_far,
+                     verdict=outcome.verdict)
+        report.line(f"deal {args.far} on disk, --memory {args.memory_far}, {seconds / 60:.1f} "
+                    f"min ({cpu / 60:.1f} min of CPU, peak {resident:.1f} GiB): "
+                    f"{n:,} positions ({n / seconds:,.0f}/s, {n / cpu:,.0f} per CPU second), "
+                    f"most home {outcome.most_home}, {search.where()}; disk at most "
+                    f"{size_text(peak)} ({peak / max(watch.at_peak, 1):.1f} bytes a position "
+                    f"then), {size_text(peak / (seconds / 60))} a minute to its peak; "
+                    f"{outcome.verdict}",
+                    figure("wall", seconds, "s", disk, **about),
+                    figure("CPU", cpu, "s", disk, **about),
+                    figure("peak memory", resident, "GiB", disk, **about),
+                    figure("positions", n, "positions", disk, **about),
+                    figure("positions a CPU second", n / cpu, "positions/s", disk, **about),
+                    figure("most home", outcome.most_home, "cards", disk, **about),
+                    figure("disk at most", peak, "bytes", disk, **about),
+                    figure("disk a position at its peak", peak / max(watch.at_peak, 1),
+                           "bytes/position", disk, **about))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -136,10 +173,12 @@ def main():
     p.add_argument("--minutes", type=float, default=15)
     p.add_argument("--memory-far", default="16G")
     p.add_argument("--tmp", default=None, help="where --far's work folder goes")
+    add_json_option(p)
     args = p.parse_args()
     if not external.available():
         raise SystemExit("the search on disk is not built (certify.engine._external)")
-    far(args) if args.far else compare(args)
+    report = Report("bench_external", args.json)
+    far(args, report) if args.far else compare(args, report)
 
 
 if __name__ == "__main__":
