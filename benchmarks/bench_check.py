@@ -24,7 +24,7 @@
 
 Every check runs as its own process (`python -m check`); its seconds are wall time and its peak is the
 process's own maximum resident set (os.wait4), so the figures need nothing else installed. The files are
-written by tests/certgen.py (the test-side writer) into a scratch folder and removed afterwards. The
+written by tests/support/certgen.py (the test-side writer) into a scratch folder and removed afterwards. The
 targets (the hardening review): every hostile file refused within 10 s and 500 MB, without a traceback.
 """
 import json
@@ -38,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / 'tests'))
-import certgen as g  # noqa: E402
+from support import certgen as g  # noqa: E402  (tests/support/certgen.py)
 import msgpack  # noqa: E402
 import zstandard  # noqa: E402
 from report import Report, figure  # noqa: E402
@@ -169,7 +169,7 @@ def padded_range(argv, report):
             size = path.stat().st_size
             report.line(f'{label}: {n:,} deals, {moves:,} moves ({moves / n:.0f} a deal, {moves / size:.1f} '
                         f'a byte), {size:,} bytes',
-                        figure('padded range', size, 'bytes', f'tests/certgen.py range_file ({label})', deals=n,
+                        figure('padded range', size, 'bytes', f'tests/support/certgen.py range_file ({label})', deals=n,
                                moves=moves, padding=label))
             for name, command in commands:
                 code, seconds, peak, line, cpu = run_measured('-j', 1, path, command=command)
@@ -381,7 +381,7 @@ def main(argv):
             about = dict(first=first, last=last, exit=code)
             report.line(f'range {first}..{last}: {size:,} bytes, exit {code}, {seconds:.2f} s, peak {peak:.0f} MiB,'
                         f' {seconds / deals * 1000:.3f} ms a deal\n  {line[:140]}',
-                        figure('range file', size, 'bytes', 'tests/certgen.py range_file', **about),
+                        figure('range file', size, 'bytes', 'tests/support/certgen.py range_file', **about),
                         figure('check wall', seconds, 's', said, **about),
                         figure('check a deal', seconds / deals * 1000, 'ms', said, **about),
                         figure('check peak memory', peak, 'MiB', said, **about))

@@ -66,7 +66,7 @@ def main(argv=None):
     files = list(args.files or ([] if args.published else DEFAULT_FILES))
     if args.version3:
         sys.path.insert(0, str(ROOT / "tests"))
-        import certgen
+        from support import certgen
         folder = Path(tempfile.mkdtemp(prefix="bench-vcheck-"))
         for path in list(files):
             files.append(folder / f"v3-{path.name}")

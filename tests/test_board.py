@@ -6,7 +6,7 @@ from hypothesis import given
 from certify.board import BoardError, read_board, write_board
 from certify.deals import deal
 from certify.rules import start
-from tests.boards import small_boards
+from support.boards import small_boards
 
 
 def test_deal_round_trips():

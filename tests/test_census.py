@@ -23,7 +23,7 @@ from certify.options import result_json
 from certify.outcome import Result
 from certify.prove import SOLVER_FIRST, SURE_MEMORY, at_once, prove
 from certify.rules import Rules, start
-from census_runs import run, table, timeless
+from support.census_runs import run, table, timeless
 
 SMALL = "1-4"  # a few quick deals
 NAME = "1-4.msgpack.zst"

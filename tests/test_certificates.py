@@ -19,12 +19,11 @@ import zstandard
 from certify.explain import from_certificate, stuck
 
 FOLDER = Path(__file__).resolve().parent.parent / "certificates"
-sys.path.insert(0, str(FOLDER))
-import index  # noqa: E402  (certificates/index.py)
-import prove_coq  # noqa: E402  (certificates/prove_coq.py)
-import published  # noqa: E402  (certificates/published.py)
-import ranges  # noqa: E402  (certificates/ranges.py)
-import regenerate  # noqa: E402  (certificates/regenerate.py)
+import index  # (certificates/index.py)
+import prove_coq  # (certificates/prove_coq.py)
+import published  # (certificates/published.py)
+import ranges  # (certificates/ranges.py)
+import regenerate  # (certificates/regenerate.py)
 
 SHARED_LIST = FOLDER.parent.parent / "shared" / "data" / "unsolvable-below-10M.txt"
 FEW = [11982, 781948, 2607073]  # a famous one and the two smallest

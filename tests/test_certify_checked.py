@@ -3,9 +3,8 @@ fixed columns, foundation moves), numbered deals and custom boards, wins and no-
 
 (tests/conftest.py also has check verify every certificate that any test has certify write.)
 Here each variant is proved by certify and checked by check, and the claim and count are compared
-with the test side's own brute force (tests/certgen.py), which shares no code with either.
+with the test side's own brute force (tests/support/certgen.py), which shares no code with either.
 """
-import sys
 from pathlib import Path
 
 import msgpack
@@ -17,9 +16,7 @@ from certify.prove import Search as SearchStep, Solve, prove
 from certify.rules import Rules
 from certify.solver import solve
 from check import checker
-
-sys.path.insert(0, str(Path(__file__).parent))
-import certgen as g  # noqa: E402
+from support import certgen as g
 
 
 def ours(pos):

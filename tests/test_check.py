@@ -1,6 +1,6 @@
 """check/ must say yes to correct certificates and no, with the right reason, to everything else.
 
-Certificates are written by tests/certgen.py, a test-side writer built from the format document
+Certificates are written by tests/support/certgen.py, a test-side writer built from the format document
 (not from certify/), from positions brute-forced here.
 """
 import contextlib
@@ -17,10 +17,8 @@ import msgpack
 import pytest
 import zstandard
 from hypothesis import HealthCheck, given, settings, strategies as st
-
-sys.path.insert(0, str(Path(__file__).parent))
-import certgen as g  # noqa: E402
-from check import checker  # noqa: E402
+from support import certgen as g
+from check import checker
 
 BAD = Path(__file__).parent / 'bad-certificates'
 
@@ -476,7 +474,7 @@ def test_a_win_body_is_exactly_two_bytes_a_move(workdir, extra):
 
 
 # ---- column tables at the id-width switch: 2-byte ids up to 65,536 entries, 3-byte above ----
-# A real closed set (board0, 90 positions) plus positions that have no move at all (tests/certgen.py)
+# A real closed set (board0, 90 positions) plus positions that have no move at all (tests/support/certgen.py)
 # until the table has the size wanted: still closed, so still VERIFIED, and the 3-byte ids of the
 # real positions (whose columns sort last, ids up to 65,536) must be read and re-encoded right.
 
@@ -739,7 +737,7 @@ def corpus_table():
 
 
 def test_the_corpus_is_what_certgen_writes():
-    # `python tests/certgen.py` rewrites the files; they must be exactly what it writes now.
+    # `python tests/support/certgen.py` rewrites the files; they must be exactly what it writes now.
     made = g.bad_corpus()
     assert {f'{name}.msgpack.zst' for name in made} == {p.name for p in BAD.glob('*.msgpack.zst')}
     for name, (blob, verdict, phrase) in made.items():

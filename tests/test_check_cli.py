@@ -1,18 +1,16 @@
 """check's command line as a script uses it: what the file must prove (--deal, --claim, --cells, the
 other rules, --range), exit codes when files disagree, standard input, one file's closure split across
-processes, and output that fits 80 columns. Files are written by tests/certgen.py."""
+processes, and output that fits 80 columns. Files are written by tests/support/certgen.py."""
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-import certgen as g  # noqa: E402
-import test_check as t  # noqa: E402
-import test_check_ranges as r  # noqa: E402
-from check import checker  # noqa: E402
+from support import certgen as g
+import test_check as t
+import test_check_ranges as r
+from check import checker
 
 ROOT = Path(__file__).parent.parent
 run = r.run

@@ -1,25 +1,22 @@
 """check/ must hold a no-win certificate to every legal move, and to exact membership.
 
 Each certificate here is closed under every legal move but one defect the tests' own oracle
-(tests/oracle.py) was asked to find (tests/closure_cases.py): a position missing that only one kind
+(tests/support/oracle.py) was asked to find (tests/support/closure_cases.py): a position missing that only one kind
 of move reaches, a same-card twin standing in for a position, one byte of one record changed, one
 stacking pair that leads out of the set. A checker that skipped that kind of move, compared records
 in part, or lost a line of its stacking table would verify the file; check must reject it, and say
-which move leaves the set. The files are written by tests/certgen.py, never by certify/.
+which move leaves the set. The files are written by tests/support/certgen.py, never by certify/.
 """
 import functools
 import itertools
 import re
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-import certgen as g  # noqa: E402
-import closure_cases as cases  # noqa: E402
-import oracle as o  # noqa: E402
-from check import checker  # noqa: E402
+from support import certgen as g
+from support import closure_cases as cases
+from support import oracle as o
+from check import checker
 
 CELL, FOUNDATION = o.CELL, o.FOUNDATION
 PLACE = r'(column [1-8]|a free cell|its foundation)'

@@ -2,7 +2,7 @@
 their size, header values of every wrong type, folders too deep to recurse into or that cannot be read,
 ranges whose work would grow faster than their deals, more positions than memory holds, and an
 internal failure forced from inside. Each gets one line and a non-zero exit, never a traceback and
-never VERIFIED. Files are written by tests/certgen.py."""
+never VERIFIED. Files are written by tests/support/certgen.py."""
 import os
 import subprocess
 import sys
@@ -10,12 +10,10 @@ from pathlib import Path
 
 import msgpack
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-import certgen as g  # noqa: E402
-import test_check as t  # noqa: E402
-import test_check_ranges as r  # noqa: E402
-from check import checker  # noqa: E402
+from support import certgen as g
+import test_check as t
+import test_check_ranges as r
+from check import checker
 
 ROOT = Path(__file__).parent.parent
 run, check, rejected = r.run, t.check, t.rejected

@@ -2,14 +2,11 @@
 Every record is made to hash alike here, so that each lookup walks past every other record and only
 the comparison of bytes can tell a record from its neighbours (a lookup that ignored a byte, a
 column id, or trusted the hash would be caught)."""
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-import test_check as t  # noqa: E402
-from check import checker  # noqa: E402
+import test_check as t
+from check import checker
 
 
 @pytest.fixture

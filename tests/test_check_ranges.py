@@ -1,5 +1,5 @@
 """check/ on byte-plane records (version 2), range certificates (section 6), the limits, inputs that
-are not regular files, names that would redraw a terminal, folders, and the command line. Every file is written by tests/certgen.py from the format document;
+are not regular files, names that would redraw a terminal, folders, and the command line. Every file is written by tests/support/certgen.py from the format document;
 every brute-forced claim is the test's own (certgen's rules, not check's)."""
 import functools
 import json
@@ -11,11 +11,9 @@ from pathlib import Path
 import msgpack
 import pytest
 import zstandard
-
-sys.path.insert(0, str(Path(__file__).parent))
-import certgen as g  # noqa: E402
-import test_check as t  # noqa: E402  (the boards, their positions and the check() helper)
-from check import checker  # noqa: E402
+from support import certgen as g
+import test_check as t  # (the boards, their positions and the check() helper)
+from check import checker
 
 ROOT = Path(__file__).parent.parent
 check, rejected = t.check, t.rejected

@@ -2,7 +2,6 @@
 
 import random
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,8 @@ from pysol_cards.random import RandomBase
 from certify.cards import name, parse
 from certify.deals import MAX_DEAL, deal, rows
 from check import checker
-
-sys.path.insert(0, str(Path(__file__).parent))
-import certgen  # noqa: E402
-import oracle  # noqa: E402
+from support import certgen
+from support import oracle
 
 LAYOUTS = Path(__file__).parent / "data" / "published-layouts.txt"
 

@@ -22,12 +22,12 @@ from certify.outcome import (FORMAT, MEMORY, MOST_RECORD_BYTES, NO_WIN, UNKNOWN,
                              out_of_memory, size_text)
 from certify.prove import prove
 from certify.rules import Rules, encode, moves, replays_to_win, start
-from tests.boards import reachable, small_boards
+from support.boards import reachable, small_boards
 
 ROOT = Path(__file__).resolve().parent.parent
 if os.environ.get("CERTIFY_ENGINE") == "python":
     pytest.skip("the comparison needs both engines", allow_module_level=True)
-from certify.engine import _search as native  # noqa: E402  (not built: fail, never skip)
+from certify.engine import _search as native  # (not built: fail, never skip)
 
 rules_variants = st.builds(Rules, st.just(0), st.booleans(), st.booleans())
 
@@ -497,10 +497,10 @@ def test_a_large_no_win_is_written_a_frame_a_plane_the_same_on_any_number_of_pro
 def test_the_writer_past_65536_columns_agrees_in_both_engines_and_with_certgen(fixed):
     """Over 65,536 columns the file's ids take 3 bytes. No board of a testable size has that
     many, so the outcome is made up: the real closed set of a small board plus positions with
-    no legal move (tests/certgen.py), as search keys with the columns in a scrambled order.
+    no legal move (tests/support/certgen.py), as search keys with the columns in a scrambled order.
     Both engines' writers give the same bytes, and the table and records of certgen's own
     writer, written from the format document."""
-    from tests import certgen as g
+    from support import certgen as g
     symmetry = "none" if fixed else "columns"
     positions = sorted(g.with_columns(g.explore(g.NOWIN0, 0, symmetry=symmetry), 0, 70_000))
     columns = sorted({bytes(c) for p in positions for c in p[2]}, key=lambda c: (len(c), c[::-1]))

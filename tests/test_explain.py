@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from tests.boards import reachable, small_boards
+from support.boards import reachable, small_boards
 from certify import certificate, deals
 from certify.board import read_board
 from certify.cli import main

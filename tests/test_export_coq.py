@@ -379,13 +379,9 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     """certificates/prove_coq.py --all runs only the deals its table lacks (here the smallest,
     2607073) or has for another certificate (6768658, the next smallest but one), keeps the
     other rows as they are, and the index's Coq column shows the result."""
-    sys.path.insert(0, str(PUBLISHED))
-    try:
-        import index
-        import prove_coq
-        import published
-    finally:
-        sys.path.remove(str(PUBLISHED))
+    import index
+    import prove_coq
+    import published
     results = tmp_path / "coq-results.tsv"
 
     def recorded(d, digest):
@@ -433,12 +429,8 @@ def test_prove_coq_says_when_a_proof_misses_its_target():
     """The Coq targets (prove_coq.TARGETS): a proof over one is recorded as proved and over,
     with the figure, and the index says so; within its target, or with none, it is plainly
     proved."""
-    sys.path.insert(0, str(PUBLISHED))
-    try:
-        import index
-        import prove_coq
-    finally:
-        sys.path.remove(str(PUBLISHED))
+    import index
+    import prove_coq
     assert prove_coq.over_target(11982, 14.9, 599) == ""
     assert prove_coq.over_target(11982, 16.2, 610) == \
         ", over its target: 16.2 s CPU > 15 s, 610 MB > 600 MB"

@@ -1,16 +1,13 @@
-"""The rules, three times over: certify/rules.py and check/checker.py against tests/oracle.py, a
+"""The rules, three times over: certify/rules.py and check/checker.py against tests/support/oracle.py, a
 reading of docs/certificate-format.md that imports neither (and asks "is this a move?" of every
 free card and destination, where both of them generate moves from each source)."""
-import sys
 from pathlib import Path
 
 from hypothesis import given, strategies as st
 
 from certify import rules
 from check import checker
-
-sys.path.insert(0, str(Path(__file__).parent))
-import oracle  # noqa: E402
+from support import oracle
 
 
 @st.composite

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import oracle
+from support import oracle
 from certify import engine, search
 from check import checker
 from certify.deals import deal

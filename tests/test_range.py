@@ -25,7 +25,7 @@ from certify.census import chunks
 from certify.deals import deal
 from certify.names import range_name
 from certify.rules import Rules, encode, replays_to_win, start
-from census_runs import run, table, timeless
+from support.census_runs import run, table, timeless
 
 RANGE = "11975-11990"  # sixteen deals around 11982, the one below 32,000 that cannot be won
 FIRST, LAST = 11975, 11990
@@ -329,8 +329,7 @@ def test_the_writer_reads_any_deal_number_from_a_packed_entry():
 
 CERTIFICATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "certificates")
-sys.path.insert(0, CERTIFICATES)
-import ranges  # noqa: E402  (certificates/ranges.py)
+import ranges  # (certificates/ranges.py)
 
 PUBLISHED = os.path.join(CERTIFICATES, "1-32000.msgpack.zst")
 

@@ -13,7 +13,7 @@ import hashlib
 import pytest
 
 from certify import cli
-from census_runs import run, table, timeless
+from support.census_runs import run, table, timeless
 from check import checker
 
 RANGES = ["2147483646-2147483649", "4294967294-4294967297"]

@@ -15,16 +15,14 @@ from certify.rules import CELL, HOME, Rules, decode, encode, is_won, moves, repl
 from certify.search import Columns, decode_key, make_expander, search, start_key
 from certify.solver import solve
 from check import checker
-from tests import boards
-from tests.boards import any_won, key, reachable, small_boards, unwinnable_boards
-
-sys.path.insert(0, os.path.dirname(__file__))
-import certgen as g  # noqa: E402
+from support import boards
+from support.boards import any_won, key, reachable, small_boards, unwinnable_boards
+from support import certgen as g
 
 variants = st.sampled_from([(False, False), (True, False)])
 LIMIT = 3000
 boards_and_variants = st.tuples(small_boards(), variants)
-# Half the boards drawn for whole-set comparisons are known to be unwinnable (tests/boards.py), so
+# Half the boards drawn for whole-set comparisons are known to be unwinnable (tests/support/boards.py), so
 # that the no-win branch, where the whole reachable set is compared, runs about as often as the
 # win branch (six runs of 60 gave 19 to 29 no-wins); the tests assert that each ran at least
 # a sixth of the time.

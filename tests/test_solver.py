@@ -15,7 +15,7 @@ from certify.outcome import WIN
 from certify.rules import HOME, Rules, replays_to_win, start
 from certify.search import search
 from certify.solver import autoplay, search_in_turns, solve
-from tests.boards import small_boards
+from support.boards import small_boards
 
 
 def check(path):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from certify import certificate, deals, solver
 from certify.engine import _solver
 from certify.rules import HOME, Rules, moves, replays_to_win, start
-from tests.boards import small_boards
+from support.boards import small_boards
 
 
 def native(position, ncells, budget=solver.BUDGET):

@@ -26,16 +26,13 @@ import threading
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-import certgen  # noqa: E402
+from support import certgen
 
 ROOT = Path(__file__).resolve().parent.parent
 VCHECK = ROOT / "vcheck"
 TEMPLATE = ROOT / "certify" / "exports" / "templates" / "Rules.v"
 CERTS = ROOT / "certificates"
-sys.path.insert(0, str(VCHECK))
-import derive_rules  # noqa: E402
+import derive_rules
 
 SOURCES = sorted([*VCHECK.glob("coq/*.v"), *VCHECK.glob("ocaml/*"), VCHECK / "build.sh",
                   VCHECK / "derive_rules.py", TEMPLATE])

@@ -1,16 +1,16 @@
-"""Cases for tests/test_check_closure.py, found by search with the tests' own oracle (tests/oracle.py).
+"""Cases for tests/test_check_closure.py, found by search with the tests' own oracle (tests/support/oracle.py).
 
 Each case is a set of positions that is closed under every legal move except for a defect the
 search was asked for: one position missing that only one kind of move reaches, one position
 standing in for a same-card twin, one stacking pair (card X onto card Y) that leads out of the set.
-Nothing here comes from certify/ or check/; the file bytes are written by tests/certgen.py.
+Nothing here comes from certify/ or check/; the file bytes are written by tests/support/certgen.py.
 """
 import functools
 import itertools
 import random
 
-import certgen as g
-import oracle as o
+from . import certgen as g
+from . import oracle as o
 
 CELL, FOUNDATION = o.CELL, o.FOUNDATION
 

@@ -11,10 +11,10 @@ Some mutants change no behaviour a certificate can show (say, letting a card "mo
 column, which the stacking rule already forbids); they carry `equivalent=` with the reason, still
 run, and are scored apart.
 
-    python tests/mutants.py                  # every mutant, its own test subset, one at a time
-    python tests/mutants.py --only check -j 1     # or --only rules, --only writer
-    python tests/mutants.py --list           # the mutants and whether each still applies
-    python tests/mutants.py -k closure --tests tests    # some mutants, against the whole default run
+    python tools/mutants.py                  # every mutant, its own test subset, one at a time
+    python tools/mutants.py --only check -j 1     # or --only rules, --only writer
+    python tools/mutants.py --list           # the mutants and whether each still applies
+    python tools/mutants.py -k closure --tests tests    # some mutants, against the whole default run
 
 Not part of the pytest run: it takes minutes. Exit 0 when every live mutant that is not listed as
 equivalent is killed, 1 otherwise.

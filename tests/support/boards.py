@@ -1,13 +1,10 @@
-"""Small synthetic boards for exhaustive tests, and a brute-force reference built on tests/oracle.py
+"""Small synthetic boards for exhaustive tests, and a brute-force reference built on tests/support/oracle.py
 (a reading of the format document that shares no code with certify/ or check/)."""
 
-import sys
 from pathlib import Path
 
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).parent))
-import oracle  # noqa: E402
+from . import oracle
 
 
 @st.composite

@@ -610,6 +610,6 @@ def write_corpus(folder):
         (folder / f'{name}.msgpack.zst').write_bytes(blob)
 
 
-if __name__ == '__main__':   # python tests/certgen.py: rewrite tests/bad-certificates/
+if __name__ == '__main__':   # python tests/support/certgen.py: rewrite tests/bad-certificates/
     from pathlib import Path
-    write_corpus(Path(__file__).parent / 'bad-certificates')
+    write_corpus(Path(__file__).parent.parent / 'bad-certificates')
