@@ -1,7 +1,8 @@
 """Benchmark vcheck (the checker proved in Coq, run natively) beside check/.
 
     python3 benchmarks/bench_vcheck.py [--runs N] [--build DIR] [--version3] [--packed]
-                                       [--no-check] [--published] [--jobs J] [FILE...]
+                                       [--no-check] [--published] [--jobs J] [--json]
+                                       [FILE...]
         builds vcheck into DIR (default vcheck/_build; vcheck/build.sh), then checks each FILE
         (default certificates/7484159.msgpack.zst and certificates/11982.msgpack.zst) N times
         (1) with each checker, one process each (check with -j 1): the median CPU seconds
@@ -13,7 +14,8 @@
         --memory 1 (its records packed: front-coded blocks, found by a binary search);
         --no-check leaves check/ out.  --published also checks every published certificate at
         once, `vcheck -q -j J certificates` (J: --jobs, default 2), and the range 1..32,000 alone
-        with -j 1 and -j J: CPU seconds there are the processes' together.
+        with -j 1 and -j J: CPU seconds there are the processes' together.  --json: one JSON
+        object a line per figure instead of the table (benchmarks/report.py).
 
 Every run is its own process; its figures are its own (os.wait4), so nothing else need be
 installed. The targets (the design of vcheck): 7484159 within 20 s of CPU and 150 MB.
@@ -27,6 +29,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from report import Report, add_json_option, figure
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FILES = [ROOT / "certificates" / "7484159.msgpack.zst",
@@ -55,14 +59,19 @@ def main(argv=None):
     p.add_argument("--published", action="store_true")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("files", nargs="*", type=Path)
+    add_json_option(p)
     args = p.parse_args(argv)
+    report = Report("bench_vcheck", args.json)
     subprocess.run(["bash", str(ROOT / "vcheck" / "build.sh"), str(args.build)], check=True,
                    stdout=subprocess.DEVNULL)
-    checkers = {"vcheck": [str(args.build / "vcheck"), "-j", "1", "--json"]}
+    # name -> (the command run, the same as a figure names it: the program, not its path)
+    one_job = [str(args.build / "vcheck"), "-j", "1", "--json"]
+    checkers = {"vcheck": (one_job, "vcheck -j 1 --json")}
     if args.packed:
-        checkers["packed"] = [*checkers["vcheck"], "--memory", "1"]
+        checkers["packed"] = ([*one_job, "--memory", "1"], "vcheck -j 1 --json --memory 1")
     if not args.no_check:
-        checkers["check"] = [sys.executable, "-m", "check", "-j", "1", "--json"]
+        checkers["check"] = ([sys.executable, "-m", "check", "-j", "1", "--json"],
+                             "check -j 1 --json")
     files = list(args.files or ([] if args.published else DEFAULT_FILES))
     if args.version3:
         sys.path.insert(0, str(ROOT / "tests"))
@@ -71,13 +80,14 @@ def main(argv=None):
         for path in list(files):
             files.append(folder / f"v3-{path.name}")
             files[-1].write_bytes(certgen.as_version3(path.read_bytes()))
-    print(f"{'file':<28} {'checker':<7} {'verdict':<9} {'CPU s':>8} {'wall s':>8} "
-          f"{'peak MiB':>9} {'B/position':>10} {'positions/CPU s':>16} {'load':>11}")
+    report.text(f"{'file':<28} {'checker':<7} {'verdict':<9} {'CPU s':>8} {'wall s':>8} "
+                f"{'peak MiB':>9} {'B/position':>10} {'positions/CPU s':>16} {'load':>11}")
     for path in files:
-        for name, command in checkers.items():
+        for name, (command, said) in checkers.items():
             before = os.getloadavg()[0]
             runs = [measure([*command, str(path)]) for _ in range(args.runs)]
-            load = f"{before:.2f}-{os.getloadavg()[0]:.2f}"
+            after = os.getloadavg()[0]
+            load = f"{before:.2f}-{after:.2f}"
             line, code = runs[0][0], runs[0][1]
             item = json.loads(line) if line.startswith("{") else {}
             cpu = statistics.median(r[2] for r in runs)
@@ -86,20 +96,42 @@ def main(argv=None):
             nowin = item.get("claim") == "no-win"
             rate = f"{item['count'] / cpu:>16,.0f}" if nowin and cpu else f"{'':>16}"
             each = f"{peak * 2**20 / item['count']:>10.1f}" if nowin else f"{'':>10}"
-            print(f"{path.name:<28} {name:<7} {item.get('verdict', f'exit {code}'):<9} "
-                  f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {each} {rate} {load:>11}", flush=True)
+            verdict = item.get("verdict", f"exit {code}")
+            run = f"{said} {path.name}"
+            context = {"file": path.name, "checker": name, "verdict": verdict,
+                       "load_before": round(before, 2), "load_after": round(after, 2)}
+            found = [figure("CPU", cpu, "s", run, args.runs, **context),
+                     figure("wall", wall, "s", run, args.runs, **context),
+                     figure("peak memory", peak, "MiB", run, args.runs, **context)]
+            if nowin:
+                found += [figure("peak memory a position", peak * 2**20 / item["count"],
+                                 "bytes/position", run, args.runs, positions=item["count"],
+                                 **context)]
+                if cpu:
+                    found += [figure("positions a CPU second", item["count"] / cpu,
+                                     "positions/s", run, args.runs, positions=item["count"],
+                                     **context)]
+            report.line(f"{path.name:<28} {name:<7} {verdict:<9} "
+                        f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {each} {rate} {load:>11}",
+                        *found)
     if args.published:
         vcheck = str(args.build / "vcheck")
         certificates = ROOT / "certificates"
-        print(f"\n{'command':<40} {'exit':>4} {'CPU s':>8} {'wall s':>8} {'peak MiB':>9} "
-              f"{'load':>11}")
+        report.text(f"\n{'command':<40} {'exit':>4} {'CPU s':>8} {'wall s':>8} {'peak MiB':>9} "
+                    f"{'load':>11}")
         for jobs, target in ((args.jobs, certificates), (1, certificates / "1-32000.msgpack.zst"),
                              (args.jobs, certificates / "1-32000.msgpack.zst")):
             before = os.getloadavg()[0]
             _, code, cpu, wall, peak = measure([vcheck, "-q", "-j", str(jobs), str(target)])
-            shown = f"vcheck -q -j {jobs} {target.relative_to(ROOT)}"
-            print(f"{shown:<40} {code:>4} {cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} "
-                  f"{before:.2f}-{os.getloadavg()[0]:.2f}", flush=True)
+            after = os.getloadavg()[0]
+            run = f"vcheck -q -j {jobs} {target.relative_to(ROOT)}"
+            context = {"exit": code, "jobs": jobs, "load_before": round(before, 2),
+                       "load_after": round(after, 2)}
+            report.line(f"{run:<40} {code:>4} {cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} "
+                        f"{before:.2f}-{after:.2f}",
+                        figure("CPU", cpu, "s", run, **context),
+                        figure("wall", wall, "s", run, **context),
+                        figure("peak memory", peak, "MiB", run, **context))
 
 
 if __name__ == "__main__":

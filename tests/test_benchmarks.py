@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-# (bench_solver.py and bench_vcheck.py print their own lines: they join this list once they
-# print through report.py)
 REPORTING = ["bench_census.py", "bench_certify.py", "bench_check.py", "bench_coq.py",
-             "bench_engine.py", "bench_external.py"]
+             "bench_engine.py", "bench_external.py", "bench_solver.py", "bench_vcheck.py"]
 
 
 def load_report():
@@ -87,3 +85,34 @@ def test_a_benchmark_prints_only_figures_with_json():
                                                "range file", "extract the last deal"}
     assert all(r["benchmark"] == "bench_census" and set(report.FIELDS) <= set(r)
                for r in records)
+
+
+def test_the_solver_benchmark_prints_the_same_figures_either_way():
+    """bench_solver on three deals and its flares on 11982 (about a second each): with --json
+    every line a figure, without it the human lines, and the two name the same results."""
+    def run(*argv):
+        done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_solver.py"), *argv],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    human = run("3", "--engine", "native")
+    assert human[0] == "deals 1..3, 4 free cells, budget 1,000,000 positions"
+    assert human[3] == "          solved 3, gave up on 0"
+    records = [json.loads(line) for line in run("3", "--engine", "native", "--json")]
+    assert all(r["benchmark"] == "bench_solver" and set(report.FIELDS) <= set(r)
+               for r in records)
+    assert {r["measure"] for r in records} == {"CPU a deal", "CPU of all deals", "line length",
+                                               "deals solved", "deals given up"}
+    assert all((r["engine"], r["first"], r["last"]) == ("native", 1, 3) for r in records)
+    solved = {r["measure"]: r["value"] for r in records if r["unit"] == "deals"}
+    assert solved == {"deals solved": 3, "deals given up": 0}
+    longest = [r["value"] for r in records
+               if r["measure"] == "line length" and r["statistic"] == "max"]
+    assert human[2].startswith("          lines: mean") and f"longest {longest[0]})" in human[2]
+
+    flares = [json.loads(line) for line in run("--flares", "11982", "--json")]
+    assert [(r["measure"], r.get("deal"), r.get("won_by")) for r in flares] == [
+        ("main attempt CPU", 11982, "nothing"), ("flares CPU", 11982, "nothing"),
+        ("main attempt and flares CPU", None, None), ("main attempt and flares CPU", None, None),
+        ("main attempt and flares CPU", None, None)]
