@@ -198,11 +198,12 @@ CHUNK = 2**20    # the records of a version 3 chunk (§7); the last chunk holds 
 # replay()'s choice for a version 1 or 2 line (with body and rules given): the index of the legal
 # move of move n's card and destination bytes; else why not, with where the card may go instead.
 def named(body, rules, n, position):
-    card, dest = body[2 * n], body[2 * n + 1]
-    pairs = [(c, d) for c, _, d in moves(*position, rules['cells'], rules['foundation_moves'])]
-    if (card, dest) in pairs: return pairs.index((card, dest))
+    card, dest, cells_fm = body[2 * n], body[2 * n + 1], (rules['cells'], rules['foundation_moves'])
+    # The moves listed only up to the one named (the replay lists them again up to its index).
+    for i, (c, _, d) in enumerate(moves(*position, *cells_fm)):
+        if (c, d) == (card, dest): return i
     need(card < 52 and dest < 10, f'move {n + 1}: bytes {card}, {dest} are not a move')
-    could = ', '.join(PLACE[d] for c, d in pairs if c == card)
+    could = ', '.join(PLACE[d] for c, _, d in moves(*position, *cells_fm) if c == card)
     raise Rejected(f'move {n + 1} ({name(card)} to {PLACE[dest]}) is illegal: {name(card)} '
                    f'{"may go only to " + could if could else "cannot move"}; before it: '
                    f'{show(*position)}')

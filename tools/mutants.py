@@ -262,6 +262,10 @@ MUTANTS = [
       "    if h['deal'] is not None: return bytes(4), b'', deal(h['deal'])",
       "    if h['deal'] is not None or h['claim'] == 'win': return bytes(4), b'', deal(h['deal'] or 1)"),
 
+    M('check', 'version 1/2 lines: a move named by its card alone', CHECKER,
+      "        if (c, d) == (card, dest): return i", "        if c == card: return i"),
+    M('check', 'version 1/2 lines: the move after the one named', CHECKER,
+      "        if (c, d) == (card, dest): return i", "        if (c, d) == (card, dest): return i + 1"),
     M('check', 'places: a free cell and the foundation named each as the other', CHECKER,
       "['a free cell', 'its foundation']", "['its foundation', 'a free cell']"),
     M('check', '--json: the count of a certificate not shown', CHECKER,
