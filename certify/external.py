@@ -405,7 +405,9 @@ class DiskSearch:
         asked = {}
         if threading.current_thread() is threading.main_thread():
             for number in (signal.SIGINT, signal.SIGTERM):
-                asked[number] = signal.signal(number, self._on_signal)
+                # An ignored signal stays ignored (nohup, a shell's background job: ^C is not ours).
+                if signal.getsignal(number) is not signal.SIG_IGN:
+                    asked[number] = signal.signal(number, self._on_signal)
         try:
             return self._run(max_positions, time_limit, progress)
         finally:

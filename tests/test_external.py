@@ -262,14 +262,43 @@ def test_sigint_in_process_stops_within_seconds(tmp_path):
         sent.append(time.monotonic())
         os.kill(os.getpid(), signal.SIGINT)
 
-    timer = threading.Timer(1.0, interrupt)
-    timer.start()
-    outcome = search.run()
-    answered = time.monotonic()
-    timer.join()
+    # As in a terminal (a run in the background, such as CI's, may have SIGINT ignored).
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer = threading.Timer(1.0, interrupt)
+        timer.start()
+        outcome = search.run()
+        answered = time.monotonic()
+        timer.join()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # (put back)
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert outcome.verdict == UNKNOWN and "stopped by SIGINT" in outcome.reason, outcome.reason
     assert answered - sent[0] < 10
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # (put back)
+    search.close()
+
+
+def test_an_ignored_sigint_stays_ignored(tmp_path):
+    """Run under nohup or as a shell's background job, SIGINT is ignored: the search leaves it so
+    (and still takes SIGTERM)."""
+    position, rules = start(deal(11982)), Rules(4)
+    search = external.DiskSearch(position, rules, external.Disk(tmp_path / "work"), 1 << 20)
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    seen = []
+    real = signal.signal
+
+    def watch(number, handler):
+        seen.append(number)
+        return real(number, handler)
+
+    try:
+        signal.signal = watch
+        outcome = search.run()
+    finally:
+        signal.signal = real
+        signal.signal(signal.SIGINT, before)
+    assert outcome.verdict == NO_WIN
+    assert signal.SIGINT not in seen and signal.SIGTERM in seen
     search.close()
 
 
