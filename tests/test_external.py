@@ -307,9 +307,11 @@ def test_sigint_and_sigterm_give_exit_3_and_a_folder_that_resumes(tmp_path):
     state = tmp_path / "a.zst.work" / "search.json"
     for number in (signal.SIGINT, signal.SIGTERM):
         again = ["--resume"] if state.exists() else []
+        # (SIGINT as in a terminal: a background run, such as CI's, may have it ignored)
         child = subprocess.Popen([sys.executable, "-m", "certify", *map(str, args + again)],
                                  cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True)
+                                 text=True, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                             signal.SIG_DFL))
         seen = saved_positions(state)
         for _ in range(5000):  # until a checkpoint further on than the last
             if child.poll() is not None or saved_positions(state) > max(seen, 1):
