@@ -39,6 +39,7 @@
 
 #include <zstd.h>
 
+#include "cards.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -52,15 +53,13 @@
 /* What Expander.expand() stops on. */
 enum { EXHAUSTED = 0, BUFFER_FULL = 1, SLICE_OVER = 2, COLUMNS_FULL = 3, NO_MEMORY = 4 };
 
-static int red(int card) { int s = card & 3; return s == 1 || s == 2; }
-
-static int parents[52][3];
+static int parents[NCARDS][3];
 
 static void init_parents(void) {
-    for (int c = 0; c < 52; c++) {
+    for (int c = 0; c < NCARDS; c++) {
         int n = 0;
-        for (int p = 0; p < 52; p++)
-            if ((p >> 2) == (c >> 2) + 1 && red(p) != red(c)) parents[c][n++] = p;
+        for (int p = 0; p < NCARDS; p++)
+            if (stacks_on(c, p)) parents[c][n++] = p;
         parents[c][n] = -1;
     }
 }
@@ -140,7 +139,7 @@ typedef struct {
     size_t ncards, cards_cap;
     int32_t *slot;
     uint32_t nslots;
-    int32_t onto_empty[52];
+    int32_t onto_empty[NCARDS];
     uint32_t limit;
     int full;            /* 1: a new column did not fit under `limit`; 2: out of memory */
 } Columns;
@@ -205,7 +204,7 @@ static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
 static int32_t column_pop(Columns *t, uint32_t id) {
     int32_t j = t->col[id].popped;
     if (j < 0) {
-        uint8_t buf[52];
+        uint8_t buf[NCARDS];
         int len = t->col[id].len - 1;
         memcpy(buf, column_cards(t, id), (size_t)len);
         j = column_id(t, buf, len);
@@ -234,7 +233,7 @@ static int columns_init(Columns *t, uint32_t limit) {
     t->col = malloc(t->cap * sizeof *t->col);
     t->cards_cap = 4096;
     t->cards = malloc(t->cards_cap);
-    for (int c = 0; c < 52; c++) t->onto_empty[c] = -1;
+    for (int c = 0; c < NCARDS; c++) t->onto_empty[c] = -1;
     t->limit = limit;
     if (!t->col || !t->cards || columns_grow_slots(t) < 0) return -1;
     return 0;
@@ -698,7 +697,7 @@ static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(cols); i++) {
         PyObject *c = PyList_GET_ITEM(cols, i);
-        if (!PyBytes_Check(c) || PyBytes_GET_SIZE(c) > 52) {
+        if (!PyBytes_Check(c) || PyBytes_GET_SIZE(c) > NCARDS) {
             PyErr_SetString(PyExc_ValueError, "a column is bytes of at most 52 cards");
             return -1;
         }
@@ -721,7 +720,7 @@ typedef struct {
     Expander *x;
     Parts p;
     int tops[8];
-    int where[52];
+    int where[NCARDS];
     int empty;
     int nout;
     uint8_t out[MAX_SUCCESSORS * MAX_KEY];
@@ -765,7 +764,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
     Parts *p = &e->p;
     decode(k, x->ncells, x->idw, p);
     e->nout = 0;
-    for (int i = 0; i < 52; i++) e->where[i] = -1;
+    for (int i = 0; i < NCARDS; i++) e->where[i] = -1;
     e->empty = -1;
     for (int i = 0; i < 8; i++) {
         if (p->ids[i] >= t->n) return -3;   /* a key naming a column never met: not ours */
@@ -782,7 +781,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
         if (card < 0) continue;
         memcpy(rest, p->ids, sizeof rest);
         rest[i] = (uint32_t)column_pop(t, p->ids[i]);
-        int suit = card & 3, rank = card >> 2;
+        int suit = card_suit(card), rank = card_rank(card);
         if (p->found[suit] == rank) {
             memcpy(found2, p->found, 4);
             found2[suit]++;
@@ -803,7 +802,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
         int card = p->occ[c], n = 0;
         for (int d = 0; d < p->nocc; d++)
             if (d != c) occ2[n++] = p->occ[d];
-        int suit = card & 3, rank = card >> 2;
+        int suit = card_suit(card), rank = card_rank(card);
         if (p->found[suit] == rank) {
             memcpy(found2, p->found, 4);
             found2[suit]++;
@@ -817,7 +816,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
             if (!rank) continue;
             memcpy(found2, p->found, 4);
             found2[suit]--;
-            land(e, (rank - 1) * 4 + suit, -1, found2, p->occ, p->nocc, p->ids);
+            land(e, card_of(rank - 1, suit), -1, found2, p->occ, p->nocc, p->ids);
         }
     }
     if (t->full) return t->full == 2 ? -2 : -1;
@@ -865,7 +864,7 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
                 const uint8_t *k = e->out + (size_t)i * w;
                 int hk = home(k);
                 if (hk > x->most) x->most = hk;
-                if (hk == 52) x->won = 1;
+                if (hk == NCARDS) x->won = 1;
                 if (x->back || hk == h)
                     memcpy(x->buf + x->nsame++ * w, k, w);
                 else
@@ -948,7 +947,7 @@ static PyObject *Expander_start(Expander *x, PyObject *args) {
     uint32_t ids[8];
     for (int i = 0; i < 8; i++) {
         PyObject *col = PyTuple_GET_ITEM(cols, i);
-        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
+        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > NCARDS) {
             PyErr_SetString(PyExc_ValueError, "a column is bytes of at most 52 cards");
             return NULL;
         }
@@ -961,7 +960,7 @@ static PyObject *Expander_start(Expander *x, PyObject *args) {
     encode(k, x->ncells, x->idw, x->fixed, f, c, (int)nc, ids);
     int err = 0, h = home(k);
     if (h > x->most) x->most = h;
-    if (h == 52) x->won = 1;
+    if (h == NCARDS) x->won = 1;
     if (write_keys(path, k, 1, (size_t)x->keylen, &err) < 0) return os_error(err, path);
     Py_RETURN_NONE;
 }
@@ -1156,7 +1155,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
             const uint8_t *k = e->out + (size_t)i * w;
             int hk = home(k);
             if (hk > x->most) x->most = hk;
-            if (hk == 52) x->won = 1;
+            if (hk == NCARDS) x->won = 1;
             if (x->back || hk == h) {
                 size_t at;
                 int got = held_insert(x, k, hashes[i], &at);

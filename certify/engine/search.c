@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cards.h"
 #include "move_order.h"
 #include "zeroed.h"
 
@@ -47,16 +48,14 @@ enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS =
 
 /* ---- Cards ------------------------------------------------------------------------------ */
 
-static int red(int card) { int s = card & 3; return s == 1 || s == 2; }
-
 /* parents[c]: the cards c may lie on (one rank higher, other colour), ascending, -1 ended. */
-static int parents[52][3];
+static int parents[NCARDS][3];
 
 static void init_parents(void) {
-    for (int c = 0; c < 52; c++) {
+    for (int c = 0; c < NCARDS; c++) {
         int n = 0;
-        for (int p = 0; p < 52; p++)
-            if ((p >> 2) == (c >> 2) + 1 && red(p) != red(c)) parents[c][n++] = p;
+        for (int p = 0; p < NCARDS; p++)
+            if (stacks_on(c, p)) parents[c][n++] = p;
         parents[c][n] = -1;
     }
 }
@@ -103,7 +102,7 @@ typedef struct {
     size_t ncards, cards_cap;
     int32_t *slot;       /* open addressing: id + 1, 0 for free */
     uint32_t nslots;     /* a power of two */
-    int32_t onto_empty[52];  /* the empty column with one card put on it; -1 until needed */
+    int32_t onto_empty[NCARDS];  /* the empty column with one card put on it; -1 until needed */
     uint32_t limit;      /* ids the keys' width can hold */
     int full;            /* 1 when a new column did not fit under `limit`, 2 out of memory */
 } Columns;
@@ -171,7 +170,7 @@ static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
 static int32_t column_pop(Columns *t, uint32_t id) {
     int32_t j = t->col[id].popped;
     if (j < 0) {
-        uint8_t buf[52];
+        uint8_t buf[NCARDS];
         int len = t->col[id].len - 1;
         memcpy(buf, column_cards(t, id), (size_t)len);
         j = column_id(t, buf, len);
@@ -202,7 +201,7 @@ static int columns_init(Columns *t) {
     t->col = malloc(t->cap * sizeof *t->col);
     t->cards_cap = 4096;
     t->cards = malloc(t->cards_cap);
-    for (int c = 0; c < 52; c++) t->onto_empty[c] = -1;
+    for (int c = 0; c < NCARDS; c++) t->onto_empty[c] = -1;
     t->limit = NARROW_COLUMNS;
     if (!t->col || !t->cards || columns_grow_slots(t) < 0) return -1;
     return 0;
@@ -383,7 +382,7 @@ typedef struct {
     int nocc;
     uint32_t ids[8];
     int tops[8];
-    int where[52];   /* the column whose top card this is, or -1 */
+    int where[NCARDS];   /* the column whose top card this is, or -1 */
     int empty;       /* the first empty column, or -1 */
     int nout;
 } Expansion;
@@ -443,7 +442,7 @@ static int expand(Search *s, uint32_t k) {
         e.occ[e.nocc] = key[4 + e.nocc];
         e.nocc++;
     }
-    for (int i = 0; i < 52; i++) e.where[i] = -1;
+    for (int i = 0; i < NCARDS; i++) e.where[i] = -1;
     e.empty = -1;
     const uint8_t *p = key + 4 + F;
     for (int i = 0; i < 8; i++, p += s->width) {
@@ -462,7 +461,7 @@ static int expand(Search *s, uint32_t k) {
         if (card < 0) continue;
         memcpy(rest, e.ids, sizeof rest);
         rest[i] = (uint32_t)column_pop(t, e.ids[i]);   /* garbage if full: never used */
-        int suit = card & 3, rank = card >> 2;
+        int suit = card_suit(card), rank = card_rank(card);
         if (e.found[suit] == rank) {   /* ... to its foundation */
             memcpy(found2, e.found, 4);
             found2[suit]++;
@@ -483,7 +482,7 @@ static int expand(Search *s, uint32_t k) {
         int card = e.occ[c], n = 0;
         for (int d = 0; d < e.nocc; d++)
             if (d != c) occ2[n++] = e.occ[d];
-        int suit = card & 3, rank = card >> 2;
+        int suit = card_suit(card), rank = card_rank(card);
         if (e.found[suit] == rank) {   /* ... to its foundation */
             memcpy(found2, e.found, 4);
             found2[suit]++;
@@ -497,7 +496,7 @@ static int expand(Search *s, uint32_t k) {
             if (!rank) continue;
             memcpy(found2, e.found, 4);
             found2[suit]--;
-            land(&e, (rank - 1) * 4 + suit, -1, found2, e.occ, e.nocc, e.ids);
+            land(&e, card_of(rank - 1, suit), -1, found2, e.occ, e.nocc, e.ids);
         }
     }
     if (t->full) return t->full == 2 ? -2 : -1;
@@ -596,7 +595,7 @@ static int explore(Search *s, int64_t limit, double seconds) {
             int home = n[0] + n[1] + n[2] + n[3];
             if (home > s->most) {
                 s->most = home;
-                if (home == 52) { s->won = idx; break; }
+                if (home == NCARDS) { s->won = idx; break; }
             }
         }
         expanded++;
@@ -756,8 +755,8 @@ static void release_search_tables(Search *s) {
 static int replays(Layout *b, const uint8_t *line, size_t n) {
     for (size_t m = 0; m < n; m++) {
         int card = line[2 * m], dest = line[2 * m + 1];
-        if (card >= 52 || dest > 9) return 0;
-        int suit = card & 3, rank = card >> 2;
+        if (card >= NCARDS || dest > HOME) return 0;
+        int suit = card_suit(card), rank = card_rank(card);
         int from_col = -1, from_cell = -1, from_home = 0;
         for (int j = 0; j < 8; j++)
             if (b->len[j] && b->cols[j][b->len[j] - 1] == card) from_col = j;
@@ -765,15 +764,15 @@ static int replays(Layout *b, const uint8_t *line, size_t n) {
             if (b->cells[c] == card) from_cell = c;
         if (b->back && b->found[suit] == rank + 1) from_home = 1;
         if (from_col < 0 && from_cell < 0 && !from_home) return 0;   /* not free to move */
-        if (dest == 9) {   /* home: from a column or a cell, onto exactly the rank below */
+        if (dest == HOME) {   /* home: from a column or a cell, onto exactly the rank below */
             if (from_home || b->found[suit] != rank) return 0;
-        } else if (dest == 8) {   /* a free cell: from a column, with one empty */
+        } else if (dest == CELL) {   /* a free cell: from a column, with one empty */
             if (from_col < 0 || b->ncells_used >= b->ncells) return 0;
         } else {   /* a column: another one, empty or with a top the card may lie on */
             if (dest == from_col) return 0;
             if (b->len[dest]) {
                 int top = b->cols[dest][b->len[dest] - 1];
-                if ((top >> 2) != rank + 1 || red(top) == red(card)) return 0;
+                if (!stacks_on(card, top)) return 0;
             }
         }
         layout_play(b, card, dest);
@@ -802,7 +801,7 @@ static int line_args(PyObject *args, Layout *b, const uint8_t **line, Py_ssize_t
     *nmoves = nl / 2;
     for (int j = 0; j < 8; j++) {
         PyObject *col = PyTuple_GET_ITEM(cols_in, j);
-        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
+        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > NCARDS) {
             PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
             return 0;
         }
@@ -920,13 +919,13 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
                                           "cells, 8 columns, 0..8 cells");
         return -1;
     }
-    int seen[52] = {0}, total = 0;
+    int seen[NCARDS] = {0}, total = 0;
     for (int i = 0; i < 4; i++) {
         if (f[i] > 13) { PyErr_SetString(PyExc_ValueError, "a foundation over 13"); return -1; }
         for (int r = 0; r < f[i]; r++) seen[r * 4 + i]++, total++;
     }
     for (Py_ssize_t i = 0; i < nc; i++) {
-        if (c[i] >= 52 || (i && c[i] <= c[i - 1])) {
+        if (c[i] >= NCARDS || (i && c[i] <= c[i - 1])) {
             PyErr_SetString(PyExc_ValueError, "cells must be cards, ascending");
             return -1;
         }
@@ -953,16 +952,19 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
         Py_ssize_t n;
         if (bytes_arg(PyTuple_GET_ITEM(cols, i), "a column", &p, &n) < 0) return -1;
         for (Py_ssize_t j = 0; j < n; j++) {
-            if (p[j] >= 52) { PyErr_SetString(PyExc_ValueError, "not a card"); return -1; }
+            if (p[j] >= NCARDS) { PyErr_SetString(PyExc_ValueError, "not a card"); return -1; }
             seen[p[j]]++, total++;
         }
-        if (n > 52) { PyErr_SetString(PyExc_ValueError, "a column of over 52 cards"); return -1; }
+        if (n > NCARDS) {
+            PyErr_SetString(PyExc_ValueError, "a column of over 52 cards");
+            return -1;
+        }
         int32_t id = column_id(&s->columns, p, (int)n);
         if (id < 0) { PyErr_NoMemory(); return -1; }
         ids[i] = (uint32_t)id;
     }
-    for (int i = 0; i < 52; i++)
-        if (seen[i] != 1 || total != 52) {
+    for (int i = 0; i < NCARDS; i++)
+        if (seen[i] != 1 || total != NCARDS) {
             PyErr_SetString(PyExc_ValueError, "the position must hold each card once");
             return -1;
         }
@@ -975,7 +977,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->parent[first] = first;
     s->stack[s->nstack++] = first;
     s->most = f[0] + f[1] + f[2] + f[3];
-    if (s->most == 52) s->won = first;
+    if (s->most == NCARDS) s->won = first;
     return 0;
 }
 
@@ -1173,7 +1175,10 @@ static PyObject *Search_load(Search *s, PyObject *args) {
         const uint8_t *p;
         Py_ssize_t n;
         if (bytes_arg(PyList_GET_ITEM(cols, i), "a column", &p, &n) < 0) goto fail;
-        if (n > 52) { PyErr_SetString(PyExc_ValueError, "a column of over 52 cards"); goto fail; }
+        if (n > NCARDS) {
+            PyErr_SetString(PyExc_ValueError, "a column of over 52 cards");
+            goto fail;
+        }
         int32_t id = column_id(&s->columns, p, (int)n);
         if (id < 0) { PyErr_NoMemory(); goto fail; }
         ids[i] = (uint32_t)id;
