@@ -46,6 +46,17 @@ enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS =
        MEMORY_BUDGET = 6,   /* the tables would outgrow the `memory` budget */
        FORMAT_FULL = 7 };   /* more positions than a certificate holds (`capacity`) */
 
+/* The one error discipline below the binding: a function that can fail returns a code, never
+** jumps and never sets a Python exception. What the tables' functions return when they cannot
+** give an id, a count or room; negative, so that one return carries either. The tables are whole
+** after either: only the work of the failed call is lost. explore() turns them into the
+** statuses above, and the binding (the Python layer: -1 or NULL with an exception set, CPython's
+** convention) is the only code that raises. */
+enum { FITS = 0,            /* done: the room was made */
+       IDS_FULL = -1,       /* a new column's id does not fit the keys' width (nothing was
+                            ** added): widen() the keys and expand the position again */
+       NO_MEMORY = -2 };    /* malloc or realloc failed: OUT_OF_MEMORY */
+
 /* ---- Cards ------------------------------------------------------------------------------ */
 
 /* parents[c]: the cards c may lie on (one rank higher, other colour), ascending, -1 ended. */
@@ -104,7 +115,7 @@ typedef struct {
     uint32_t nslots;     /* a power of two */
     int32_t onto_empty[NCARDS];  /* the empty column with one card put on it; -1 until needed */
     uint32_t limit;      /* ids the keys' width can hold */
-    int full;            /* 1 when a new column did not fit under `limit`, 2 out of memory */
+    int full;            /* 0, or the worse of IDS_FULL and NO_MEMORY met since expand() began */
 } Columns;
 
 static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->cards + t->col[id].off; }
@@ -112,7 +123,7 @@ static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->ca
 static int columns_grow_slots(Columns *t) {
     uint32_t n = t->nslots ? t->nslots * 2 : 1024;
     int32_t *slot = zeroed(n, sizeof *slot);
-    if (!slot) return -1;
+    if (!slot) return NO_MEMORY;
     for (uint32_t i = 0; i < t->n; i++) {
         uint32_t h = (uint32_t)hash_bytes(column_cards(t, i), t->col[i].len) & (n - 1);
         while (slot[h]) h = (h + 1) & (n - 1);
@@ -121,11 +132,11 @@ static int columns_grow_slots(Columns *t) {
     free(t->slot);
     t->slot = slot;
     t->nslots = n;
-    return 0;
+    return FITS;
 }
 
-/* The id of a column's contents, interned on first sight. -1 when the ids are full at this
-** width (nothing is added), -2 when memory runs out; either way t->full says which. */
+/* The id of a column's contents, interned on first sight; IDS_FULL when the ids are full at this
+** width (nothing is added), NO_MEMORY when memory runs out; either way t->full says so too. */
 static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
     uint32_t h = (uint32_t)hash_bytes(cards, (size_t)len);
     uint32_t mask = t->nslots - 1, i = h & mask;
@@ -135,20 +146,20 @@ static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
             return (int32_t)id;
     }
     if (t->n == t->limit) {
-        if (!t->full) t->full = 1;
-        return -1;
+        if (!t->full) t->full = IDS_FULL;
+        return IDS_FULL;
     }
     if (t->n == t->cap) {
         uint32_t cap = t->cap * 2;
         Column *c = realloc(t->col, cap * sizeof *c);
-        if (!c) return t->full = 2, -2;
+        if (!c) return t->full = NO_MEMORY;
         t->col = c;
         t->cap = cap;
     }
     if (t->ncards + (size_t)len > t->cards_cap) {
         size_t cap = t->cards_cap * 2 + (size_t)len;
         uint8_t *b = realloc(t->cards, cap);
-        if (!b) return t->full = 2, -2;
+        if (!b) return t->full = NO_MEMORY;
         t->cards = b;
         t->cards_cap = cap;
     }
@@ -161,7 +172,7 @@ static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
     memcpy(t->cards + t->ncards, cards, (size_t)len);
     t->ncards += (size_t)len;
     t->slot[i] = (int32_t)id + 1;
-    if (t->n * 2 > t->nslots && columns_grow_slots(t) < 0) return t->full = 2, -2;
+    if (t->n * 2 > t->nslots && columns_grow_slots(t) < 0) return t->full = NO_MEMORY;
     return (int32_t)id;
 }
 
@@ -203,8 +214,8 @@ static int columns_init(Columns *t) {
     t->cards = malloc(t->cards_cap);
     for (int c = 0; c < NCARDS; c++) t->onto_empty[c] = -1;
     t->limit = NARROW_COLUMNS;
-    if (!t->col || !t->cards || columns_grow_slots(t) < 0) return -1;
-    return 0;
+    if (!t->col || !t->cards || columns_grow_slots(t) < 0) return NO_MEMORY;
+    return FITS;
 }
 
 static void columns_free(Columns *t) {
@@ -290,7 +301,7 @@ static uint32_t get_id(const uint8_t *p, int width) {
 static int grow_slots(Search *s) {
     size_t n = s->nslots ? s->nslots * 2 : (size_t)1 << 12;
     uint64_t *slot = zeroed(n, sizeof *slot);
-    if (!slot) return -1;
+    if (!slot) return NO_MEMORY;
     for (size_t i = 0; i < s->nslots; i++) {
         uint64_t e = s->slot[i];
         if (!e) continue;
@@ -301,25 +312,26 @@ static int grow_slots(Search *s) {
     free(s->slot);
     s->slot = slot;
     s->nslots = n;
-    return 0;
+    return FITS;
 }
 
 static int grow_keys(Search *s) {
     size_t cap = s->cap ? s->cap * 2 : (size_t)1 << 12;
     uint8_t *k = realloc(s->keys, cap * (size_t)s->keylen);
-    if (!k) return -1;
+    if (!k) return NO_MEMORY;
     s->keys = k;
     uint32_t *p = realloc(s->parent, cap * sizeof *p);
-    if (!p) return -1;
+    if (!p) return NO_MEMORY;
     s->parent = p;
     uint32_t *st = realloc(s->stack, (cap + 1) * sizeof *st);
-    if (!st) return -1;
+    if (!st) return NO_MEMORY;
     s->stack = st;
     s->cap = cap;
-    return 0;
+    return FITS;
 }
 
-/* The index of key k if the set holds it, else -1; *where is the free slot it would take. */
+/* The index of key k if the set holds it, else ABSENT; *where is the free slot it would take. */
+enum { ABSENT = -1 };
 static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, size_t *where) {
     size_t mask = s->nslots - 1, i = h & mask;
     for (uint64_t e; (e = s->slot[i]) != 0; i = (i + 1) & mask) {
@@ -329,7 +341,7 @@ static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, size_t *where) {
         }
     }
     *where = i;
-    return -1;
+    return ABSENT;
 }
 
 /* Add key k (known absent, its free slot `where`); its index. Room is made beforehand. */
@@ -359,7 +371,7 @@ static size_t bytes_needed(const Search *s, size_t cap, size_t nslots, size_t ke
     return columns + (search > writer ? search : writer);
 }
 
-/* Room for one more position, with the table at most 70% full: 0, or why not (OUT_OF_MEMORY,
+/* Room for one more position, with the table at most 70% full: FITS, or why not (OUT_OF_MEMORY,
 ** MEMORY_BUDGET). */
 static int make_room(Search *s) {
     int keys = s->n == s->cap, slots = (uint64_t)(s->n + 1) * 10 > (uint64_t)s->nslots * 7;
@@ -369,7 +381,7 @@ static int make_room(Search *s) {
         return MEMORY_BUDGET;
     if (keys && grow_keys(s) < 0) return OUT_OF_MEMORY;
     if (slots && grow_slots(s) < 0) return OUT_OF_MEMORY;
-    return 0;
+    return FITS;
 }
 
 /* ---- Moves ------------------------------------------------------------------------------ */
@@ -426,9 +438,9 @@ static void land(Expansion *e, int card, int source, const uint8_t *found, const
     }
 }
 
-/* Put position k's successors in s->succ, in search.py's order; how many, or -1 when a new
-** column did not fit at this width (nothing else changed but memos: expand again once wider),
-** or -2 when memory ran out (the columns are whole: only this expansion is lost). */
+/* Put position k's successors in s->succ, in search.py's order; how many, or IDS_FULL when a
+** new column did not fit at this width (nothing else changed but memos: expand again once
+** wider), or NO_MEMORY (the columns are whole: only this expansion is lost). */
 static int expand(Search *s, uint32_t k) {
     Columns *t = &s->columns;
     Expansion e;
@@ -499,14 +511,14 @@ static int expand(Search *s, uint32_t k) {
             land(&e, card_of(rank - 1, suit), -1, found2, e.occ, e.nocc, e.ids);
         }
     }
-    if (t->full) return t->full == 2 ? -2 : -1;
+    if (t->full) return t->full;
     return e.nout;
 }
 
 /* ---- Widening --------------------------------------------------------------------------- */
 
 /* Re-key every position with 3-byte ids. The order of the keys, and so of everything the
-** search does next, is unchanged: only their spelling. 0, or OUT_OF_MEMORY, MEMORY_BUDGET. */
+** search does next, is unchanged: only their spelling. FITS, or OUT_OF_MEMORY, MEMORY_BUDGET. */
 static int widen(Search *s) {
     int old = s->keylen, wide = old + 8, at = 4 + s->ncells;
     size_t moving = s->cap * (size_t)old + s->nslots * sizeof *s->slot;   /* the old ones */
@@ -532,7 +544,7 @@ static int widen(Search *s) {
     s->keylen = wide;
     s->width = 3;
     s->columns.limit = MOST_COLUMNS;
-    return 0;
+    return FITS;
 }
 
 /* ---- The search ------------------------------------------------------------------------- */
@@ -558,7 +570,7 @@ static int explore(Search *s, int64_t limit, double seconds) {
         int m = expand(s, k);
         if (m < 0) {
             s->stack[s->nstack++] = k;   /* expanded again from the start, once wider */
-            if (m == -2) return s->failed = OUT_OF_MEMORY;
+            if (m == NO_MEMORY) return s->failed = OUT_OF_MEMORY;
             if (s->width == 3) return s->failed = TOO_MANY_COLUMNS;
             int why = widen(s);
             if (why) return s->failed = why;
