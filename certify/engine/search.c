@@ -1159,12 +1159,15 @@ fail:
     return NULL;
 }
 
-/* load(columns, keys): for tests only. Makes this search, which must not have run, a finished
-** one holding `keys` (bytes of 4 + ncells + 8 x 3 bytes: foundations, cells, and for each
-** column its index in `columns`, a list of bytes), so that write_body() can be held to the
-** reference writer at table sizes no board of a testable size reaches (over 65,536 columns:
-** 3-byte ids in the file). The keys are taken as given: distinct, and closed is not asked.
-** After an error the search is not to be used again. */
+#ifdef SEARCH_TEST_HOOKS
+/* load(columns, keys): for tests only, and so only in the build tests/test_engine.py makes with
+** SEARCH_TEST_HOOKS defined (setup.py's never has it: a certificate can only come from a
+** search). Makes this search, which must not have run, a finished one holding `keys` (bytes of
+** 4 + ncells + 8 x 3 bytes: foundations, cells, and for each column its index in `columns`, a
+** list of bytes), so that write_body() can be held to the reference writer at table sizes no
+** board of a testable size reaches (over 65,536 columns: 3-byte ids in the file). The keys are
+** taken as given: distinct, and closed is not asked. After an error the search is not to be
+** used again. */
 static PyObject *Search_load(Search *s, PyObject *args) {
     PyObject *cols, *keys;
     if (!PyArg_ParseTuple(args, "O!O!:load", &PyList_Type, &cols, &PyList_Type, &keys) ||
@@ -1225,6 +1228,7 @@ fail:
     s->consumed = 1;   /* half loaded: refuse whatever comes next */
     return NULL;
 }
+#endif
 
 static PyObject *get_positions(Search *s, void *c) { (void)c; return PyLong_FromUnsignedLong(s->n); }
 static PyObject *get_most(Search *s, void *c) { (void)c; return PyLong_FromLong(s->most); }
@@ -1248,9 +1252,11 @@ static PyMethodDef Search_methods[] = {
     {"columns", (PyCFunction)Search_columns, METH_NOARGS, "columns() -> interned columns by id"},
     {"write_body", (PyCFunction)Search_write_body, METH_NOARGS,
      "write_body() -> the no-win certificate's body values (version 3); uses the search up"},
+#ifdef SEARCH_TEST_HOOKS
     {"load", (PyCFunction)Search_load, METH_VARARGS,
      "load(columns, keys): tests only -- become a finished search of these keys (3-byte "
      "indexes into columns)"},
+#endif
     {NULL, NULL, 0, NULL},
 };
 
