@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "cards.h"
+#include "columns.h"
 #include "move_order.h"
 #include "zeroed.h"
 
@@ -47,15 +48,9 @@ enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS =
        FORMAT_FULL = 7 };   /* more positions than a certificate holds (`capacity`) */
 
 /* The one error discipline below the binding: a function that can fail returns a code, never
-** jumps and never sets a Python exception. What the tables' functions return when they cannot
-** give an id, a count or room; negative, so that one return carries either. The tables are whole
-** after either: only the work of the failed call is lost. explore() turns them into the
-** statuses above, and the binding (the Python layer: -1 or NULL with an exception set, CPython's
-** convention) is the only code that raises. */
-enum { FITS = 0,            /* done: the room was made */
-       IDS_FULL = -1,       /* a new column's id does not fit the keys' width (nothing was
-                            ** added): widen() the keys and expand the position again */
-       NO_MEMORY = -2 };    /* malloc or realloc failed: OUT_OF_MEMORY */
+** jumps and never sets a Python exception: the tables' FITS, IDS_FULL, ALLOC_FAILED (columns.h),
+** which explore() turns into the statuses above. The binding (the Python layer: -1 or NULL with an
+** exception set, CPython's convention) is the only code that raises. */
 
 /* ---- Cards ------------------------------------------------------------------------------ */
 
@@ -69,160 +64,6 @@ static void init_parents(void) {
             if (stacks_on(c, p)) parents[c][n++] = p;
         parents[c][n] = -1;
     }
-}
-
-/* ---- Hashing ---------------------------------------------------------------------------- */
-
-static uint64_t hash_bytes(const uint8_t *p, size_t n) {
-    /* Words of 8 bytes through a multiply-xorshift mix: quick, and good enough that the
-    ** table's probes stay short. Equality is always decided by memcmp, never by this. */
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 32;
-        p += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t w = 0;
-        memcpy(&w, p, n);
-        h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    }
-    h ^= h >> 29;
-    h *= 0xFF51AFD7ED558CCDull;
-    return h ^ (h >> 32);
-}
-
-/* ---- Interned columns ------------------------------------------------------------------- */
-
-typedef struct {
-    uint32_t off;        /* where its cards are in the column arena */
-    uint8_t len;
-    int8_t top;          /* top card, or -1 for the empty column */
-    int32_t popped;      /* id after removing the top card; -1 until needed */
-    int32_t pushed[2];   /* id after putting each of the two cards that may lie on top
-                         ** (told apart by card & 1); -1 until needed */
-} Column;
-
-typedef struct {
-    Column *col;
-    uint32_t n, cap;
-    uint8_t *cards;      /* every column's cards, one after another */
-    size_t ncards, cards_cap;
-    int32_t *slot;       /* open addressing: id + 1, 0 for free */
-    uint32_t nslots;     /* a power of two */
-    int32_t onto_empty[NCARDS];  /* the empty column with one card put on it; -1 until needed */
-    uint32_t limit;      /* ids the keys' width can hold */
-    int full;            /* 0, or the worse of IDS_FULL and NO_MEMORY met since expand() began */
-} Columns;
-
-static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->cards + t->col[id].off; }
-
-static int columns_grow_slots(Columns *t) {
-    uint32_t n = t->nslots ? t->nslots * 2 : 1024;
-    int32_t *slot = zeroed(n, sizeof *slot);
-    if (!slot) return NO_MEMORY;
-    for (uint32_t i = 0; i < t->n; i++) {
-        uint32_t h = (uint32_t)hash_bytes(column_cards(t, i), t->col[i].len) & (n - 1);
-        while (slot[h]) h = (h + 1) & (n - 1);
-        slot[h] = (int32_t)i + 1;
-    }
-    free(t->slot);
-    t->slot = slot;
-    t->nslots = n;
-    return FITS;
-}
-
-/* The id of a column's contents, interned on first sight; IDS_FULL when the ids are full at this
-** width (nothing is added), NO_MEMORY when memory runs out; either way t->full says so too. */
-static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
-    uint32_t h = (uint32_t)hash_bytes(cards, (size_t)len);
-    uint32_t mask = t->nslots - 1, i = h & mask;
-    for (; t->slot[i]; i = (i + 1) & mask) {
-        uint32_t id = (uint32_t)t->slot[i] - 1;
-        if (t->col[id].len == len && memcmp(column_cards(t, id), cards, (size_t)len) == 0)
-            return (int32_t)id;
-    }
-    if (t->n == t->limit) {
-        if (!t->full) t->full = IDS_FULL;
-        return IDS_FULL;
-    }
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap * 2;
-        Column *c = realloc(t->col, cap * sizeof *c);
-        if (!c) return t->full = NO_MEMORY;
-        t->col = c;
-        t->cap = cap;
-    }
-    if (t->ncards + (size_t)len > t->cards_cap) {
-        size_t cap = t->cards_cap * 2 + (size_t)len;
-        uint8_t *b = realloc(t->cards, cap);
-        if (!b) return t->full = NO_MEMORY;
-        t->cards = b;
-        t->cards_cap = cap;
-    }
-    uint32_t id = t->n++;
-    Column *c = &t->col[id];
-    c->off = (uint32_t)t->ncards;
-    c->len = (uint8_t)len;
-    c->top = len ? (int8_t)cards[len - 1] : -1;
-    c->popped = c->pushed[0] = c->pushed[1] = -1;
-    memcpy(t->cards + t->ncards, cards, (size_t)len);
-    t->ncards += (size_t)len;
-    t->slot[i] = (int32_t)id + 1;
-    if (t->n * 2 > t->nslots && columns_grow_slots(t) < 0) return t->full = NO_MEMORY;
-    return (int32_t)id;
-}
-
-/* column_id may move t->col and t->cards (realloc), so callers hand it a copy of the cards and
-** index t->col afresh after it: never a pointer taken before the call. */
-static int32_t column_pop(Columns *t, uint32_t id) {
-    int32_t j = t->col[id].popped;
-    if (j < 0) {
-        uint8_t buf[NCARDS];
-        int len = t->col[id].len - 1;
-        memcpy(buf, column_cards(t, id), (size_t)len);
-        j = column_id(t, buf, len);
-        if (j >= 0) t->col[id].popped = j;
-    }
-    return j;
-}
-
-/* The column with `card` put on top. The search only ever puts a card on an empty column or
-** on one whose top card it may lie on, so two memo slots (or 52 for the empty one) suffice. */
-static int32_t column_push(Columns *t, uint32_t id, int card) {
-    int len = t->col[id].len;
-    int32_t j = len ? t->col[id].pushed[card & 1] : t->onto_empty[card];
-    if (j < 0) {
-        uint8_t buf[53];
-        memcpy(buf, column_cards(t, id), (size_t)len);
-        buf[len] = (uint8_t)card;
-        j = column_id(t, buf, len + 1);
-        if (j >= 0 && len) t->col[id].pushed[card & 1] = j;
-        else if (j >= 0) t->onto_empty[card] = j;
-    }
-    return j;
-}
-
-static int columns_init(Columns *t) {
-    memset(t, 0, sizeof *t);
-    t->cap = 256;
-    t->col = malloc(t->cap * sizeof *t->col);
-    t->cards_cap = 4096;
-    t->cards = malloc(t->cards_cap);
-    for (int c = 0; c < NCARDS; c++) t->onto_empty[c] = -1;
-    t->limit = NARROW_COLUMNS;
-    if (!t->col || !t->cards || columns_grow_slots(t) < 0) return NO_MEMORY;
-    return FITS;
-}
-
-static void columns_free(Columns *t) {
-    free(t->col);
-    free(t->cards);
-    free(t->slot);
-    memset(t, 0, sizeof *t);
 }
 
 /* ---- Sorting eight ids ------------------------------------------------------------------- */
@@ -301,7 +142,7 @@ static uint32_t get_id(const uint8_t *p, int width) {
 static int grow_slots(Search *s) {
     size_t n = s->nslots ? s->nslots * 2 : (size_t)1 << 12;
     uint64_t *slot = zeroed(n, sizeof *slot);
-    if (!slot) return NO_MEMORY;
+    if (!slot) return ALLOC_FAILED;
     for (size_t i = 0; i < s->nslots; i++) {
         uint64_t e = s->slot[i];
         if (!e) continue;
@@ -318,13 +159,13 @@ static int grow_slots(Search *s) {
 static int grow_keys(Search *s) {
     size_t cap = s->cap ? s->cap * 2 : (size_t)1 << 12;
     uint8_t *k = realloc(s->keys, cap * (size_t)s->keylen);
-    if (!k) return NO_MEMORY;
+    if (!k) return ALLOC_FAILED;
     s->keys = k;
     uint32_t *p = realloc(s->parent, cap * sizeof *p);
-    if (!p) return NO_MEMORY;
+    if (!p) return ALLOC_FAILED;
     s->parent = p;
     uint32_t *st = realloc(s->stack, (cap + 1) * sizeof *st);
-    if (!st) return NO_MEMORY;
+    if (!st) return ALLOC_FAILED;
     s->stack = st;
     s->cap = cap;
     return FITS;
@@ -350,10 +191,6 @@ static uint32_t insert(Search *s, const uint8_t *k, uint32_t h, size_t where) {
     memcpy(key_at(s, idx), k, (size_t)s->keylen);
     s->slot[where] = (uint64_t)h << 32 | ((uint64_t)idx + 1);
     return idx;
-}
-
-static size_t columns_bytes(const Columns *t) {
-    return (size_t)t->cap * sizeof *t->col + t->cards_cap + (size_t)t->nslots * sizeof *t->slot;
 }
 
 /* The most bytes the search holds with room for `cap` keys of `keylen` bytes and `nslots` slots,
@@ -440,7 +277,7 @@ static void land(Expansion *e, int card, int source, const uint8_t *found, const
 
 /* Put position k's successors in s->succ, in search.py's order; how many, or IDS_FULL when a
 ** new column did not fit at this width (nothing else changed but memos: expand again once
-** wider), or NO_MEMORY (the columns are whole: only this expansion is lost). */
+** wider), or ALLOC_FAILED (the columns are whole: only this expansion is lost). */
 static int expand(Search *s, uint32_t k) {
     Columns *t = &s->columns;
     Expansion e;
@@ -570,7 +407,7 @@ static int explore(Search *s, int64_t limit, double seconds) {
         int m = expand(s, k);
         if (m < 0) {
             s->stack[s->nstack++] = k;   /* expanded again from the start, once wider */
-            if (m == NO_MEMORY) return s->failed = OUT_OF_MEMORY;
+            if (m == ALLOC_FAILED) return s->failed = OUT_OF_MEMORY;
             if (s->width == 3) return s->failed = TOO_MANY_COLUMNS;
             int why = widen(s);
             if (why) return s->failed = why;
@@ -949,7 +786,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->width = 2;
     s->keylen = 4 + ncells + 16;
     s->won = -1;
-    if (columns_init(&s->columns) < 0 || grow_keys(s) < 0 || grow_slots(s) < 0) {
+    if (columns_init(&s->columns, NARROW_COLUMNS) < 0 || grow_keys(s) < 0 || grow_slots(s) < 0) {
         PyErr_NoMemory();
         return -1;
     }
