@@ -20,7 +20,8 @@ FLAGS = ["-O2", "-std=c99", "-Wall"] if os.name != "nt" else []
 
 
 # Included by the C files (and so carried by an sdist, and a change to one rebuilds them).
-HEADERS = ["certify/engine/zeroed.h", "certify/engine/move_order.h"]
+HEADERS = ["certify/engine/cards.h", "certify/engine/columns.h", "certify/engine/zeroed.h",
+           "certify/engine/move_order.h"]
 
 
 def extension(name, source):

@@ -7,9 +7,11 @@ under rules.py. CI builds the extension from a clean clone, so a missing one fai
 than skipping.
 """
 
+import importlib.util
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -493,8 +495,32 @@ def test_a_large_no_win_is_written_a_frame_a_plane_the_same_on_any_number_of_pro
     assert number != 11982 or len(data) <= 1.1 * n   # (issue 9's bound)
 
 
+@pytest.fixture(scope="module")
+def with_hooks(tmp_path_factory):
+    """certify.engine._search built again with SEARCH_TEST_HOOKS, which adds Search.load (a
+    finished search of given keys): the production build has no such door."""
+    include, suffix = sysconfig.get_paths()["include"], sysconfig.get_config_var("EXT_SUFFIX")
+    built = tmp_path_factory.mktemp("hooks") / ("_search" + suffix)
+    try:
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-std=c99", "-DSEARCH_TEST_HOOKS",
+                        f"-I{include}", str(ROOT / "certify" / "engine" / "search.c"),
+                        "-o", str(built)], check=True, timeout=300)
+    except FileNotFoundError:
+        pytest.skip("no gcc to build the search with its test hooks")
+    spec = importlib.util.spec_from_file_location("certify.engine._search", built)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_production_build_has_no_test_hooks():
+    """setup.py's build (the one certify runs) cannot be made a search it did not run."""
+    assert not hasattr(native.Search, "load")
+
+
 @pytest.mark.parametrize("fixed", [False, True])
-def test_the_writer_past_65536_columns_agrees_in_both_engines_and_with_certgen(fixed):
+def test_the_writer_past_65536_columns_agrees_in_both_engines_and_with_certgen(fixed, with_hooks,
+                                                                              monkeypatch):
     """Over 65,536 columns the file's ids take 3 bytes. No board of a testable size has that
     many, so the outcome is made up: the real closed set of a small board plus positions with
     no legal move (tests/support/certgen.py), as search keys with the columns in a scrambled order.
@@ -509,6 +535,7 @@ def test_the_writer_past_65536_columns_agrees_in_both_engines_and_with_certgen(f
             for p in positions]
     rules = Rules(0, fixed, False)
     reference_body = certificate.no_win_body(keys, columns, 0, fixed)
+    monkeypatch.setattr(engine, "_search", with_hooks)
     search = engine.NativeSearch(g.NOWIN0, rules)
     search.native.load(columns, keys)
     assert search.native.positions == len(keys)
@@ -521,7 +548,8 @@ def test_the_writer_past_65536_columns_agrees_in_both_engines_and_with_certgen(f
     assert certificate.from_planes(chunks[0], len(keys), 4 + 8 * 3) == expected_records
 
 
-def test_load_wants_a_search_that_has_not_run():
+def test_load_wants_a_search_that_has_not_run(with_hooks, monkeypatch):
+    monkeypatch.setattr(engine, "_search", with_hooks)
     search = native_search(start(deal(1)), Rules(4))
     search.run(10)
     with pytest.raises(RuntimeError, match="not run"):

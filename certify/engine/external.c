@@ -20,9 +20,10 @@
 ** within each group by the certificate's ids, is the certificate's order without another sort
 ** of the whole set on disk.
 **
-** The move generator is search.c's (the same rules, written the same way), copied rather than
-** shared because that file is the in-memory engine's alone; tests/test_external.py holds the
-** two engines to the same positions, byte for byte.
+** The interned columns and the hash are search.c's, shared through columns.h. The move generator
+** is search.c's too (the same rules, written the same way), copied rather than shared because
+** it works on this module's keys; tests/test_external.py holds the two engines to the same
+** positions, byte for byte.
 */
 
 #define PY_SSIZE_T_CLEAN
@@ -39,6 +40,9 @@
 
 #include <zstd.h>
 
+#define COLUMN_OFFSET uint64_t   /* (see columns.h) */
+#include "cards.h"
+#include "columns.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -52,37 +56,15 @@
 /* What Expander.expand() stops on. */
 enum { EXHAUSTED = 0, BUFFER_FULL = 1, SLICE_OVER = 2, COLUMNS_FULL = 3, NO_MEMORY = 4 };
 
-static int red(int card) { int s = card & 3; return s == 1 || s == 2; }
-
-static int parents[52][3];
+static int parents[NCARDS][3];
 
 static void init_parents(void) {
-    for (int c = 0; c < 52; c++) {
+    for (int c = 0; c < NCARDS; c++) {
         int n = 0;
-        for (int p = 0; p < 52; p++)
-            if ((p >> 2) == (c >> 2) + 1 && red(p) != red(c)) parents[c][n++] = p;
+        for (int p = 0; p < NCARDS; p++)
+            if (stacks_on(c, p)) parents[c][n++] = p;
         parents[c][n] = -1;
     }
-}
-
-static uint64_t hash_bytes(const uint8_t *p, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 32;
-        p += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t w = 0;
-        memcpy(&w, p, n);
-        h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    }
-    h ^= h >> 29;
-    h *= 0xFF51AFD7ED558CCDull;
-    return h ^ (h >> 32);
 }
 
 static double now(void) {
@@ -121,134 +103,6 @@ static int stopping(void) {
 static PyObject *stopped(void) {
     if (!PyErr_Occurred()) PyErr_SetString(Stopped, "stopped on request");
     return NULL;
-}
-
-/* ---- Interned columns (search.c's table) ----------------------------------------------- */
-
-typedef struct {
-    uint64_t off;
-    uint8_t len;
-    int8_t top;
-    int32_t popped;
-    int32_t pushed[2];
-} Column;
-
-typedef struct {
-    Column *col;
-    uint32_t n, cap;
-    uint8_t *cards;
-    size_t ncards, cards_cap;
-    int32_t *slot;
-    uint32_t nslots;
-    int32_t onto_empty[52];
-    uint32_t limit;
-    int full;            /* 1: a new column did not fit under `limit`; 2: out of memory */
-} Columns;
-
-static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->cards + t->col[id].off; }
-
-static int columns_grow_slots(Columns *t) {
-    uint32_t n = t->nslots ? t->nslots * 2 : 1024;
-    int32_t *slot = zeroed(n, sizeof *slot);
-    if (!slot) return -1;
-    for (uint32_t i = 0; i < t->n; i++) {
-        uint32_t h = (uint32_t)hash_bytes(column_cards(t, i), t->col[i].len) & (n - 1);
-        while (slot[h]) h = (h + 1) & (n - 1);
-        slot[h] = (int32_t)i + 1;
-    }
-    free(t->slot);
-    t->slot = slot;
-    t->nslots = n;
-    return 0;
-}
-
-static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
-    uint32_t h = (uint32_t)hash_bytes(cards, (size_t)len);
-    uint32_t mask = t->nslots - 1, i = h & mask;
-    for (; t->slot[i]; i = (i + 1) & mask) {
-        uint32_t id = (uint32_t)t->slot[i] - 1;
-        if (t->col[id].len == len && memcmp(column_cards(t, id), cards, (size_t)len) == 0)
-            return (int32_t)id;
-    }
-    if (t->n == t->limit) {
-        if (!t->full) t->full = 1;
-        return -1;
-    }
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap * 2;
-        Column *c = realloc(t->col, cap * sizeof *c);
-        if (!c) return t->full = 2, -2;
-        t->col = c;
-        t->cap = cap;
-    }
-    if (t->ncards + (size_t)len > t->cards_cap) {
-        size_t cap = t->cards_cap * 2 + (size_t)len;
-        uint8_t *b = realloc(t->cards, cap);
-        if (!b) return t->full = 2, -2;
-        t->cards = b;
-        t->cards_cap = cap;
-    }
-    uint32_t id = t->n++;
-    Column *c = &t->col[id];
-    c->off = t->ncards;
-    c->len = (uint8_t)len;
-    c->top = len ? (int8_t)cards[len - 1] : -1;
-    c->popped = c->pushed[0] = c->pushed[1] = -1;
-    memcpy(t->cards + t->ncards, cards, (size_t)len);
-    t->ncards += (size_t)len;
-    t->slot[i] = (int32_t)id + 1;
-    if (t->n * 2 > t->nslots && columns_grow_slots(t) < 0) return t->full = 2, -2;
-    return (int32_t)id;
-}
-
-/* (column_id may move t->col and t->cards: callers pass a copy and index afresh after it.) */
-static int32_t column_pop(Columns *t, uint32_t id) {
-    int32_t j = t->col[id].popped;
-    if (j < 0) {
-        uint8_t buf[52];
-        int len = t->col[id].len - 1;
-        memcpy(buf, column_cards(t, id), (size_t)len);
-        j = column_id(t, buf, len);
-        if (j >= 0) t->col[id].popped = j;
-    }
-    return j;
-}
-
-static int32_t column_push(Columns *t, uint32_t id, int card) {
-    int len = t->col[id].len;
-    int32_t j = len ? t->col[id].pushed[card & 1] : t->onto_empty[card];
-    if (j < 0) {
-        uint8_t buf[53];
-        memcpy(buf, column_cards(t, id), (size_t)len);
-        buf[len] = (uint8_t)card;
-        j = column_id(t, buf, len + 1);
-        if (j >= 0 && len) t->col[id].pushed[card & 1] = j;
-        else if (j >= 0) t->onto_empty[card] = j;
-    }
-    return j;
-}
-
-static int columns_init(Columns *t, uint32_t limit) {
-    memset(t, 0, sizeof *t);
-    t->cap = 256;
-    t->col = malloc(t->cap * sizeof *t->col);
-    t->cards_cap = 4096;
-    t->cards = malloc(t->cards_cap);
-    for (int c = 0; c < 52; c++) t->onto_empty[c] = -1;
-    t->limit = limit;
-    if (!t->col || !t->cards || columns_grow_slots(t) < 0) return -1;
-    return 0;
-}
-
-static void columns_free(Columns *t) {
-    free(t->col);
-    free(t->cards);
-    free(t->slot);
-    memset(t, 0, sizeof *t);
-}
-
-static size_t columns_bytes(const Columns *t) {
-    return (size_t)t->cap * sizeof *t->col + t->cards_cap + (size_t)t->nslots * sizeof *t->slot;
 }
 
 /* ---- Keys ------------------------------------------------------------------------------- */
@@ -698,14 +552,14 @@ static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
     }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(cols); i++) {
         PyObject *c = PyList_GET_ITEM(cols, i);
-        if (!PyBytes_Check(c) || PyBytes_GET_SIZE(c) > 52) {
+        if (!PyBytes_Check(c) || PyBytes_GET_SIZE(c) > NCARDS) {
             PyErr_SetString(PyExc_ValueError, "a column is bytes of at most 52 cards");
             return -1;
         }
         int32_t id = column_id(&x->columns, (const uint8_t *)PyBytes_AS_STRING(c),
                                (int)PyBytes_GET_SIZE(c));
         if (id != (int32_t)i) {
-            if (id == -2) PyErr_NoMemory();
+            if (id == ALLOC_FAILED) PyErr_NoMemory();
             else PyErr_SetString(PyExc_ValueError, "the columns repeat or overflow the ids");
             return -1;
         }
@@ -721,7 +575,7 @@ typedef struct {
     Expander *x;
     Parts p;
     int tops[8];
-    int where[52];
+    int where[NCARDS];
     int empty;
     int nout;
     uint8_t out[MAX_SUCCESSORS * MAX_KEY];
@@ -757,15 +611,15 @@ static void land(Expansion *e, int card, int source, const uint8_t *found, const
     }
 }
 
-/* The successors of key k into e->out (search.c's expand, on this module's keys): how many, -1
-** when a new column did not fit at this width, -2 out of memory (the columns stay whole). */
+/* The successors of key k into e->out (search.c's expand, on this module's keys): how many,
+** IDS_FULL when a new column did not fit at this width, ALLOC_FAILED (the columns stay whole). */
 static int expand_key(Expansion *e, const uint8_t *k) {
     Expander *x = e->x;
     Columns *t = &x->columns;
     Parts *p = &e->p;
     decode(k, x->ncells, x->idw, p);
     e->nout = 0;
-    for (int i = 0; i < 52; i++) e->where[i] = -1;
+    for (int i = 0; i < NCARDS; i++) e->where[i] = -1;
     e->empty = -1;
     for (int i = 0; i < 8; i++) {
         if (p->ids[i] >= t->n) return -3;   /* a key naming a column never met: not ours */
@@ -782,7 +636,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
         if (card < 0) continue;
         memcpy(rest, p->ids, sizeof rest);
         rest[i] = (uint32_t)column_pop(t, p->ids[i]);
-        int suit = card & 3, rank = card >> 2;
+        int suit = card_suit(card), rank = card_rank(card);
         if (p->found[suit] == rank) {
             memcpy(found2, p->found, 4);
             found2[suit]++;
@@ -803,7 +657,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
         int card = p->occ[c], n = 0;
         for (int d = 0; d < p->nocc; d++)
             if (d != c) occ2[n++] = p->occ[d];
-        int suit = card & 3, rank = card >> 2;
+        int suit = card_suit(card), rank = card_rank(card);
         if (p->found[suit] == rank) {
             memcpy(found2, p->found, 4);
             found2[suit]++;
@@ -817,10 +671,10 @@ static int expand_key(Expansion *e, const uint8_t *k) {
             if (!rank) continue;
             memcpy(found2, p->found, 4);
             found2[suit]--;
-            land(e, (rank - 1) * 4 + suit, -1, found2, p->occ, p->nocc, p->ids);
+            land(e, card_of(rank - 1, suit), -1, found2, p->occ, p->nocc, p->ids);
         }
     }
-    if (t->full) return t->full == 2 ? -2 : -1;
+    if (t->full) return t->full;
     return e->nout;
 }
 
@@ -859,13 +713,13 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
             if (x->cap - x->nsame - x->nnext < MAX_SUCCESSORS) { status = BUFFER_FULL; break; }
             int m = expand_key(e, r.key);
             if (m == -3) { bad = 1; break; }
-            if (m < 0) { status = m == -1 ? COLUMNS_FULL : NO_MEMORY; break; }
+            if (m < 0) { status = m == IDS_FULL ? COLUMNS_FULL : NO_MEMORY; break; }
             int h = home(r.key);
             for (int i = 0; i < m; i++) {
                 const uint8_t *k = e->out + (size_t)i * w;
                 int hk = home(k);
                 if (hk > x->most) x->most = hk;
-                if (hk == 52) x->won = 1;
+                if (hk == NCARDS) x->won = 1;
                 if (x->back || hk == h)
                     memcpy(x->buf + x->nsame++ * w, k, w);
                 else
@@ -948,7 +802,7 @@ static PyObject *Expander_start(Expander *x, PyObject *args) {
     uint32_t ids[8];
     for (int i = 0; i < 8; i++) {
         PyObject *col = PyTuple_GET_ITEM(cols, i);
-        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
+        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > NCARDS) {
             PyErr_SetString(PyExc_ValueError, "a column is bytes of at most 52 cards");
             return NULL;
         }
@@ -961,7 +815,7 @@ static PyObject *Expander_start(Expander *x, PyObject *args) {
     encode(k, x->ncells, x->idw, x->fixed, f, c, (int)nc, ids);
     int err = 0, h = home(k);
     if (h > x->most) x->most = h;
-    if (h == 52) x->won = 1;
+    if (h == NCARDS) x->won = 1;
     if (write_keys(path, k, 1, (size_t)x->keylen, &err) < 0) return os_error(err, path);
     Py_RETURN_NONE;
 }
@@ -1141,7 +995,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
         memcpy(key, held_at(x, idx), w);
         int m = expand_key(e, key);
         if (m == -3) { bad = 1; break; }
-        if (m < 0) { status = m == -1 ? COLUMNS_FULL : NO_MEMORY; break; }
+        if (m < 0) { status = m == IDS_FULL ? COLUMNS_FULL : NO_MEMORY; break; }
         x->nstack--;
         int h = home(key), stop = 0;
         /* Every successor's slot asked for first (search.c does the same): the look-ups then
@@ -1156,7 +1010,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
             const uint8_t *k = e->out + (size_t)i * w;
             int hk = home(k);
             if (hk > x->most) x->most = hk;
-            if (hk == 52) x->won = 1;
+            if (hk == NCARDS) x->won = 1;
             if (x->back || hk == h) {
                 size_t at;
                 int got = held_insert(x, k, hashes[i], &at);

@@ -20,8 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define ORDER_CELL 8
-#define ORDER_HOME 9
+#include "cards.h"
 
 /* What a line's conversion comes to; and move_index() of a move that is not legal. */
 enum { LINE_OK = 0, LINE_ILLEGAL = 1 };
@@ -33,22 +32,20 @@ enum { NOT_LEGAL = -1 };
 typedef struct {
     uint8_t found[4];      /* cards home in each suit */
     uint8_t cells[8];      /* the cards in the free cells, ncells_used of them */
-    uint8_t cols[8][52];   /* each column bottom to top, len[j] cards */
+    uint8_t cols[8][NCARDS];   /* each column bottom to top, len[j] cards */
     int len[8];
     int ncells_used, ncells, back;
 } Layout;
 
-static int order_red(int card) { int s = card & 3; return s == 1 || s == 2; }
-
 /* children[p]: the cards that may lie on card p (one rank lower, the other colour), a bit
 ** each; filled by order_init() when the module is imported, before any line is converted. */
-static uint64_t order_children[52];
+static uint64_t order_children[NCARDS];
 
 static void order_init(void)
 {
-    for (int p = 0; p < 52; p++)
-        for (int c = 0; c < 52; c++)
-            if ((p >> 2) == (c >> 2) + 1 && order_red(p) != order_red(c))
+    for (int p = 0; p < NCARDS; p++)
+        for (int c = 0; c < NCARDS; c++)
+            if (stacks_on(c, p))
                 order_children[p] |= 1ULL << c;
 }
 
@@ -81,9 +78,9 @@ static FreeCards free_cards(const Layout *b)
 ** column's top, which is not one of its own children). */
 static uint64_t may_go_to(const Layout *b, const FreeCards *f, int dest)
 {
-    if (dest == ORDER_HOME)
+    if (dest == HOME)
         return f->off_home & f->next_home;
-    if (dest == ORDER_CELL)
+    if (dest == CELL)
         return b->ncells_used < b->ncells ? f->tops : 0;
     if (!b->len[dest])
         return f->movable;
@@ -91,7 +88,7 @@ static uint64_t may_go_to(const Layout *b, const FreeCards *f, int dest)
 }
 
 /* The destinations in the move order. */
-static const int DESTINATIONS[10] = {ORDER_HOME, 0, 1, 2, 3, 4, 5, 6, 7, ORDER_CELL};
+static const int DESTINATIONS[10] = {HOME, 0, 1, 2, 3, 4, 5, 6, 7, CELL};
 
 /* How many cards a mask holds. (Without the processor's own instruction, GCC's builtin is a
 ** call into libgcc, several a move: the sum of bit fields is as quick inline.) */
@@ -111,7 +108,7 @@ static int count_bits(uint64_t x)
 ** NOT_LEGAL. */
 static int move_index(const Layout *b, int card, int dest)
 {
-    if (card < 0 || card >= 52 || dest < 0 || dest > ORDER_HOME)
+    if (card < 0 || card >= NCARDS || dest < 0 || dest > HOME)
         return NOT_LEGAL;
     FreeCards f = free_cards(b);
     int before = 0;
@@ -145,11 +142,11 @@ static void layout_play(Layout *b, int card, int dest)
             b->cells[c] = b->cells[c + 1];
         b->ncells_used--;
     } else {
-        b->found[card & 3]--;
+        b->found[card_suit(card)]--;
     }
-    if (dest == ORDER_HOME)
-        b->found[card & 3]++;
-    else if (dest == ORDER_CELL)
+    if (dest == HOME)
+        b->found[card_suit(card)]++;
+    else if (dest == CELL)
         b->cells[b->ncells_used++] = (uint8_t)card;
     else
         b->cols[dest][b->len[dest]++] = (uint8_t)card;

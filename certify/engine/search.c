@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cards.h"
+#include "columns.h"
 #include "move_order.h"
 #include "zeroed.h"
 
@@ -45,174 +47,23 @@ enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS =
        MEMORY_BUDGET = 6,   /* the tables would outgrow the `memory` budget */
        FORMAT_FULL = 7 };   /* more positions than a certificate holds (`capacity`) */
 
+/* The one error discipline below the binding: a function that can fail returns a code, never
+** jumps and never sets a Python exception: the tables' FITS, IDS_FULL, ALLOC_FAILED (columns.h),
+** which explore() turns into the statuses above. The binding (the Python layer: -1 or NULL with an
+** exception set, CPython's convention) is the only code that raises. */
+
 /* ---- Cards ------------------------------------------------------------------------------ */
 
-static int red(int card) { int s = card & 3; return s == 1 || s == 2; }
-
 /* parents[c]: the cards c may lie on (one rank higher, other colour), ascending, -1 ended. */
-static int parents[52][3];
+static int parents[NCARDS][3];
 
 static void init_parents(void) {
-    for (int c = 0; c < 52; c++) {
+    for (int c = 0; c < NCARDS; c++) {
         int n = 0;
-        for (int p = 0; p < 52; p++)
-            if ((p >> 2) == (c >> 2) + 1 && red(p) != red(c)) parents[c][n++] = p;
+        for (int p = 0; p < NCARDS; p++)
+            if (stacks_on(c, p)) parents[c][n++] = p;
         parents[c][n] = -1;
     }
-}
-
-/* ---- Hashing ---------------------------------------------------------------------------- */
-
-static uint64_t hash_bytes(const uint8_t *p, size_t n) {
-    /* Words of 8 bytes through a multiply-xorshift mix: quick, and good enough that the
-    ** table's probes stay short. Equality is always decided by memcmp, never by this. */
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 32;
-        p += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t w = 0;
-        memcpy(&w, p, n);
-        h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    }
-    h ^= h >> 29;
-    h *= 0xFF51AFD7ED558CCDull;
-    return h ^ (h >> 32);
-}
-
-/* ---- Interned columns ------------------------------------------------------------------- */
-
-typedef struct {
-    uint32_t off;        /* where its cards are in the column arena */
-    uint8_t len;
-    int8_t top;          /* top card, or -1 for the empty column */
-    int32_t popped;      /* id after removing the top card; -1 until needed */
-    int32_t pushed[2];   /* id after putting each of the two cards that may lie on top
-                         ** (told apart by card & 1); -1 until needed */
-} Column;
-
-typedef struct {
-    Column *col;
-    uint32_t n, cap;
-    uint8_t *cards;      /* every column's cards, one after another */
-    size_t ncards, cards_cap;
-    int32_t *slot;       /* open addressing: id + 1, 0 for free */
-    uint32_t nslots;     /* a power of two */
-    int32_t onto_empty[52];  /* the empty column with one card put on it; -1 until needed */
-    uint32_t limit;      /* ids the keys' width can hold */
-    int full;            /* 1 when a new column did not fit under `limit`, 2 out of memory */
-} Columns;
-
-static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->cards + t->col[id].off; }
-
-static int columns_grow_slots(Columns *t) {
-    uint32_t n = t->nslots ? t->nslots * 2 : 1024;
-    int32_t *slot = zeroed(n, sizeof *slot);
-    if (!slot) return -1;
-    for (uint32_t i = 0; i < t->n; i++) {
-        uint32_t h = (uint32_t)hash_bytes(column_cards(t, i), t->col[i].len) & (n - 1);
-        while (slot[h]) h = (h + 1) & (n - 1);
-        slot[h] = (int32_t)i + 1;
-    }
-    free(t->slot);
-    t->slot = slot;
-    t->nslots = n;
-    return 0;
-}
-
-/* The id of a column's contents, interned on first sight. -1 when the ids are full at this
-** width (nothing is added), -2 when memory runs out; either way t->full says which. */
-static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
-    uint32_t h = (uint32_t)hash_bytes(cards, (size_t)len);
-    uint32_t mask = t->nslots - 1, i = h & mask;
-    for (; t->slot[i]; i = (i + 1) & mask) {
-        uint32_t id = (uint32_t)t->slot[i] - 1;
-        if (t->col[id].len == len && memcmp(column_cards(t, id), cards, (size_t)len) == 0)
-            return (int32_t)id;
-    }
-    if (t->n == t->limit) {
-        if (!t->full) t->full = 1;
-        return -1;
-    }
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap * 2;
-        Column *c = realloc(t->col, cap * sizeof *c);
-        if (!c) return t->full = 2, -2;
-        t->col = c;
-        t->cap = cap;
-    }
-    if (t->ncards + (size_t)len > t->cards_cap) {
-        size_t cap = t->cards_cap * 2 + (size_t)len;
-        uint8_t *b = realloc(t->cards, cap);
-        if (!b) return t->full = 2, -2;
-        t->cards = b;
-        t->cards_cap = cap;
-    }
-    uint32_t id = t->n++;
-    Column *c = &t->col[id];
-    c->off = (uint32_t)t->ncards;
-    c->len = (uint8_t)len;
-    c->top = len ? (int8_t)cards[len - 1] : -1;
-    c->popped = c->pushed[0] = c->pushed[1] = -1;
-    memcpy(t->cards + t->ncards, cards, (size_t)len);
-    t->ncards += (size_t)len;
-    t->slot[i] = (int32_t)id + 1;
-    if (t->n * 2 > t->nslots && columns_grow_slots(t) < 0) return t->full = 2, -2;
-    return (int32_t)id;
-}
-
-/* column_id may move t->col and t->cards (realloc), so callers hand it a copy of the cards and
-** index t->col afresh after it: never a pointer taken before the call. */
-static int32_t column_pop(Columns *t, uint32_t id) {
-    int32_t j = t->col[id].popped;
-    if (j < 0) {
-        uint8_t buf[52];
-        int len = t->col[id].len - 1;
-        memcpy(buf, column_cards(t, id), (size_t)len);
-        j = column_id(t, buf, len);
-        if (j >= 0) t->col[id].popped = j;
-    }
-    return j;
-}
-
-/* The column with `card` put on top. The search only ever puts a card on an empty column or
-** on one whose top card it may lie on, so two memo slots (or 52 for the empty one) suffice. */
-static int32_t column_push(Columns *t, uint32_t id, int card) {
-    int len = t->col[id].len;
-    int32_t j = len ? t->col[id].pushed[card & 1] : t->onto_empty[card];
-    if (j < 0) {
-        uint8_t buf[53];
-        memcpy(buf, column_cards(t, id), (size_t)len);
-        buf[len] = (uint8_t)card;
-        j = column_id(t, buf, len + 1);
-        if (j >= 0 && len) t->col[id].pushed[card & 1] = j;
-        else if (j >= 0) t->onto_empty[card] = j;
-    }
-    return j;
-}
-
-static int columns_init(Columns *t) {
-    memset(t, 0, sizeof *t);
-    t->cap = 256;
-    t->col = malloc(t->cap * sizeof *t->col);
-    t->cards_cap = 4096;
-    t->cards = malloc(t->cards_cap);
-    for (int c = 0; c < 52; c++) t->onto_empty[c] = -1;
-    t->limit = NARROW_COLUMNS;
-    if (!t->col || !t->cards || columns_grow_slots(t) < 0) return -1;
-    return 0;
-}
-
-static void columns_free(Columns *t) {
-    free(t->col);
-    free(t->cards);
-    free(t->slot);
-    memset(t, 0, sizeof *t);
 }
 
 /* ---- Sorting eight ids ------------------------------------------------------------------- */
@@ -291,7 +142,7 @@ static uint32_t get_id(const uint8_t *p, int width) {
 static int grow_slots(Search *s) {
     size_t n = s->nslots ? s->nslots * 2 : (size_t)1 << 12;
     uint64_t *slot = zeroed(n, sizeof *slot);
-    if (!slot) return -1;
+    if (!slot) return ALLOC_FAILED;
     for (size_t i = 0; i < s->nslots; i++) {
         uint64_t e = s->slot[i];
         if (!e) continue;
@@ -302,25 +153,26 @@ static int grow_slots(Search *s) {
     free(s->slot);
     s->slot = slot;
     s->nslots = n;
-    return 0;
+    return FITS;
 }
 
 static int grow_keys(Search *s) {
     size_t cap = s->cap ? s->cap * 2 : (size_t)1 << 12;
     uint8_t *k = realloc(s->keys, cap * (size_t)s->keylen);
-    if (!k) return -1;
+    if (!k) return ALLOC_FAILED;
     s->keys = k;
     uint32_t *p = realloc(s->parent, cap * sizeof *p);
-    if (!p) return -1;
+    if (!p) return ALLOC_FAILED;
     s->parent = p;
     uint32_t *st = realloc(s->stack, (cap + 1) * sizeof *st);
-    if (!st) return -1;
+    if (!st) return ALLOC_FAILED;
     s->stack = st;
     s->cap = cap;
-    return 0;
+    return FITS;
 }
 
-/* The index of key k if the set holds it, else -1; *where is the free slot it would take. */
+/* The index of key k if the set holds it, else ABSENT; *where is the free slot it would take. */
+enum { ABSENT = -1 };
 static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, size_t *where) {
     size_t mask = s->nslots - 1, i = h & mask;
     for (uint64_t e; (e = s->slot[i]) != 0; i = (i + 1) & mask) {
@@ -330,7 +182,7 @@ static int64_t lookup(Search *s, const uint8_t *k, uint32_t h, size_t *where) {
         }
     }
     *where = i;
-    return -1;
+    return ABSENT;
 }
 
 /* Add key k (known absent, its free slot `where`); its index. Room is made beforehand. */
@@ -339,10 +191,6 @@ static uint32_t insert(Search *s, const uint8_t *k, uint32_t h, size_t where) {
     memcpy(key_at(s, idx), k, (size_t)s->keylen);
     s->slot[where] = (uint64_t)h << 32 | ((uint64_t)idx + 1);
     return idx;
-}
-
-static size_t columns_bytes(const Columns *t) {
-    return (size_t)t->cap * sizeof *t->col + t->cards_cap + (size_t)t->nslots * sizeof *t->slot;
 }
 
 /* The most bytes the search holds with room for `cap` keys of `keylen` bytes and `nslots` slots,
@@ -360,7 +208,7 @@ static size_t bytes_needed(const Search *s, size_t cap, size_t nslots, size_t ke
     return columns + (search > writer ? search : writer);
 }
 
-/* Room for one more position, with the table at most 70% full: 0, or why not (OUT_OF_MEMORY,
+/* Room for one more position, with the table at most 70% full: FITS, or why not (OUT_OF_MEMORY,
 ** MEMORY_BUDGET). */
 static int make_room(Search *s) {
     int keys = s->n == s->cap, slots = (uint64_t)(s->n + 1) * 10 > (uint64_t)s->nslots * 7;
@@ -370,7 +218,7 @@ static int make_room(Search *s) {
         return MEMORY_BUDGET;
     if (keys && grow_keys(s) < 0) return OUT_OF_MEMORY;
     if (slots && grow_slots(s) < 0) return OUT_OF_MEMORY;
-    return 0;
+    return FITS;
 }
 
 /* ---- Moves ------------------------------------------------------------------------------ */
@@ -383,7 +231,7 @@ typedef struct {
     int nocc;
     uint32_t ids[8];
     int tops[8];
-    int where[52];   /* the column whose top card this is, or -1 */
+    int where[NCARDS];   /* the column whose top card this is, or -1 */
     int empty;       /* the first empty column, or -1 */
     int nout;
 } Expansion;
@@ -427,9 +275,9 @@ static void land(Expansion *e, int card, int source, const uint8_t *found, const
     }
 }
 
-/* Put position k's successors in s->succ, in search.py's order; how many, or -1 when a new
-** column did not fit at this width (nothing else changed but memos: expand again once wider),
-** or -2 when memory ran out (the columns are whole: only this expansion is lost). */
+/* Put position k's successors in s->succ, in search.py's order; how many, or IDS_FULL when a
+** new column did not fit at this width (nothing else changed but memos: expand again once
+** wider), or ALLOC_FAILED (the columns are whole: only this expansion is lost). */
 static int expand(Search *s, uint32_t k) {
     Columns *t = &s->columns;
     Expansion e;
@@ -443,7 +291,7 @@ static int expand(Search *s, uint32_t k) {
         e.occ[e.nocc] = key[4 + e.nocc];
         e.nocc++;
     }
-    for (int i = 0; i < 52; i++) e.where[i] = -1;
+    for (int i = 0; i < NCARDS; i++) e.where[i] = -1;
     e.empty = -1;
     const uint8_t *p = key + 4 + F;
     for (int i = 0; i < 8; i++, p += s->width) {
@@ -462,7 +310,7 @@ static int expand(Search *s, uint32_t k) {
         if (card < 0) continue;
         memcpy(rest, e.ids, sizeof rest);
         rest[i] = (uint32_t)column_pop(t, e.ids[i]);   /* garbage if full: never used */
-        int suit = card & 3, rank = card >> 2;
+        int suit = card_suit(card), rank = card_rank(card);
         if (e.found[suit] == rank) {   /* ... to its foundation */
             memcpy(found2, e.found, 4);
             found2[suit]++;
@@ -483,7 +331,7 @@ static int expand(Search *s, uint32_t k) {
         int card = e.occ[c], n = 0;
         for (int d = 0; d < e.nocc; d++)
             if (d != c) occ2[n++] = e.occ[d];
-        int suit = card & 3, rank = card >> 2;
+        int suit = card_suit(card), rank = card_rank(card);
         if (e.found[suit] == rank) {   /* ... to its foundation */
             memcpy(found2, e.found, 4);
             found2[suit]++;
@@ -497,17 +345,17 @@ static int expand(Search *s, uint32_t k) {
             if (!rank) continue;
             memcpy(found2, e.found, 4);
             found2[suit]--;
-            land(&e, (rank - 1) * 4 + suit, -1, found2, e.occ, e.nocc, e.ids);
+            land(&e, card_of(rank - 1, suit), -1, found2, e.occ, e.nocc, e.ids);
         }
     }
-    if (t->full) return t->full == 2 ? -2 : -1;
+    if (t->full) return t->full;
     return e.nout;
 }
 
 /* ---- Widening --------------------------------------------------------------------------- */
 
 /* Re-key every position with 3-byte ids. The order of the keys, and so of everything the
-** search does next, is unchanged: only their spelling. 0, or OUT_OF_MEMORY, MEMORY_BUDGET. */
+** search does next, is unchanged: only their spelling. FITS, or OUT_OF_MEMORY, MEMORY_BUDGET. */
 static int widen(Search *s) {
     int old = s->keylen, wide = old + 8, at = 4 + s->ncells;
     size_t moving = s->cap * (size_t)old + s->nslots * sizeof *s->slot;   /* the old ones */
@@ -533,7 +381,7 @@ static int widen(Search *s) {
     s->keylen = wide;
     s->width = 3;
     s->columns.limit = MOST_COLUMNS;
-    return 0;
+    return FITS;
 }
 
 /* ---- The search ------------------------------------------------------------------------- */
@@ -559,7 +407,7 @@ static int explore(Search *s, int64_t limit, double seconds) {
         int m = expand(s, k);
         if (m < 0) {
             s->stack[s->nstack++] = k;   /* expanded again from the start, once wider */
-            if (m == -2) return s->failed = OUT_OF_MEMORY;
+            if (m == ALLOC_FAILED) return s->failed = OUT_OF_MEMORY;
             if (s->width == 3) return s->failed = TOO_MANY_COLUMNS;
             int why = widen(s);
             if (why) return s->failed = why;
@@ -596,7 +444,7 @@ static int explore(Search *s, int64_t limit, double seconds) {
             int home = n[0] + n[1] + n[2] + n[3];
             if (home > s->most) {
                 s->most = home;
-                if (home == 52) { s->won = idx; break; }
+                if (home == NCARDS) { s->won = idx; break; }
             }
         }
         expanded++;
@@ -756,8 +604,8 @@ static void release_search_tables(Search *s) {
 static int replays(Layout *b, const uint8_t *line, size_t n) {
     for (size_t m = 0; m < n; m++) {
         int card = line[2 * m], dest = line[2 * m + 1];
-        if (card >= 52 || dest > 9) return 0;
-        int suit = card & 3, rank = card >> 2;
+        if (card >= NCARDS || dest > HOME) return 0;
+        int suit = card_suit(card), rank = card_rank(card);
         int from_col = -1, from_cell = -1, from_home = 0;
         for (int j = 0; j < 8; j++)
             if (b->len[j] && b->cols[j][b->len[j] - 1] == card) from_col = j;
@@ -765,15 +613,15 @@ static int replays(Layout *b, const uint8_t *line, size_t n) {
             if (b->cells[c] == card) from_cell = c;
         if (b->back && b->found[suit] == rank + 1) from_home = 1;
         if (from_col < 0 && from_cell < 0 && !from_home) return 0;   /* not free to move */
-        if (dest == 9) {   /* home: from a column or a cell, onto exactly the rank below */
+        if (dest == HOME) {   /* home: from a column or a cell, onto exactly the rank below */
             if (from_home || b->found[suit] != rank) return 0;
-        } else if (dest == 8) {   /* a free cell: from a column, with one empty */
+        } else if (dest == CELL) {   /* a free cell: from a column, with one empty */
             if (from_col < 0 || b->ncells_used >= b->ncells) return 0;
         } else {   /* a column: another one, empty or with a top the card may lie on */
             if (dest == from_col) return 0;
             if (b->len[dest]) {
                 int top = b->cols[dest][b->len[dest] - 1];
-                if ((top >> 2) != rank + 1 || red(top) == red(card)) return 0;
+                if (!stacks_on(card, top)) return 0;
             }
         }
         layout_play(b, card, dest);
@@ -802,7 +650,7 @@ static int line_args(PyObject *args, Layout *b, const uint8_t **line, Py_ssize_t
     *nmoves = nl / 2;
     for (int j = 0; j < 8; j++) {
         PyObject *col = PyTuple_GET_ITEM(cols_in, j);
-        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > 52) {
+        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > NCARDS) {
             PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
             return 0;
         }
@@ -920,13 +768,13 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
                                           "cells, 8 columns, 0..8 cells");
         return -1;
     }
-    int seen[52] = {0}, total = 0;
+    int seen[NCARDS] = {0}, total = 0;
     for (int i = 0; i < 4; i++) {
         if (f[i] > 13) { PyErr_SetString(PyExc_ValueError, "a foundation over 13"); return -1; }
         for (int r = 0; r < f[i]; r++) seen[r * 4 + i]++, total++;
     }
     for (Py_ssize_t i = 0; i < nc; i++) {
-        if (c[i] >= 52 || (i && c[i] <= c[i - 1])) {
+        if (c[i] >= NCARDS || (i && c[i] <= c[i - 1])) {
             PyErr_SetString(PyExc_ValueError, "cells must be cards, ascending");
             return -1;
         }
@@ -938,7 +786,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->width = 2;
     s->keylen = 4 + ncells + 16;
     s->won = -1;
-    if (columns_init(&s->columns) < 0 || grow_keys(s) < 0 || grow_slots(s) < 0) {
+    if (columns_init(&s->columns, NARROW_COLUMNS) < 0 || grow_keys(s) < 0 || grow_slots(s) < 0) {
         PyErr_NoMemory();
         return -1;
     }
@@ -953,16 +801,19 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
         Py_ssize_t n;
         if (bytes_arg(PyTuple_GET_ITEM(cols, i), "a column", &p, &n) < 0) return -1;
         for (Py_ssize_t j = 0; j < n; j++) {
-            if (p[j] >= 52) { PyErr_SetString(PyExc_ValueError, "not a card"); return -1; }
+            if (p[j] >= NCARDS) { PyErr_SetString(PyExc_ValueError, "not a card"); return -1; }
             seen[p[j]]++, total++;
         }
-        if (n > 52) { PyErr_SetString(PyExc_ValueError, "a column of over 52 cards"); return -1; }
+        if (n > NCARDS) {
+            PyErr_SetString(PyExc_ValueError, "a column of over 52 cards");
+            return -1;
+        }
         int32_t id = column_id(&s->columns, p, (int)n);
         if (id < 0) { PyErr_NoMemory(); return -1; }
         ids[i] = (uint32_t)id;
     }
-    for (int i = 0; i < 52; i++)
-        if (seen[i] != 1 || total != 52) {
+    for (int i = 0; i < NCARDS; i++)
+        if (seen[i] != 1 || total != NCARDS) {
             PyErr_SetString(PyExc_ValueError, "the position must hold each card once");
             return -1;
         }
@@ -975,7 +826,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->parent[first] = first;
     s->stack[s->nstack++] = first;
     s->most = f[0] + f[1] + f[2] + f[3];
-    if (s->most == 52) s->won = first;
+    if (s->most == NCARDS) s->won = first;
     return 0;
 }
 
@@ -1145,12 +996,15 @@ fail:
     return NULL;
 }
 
-/* load(columns, keys): for tests only. Makes this search, which must not have run, a finished
-** one holding `keys` (bytes of 4 + ncells + 8 x 3 bytes: foundations, cells, and for each
-** column its index in `columns`, a list of bytes), so that write_body() can be held to the
-** reference writer at table sizes no board of a testable size reaches (over 65,536 columns:
-** 3-byte ids in the file). The keys are taken as given: distinct, and closed is not asked.
-** After an error the search is not to be used again. */
+#ifdef SEARCH_TEST_HOOKS
+/* load(columns, keys): for tests only, and so only in the build tests/test_engine.py makes with
+** SEARCH_TEST_HOOKS defined (setup.py's never has it: a certificate can only come from a
+** search). Makes this search, which must not have run, a finished one holding `keys` (bytes of
+** 4 + ncells + 8 x 3 bytes: foundations, cells, and for each column its index in `columns`, a
+** list of bytes), so that write_body() can be held to the reference writer at table sizes no
+** board of a testable size reaches (over 65,536 columns: 3-byte ids in the file). The keys are
+** taken as given: distinct, and closed is not asked. After an error the search is not to be
+** used again. */
 static PyObject *Search_load(Search *s, PyObject *args) {
     PyObject *cols, *keys;
     if (!PyArg_ParseTuple(args, "O!O!:load", &PyList_Type, &cols, &PyList_Type, &keys) ||
@@ -1173,7 +1027,10 @@ static PyObject *Search_load(Search *s, PyObject *args) {
         const uint8_t *p;
         Py_ssize_t n;
         if (bytes_arg(PyList_GET_ITEM(cols, i), "a column", &p, &n) < 0) goto fail;
-        if (n > 52) { PyErr_SetString(PyExc_ValueError, "a column of over 52 cards"); goto fail; }
+        if (n > NCARDS) {
+            PyErr_SetString(PyExc_ValueError, "a column of over 52 cards");
+            goto fail;
+        }
         int32_t id = column_id(&s->columns, p, (int)n);
         if (id < 0) { PyErr_NoMemory(); goto fail; }
         ids[i] = (uint32_t)id;
@@ -1208,6 +1065,7 @@ fail:
     s->consumed = 1;   /* half loaded: refuse whatever comes next */
     return NULL;
 }
+#endif
 
 static PyObject *get_positions(Search *s, void *c) { (void)c; return PyLong_FromUnsignedLong(s->n); }
 static PyObject *get_most(Search *s, void *c) { (void)c; return PyLong_FromLong(s->most); }
@@ -1231,9 +1089,11 @@ static PyMethodDef Search_methods[] = {
     {"columns", (PyCFunction)Search_columns, METH_NOARGS, "columns() -> interned columns by id"},
     {"write_body", (PyCFunction)Search_write_body, METH_NOARGS,
      "write_body() -> the no-win certificate's body values (version 3); uses the search up"},
+#ifdef SEARCH_TEST_HOOKS
     {"load", (PyCFunction)Search_load, METH_VARARGS,
      "load(columns, keys): tests only -- become a finished search of these keys (3-byte "
      "indexes into columns)"},
+#endif
     {NULL, NULL, 0, NULL},
 };
 

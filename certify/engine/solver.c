@@ -51,12 +51,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cards.h"
 #include "move_order.h"
 #include "zeroed.h"
 
-#define NCARDS 52
-#define CELL 8
-#define HOME 9
 #define NONE 0xFF
 #define NO_NODE UINT32_MAX
 
@@ -92,17 +90,6 @@ static const Styles MAIN_STYLES = {4, {12, 6, 6, 16}, {5, 20, 5, 5}, 1000, 500};
 
 /* ---- cards ------------------------------------------------------------------------------ */
 
-static int rank(int card) { return card >> 2; }
-static int suit(int card) { return card & 3; }
-static int is_red(int card) { return suit(card) == 1 || suit(card) == 2; } /* C D H S */
-static int rank_card(int r, int u) { return r * 4 + u; }  /* the card of rank r, suit u */
-
-/* May `card` lie on `onto` in a column? One rank lower and the other colour. */
-static int stacks_on(int card, int onto)
-{
-    return rank(onto) == rank(card) + 1 && is_red(card) != is_red(onto);
-}
-
 /* The cards a card may lie on (solver.PARENTS), a bit each, and the cards of each rank or
 ** lower: filled in at import. */
 static uint64_t PARENT_BITS[NCARDS];
@@ -115,7 +102,7 @@ static void init_tables(void)
             if (stacks_on(c, p))
                 PARENT_BITS[c] |= 1ULL << p;
     for (int r = 0; r < 13; r++)
-        RANKS_UP_TO[r] = (1ULL << rank_card(r + 1, 0)) - 1;
+        RANKS_UP_TO[r] = (1ULL << card_of(r + 1, 0)) - 1;
 }
 
 /* The lowest card of a set of cards (one that is not empty). */
@@ -141,8 +128,8 @@ HOT uint64_t safe_home(const uint8_t *found)
     uint64_t safe = 0;
     for (int u = 0; u < 4; u++) {
         int r = found[u];
-        if (r <= 1 || (is_red(u) ? black : red) >= r)
-            safe |= 1ULL << rank_card(r, u);
+        if (r <= 1 || (is_red(card_of(0, u)) ? black : red) >= r)
+            safe |= 1ULL << card_of(r, u);
     }
     return safe;
 }
@@ -212,19 +199,19 @@ static uint32_t column_made(Solver *s, Columns *t, uint32_t below, int card)
     Column c = {below, {0, 0}, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq,
                 0, PARENT_BITS[card]};
     if (b->len == 0) {
-        c.low = (uint8_t)rank(card);
+        c.low = (uint8_t)card_rank(card);
     } else {
         if (linked) {
             c.run = (uint8_t)(b->run + 1);
             c.wants |= b->wants;
         }
-        if (rank(card) > b->low) {  /* it lies above a lower card */
+        if (card_rank(card) > b->low) {  /* it lies above a lower card */
             if (linked)
                 c.seq++;
             else
                 c.out++;
         } else {
-            c.low = (uint8_t)rank(card);
+            c.low = (uint8_t)card_rank(card);
         }
     }
     if (t->n >= UINT32_MAX)
@@ -236,7 +223,7 @@ static uint32_t column_made(Solver *s, Columns *t, uint32_t below, int card)
     if (below == 0)
         t->bottom[card] = id;
     else if (linked)
-        t->at[below].on[suit(card) & 1] = id;
+        t->at[below].on[card_suit(card) & 1] = id;
     return id;
 }
 
@@ -244,7 +231,7 @@ static uint32_t column_made(Solver *s, Columns *t, uint32_t below, int card)
 ** on a card it may lie on. */
 HOT uint32_t column_on(Solver *s, Columns *t, uint32_t below, int card)
 {
-    uint32_t id = below ? t->at[below].on[suit(card) & 1] : t->bottom[card];
+    uint32_t id = below ? t->at[below].on[card_suit(card) & 1] : t->bottom[card];
     return id ? id : column_made(s, t, below, card);
 }
 
@@ -450,7 +437,7 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
     const Column *cols[8];
     uint64_t next_home = 0;  /* the card each suit takes next, a bit each (past 51 when done) */
     for (int u = 0; u < 4; u++)
-        next_home |= 1ULL << (rank_card(p->found[u], u));
+        next_home |= 1ULL << (card_of(p->found[u], u));
     for (uint64_t home = p->cells & next_home; home; home &= home - 1)
         out[n++] = (Move){(uint8_t)lowest_bit(home), HOME, 1, -1};
     for (int j = 0; j < 8; j++) {
@@ -477,12 +464,12 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
         uint64_t onto = tops & c->wants;
         if (onto) {
             int most = c->run < room ? c->run : room;
-            if (rank(c->top) + most < 12)
-                onto &= RANKS_UP_TO[rank(c->top) + most];
+            if (card_rank(c->top) + most < 12)
+                onto &= RANKS_UP_TO[card_rank(c->top) + most];
             uint32_t id = p->col[j];
             int depth = 1;
             for (; onto; onto &= onto - 1) {
-                int parent = lowest_bit(onto), k = rank(parent) - rank(c->top);
+                int parent = lowest_bit(onto), k = card_rank(parent) - card_rank(c->top);
                 for (; depth < k; depth++)
                     id = t->at[id].below;
                 out[n++] = (Move){t->at[id].top, (uint8_t)where[parent], (uint8_t)k, (int8_t)j};
@@ -561,7 +548,7 @@ static void autoplay(Solver *s, Position *p, Line *line)
             return;
         }
         emit(s, line, card, HOME);
-        p->found[suit(card)]++;
+        p->found[card_suit(card)]++;
     }
 }
 
@@ -597,7 +584,7 @@ HOT int after(Solver *s, const Position *p, uint64_t safe, const Move *m, Positi
         autoplays |= id && safe >> t->at[id].top & 1;
     }
     if (dest == HOME) {
-        child->found[suit(card)]++;
+        child->found[card_suit(card)]++;
     } else if (dest == CELL) {
         cell_add(child, card);
     } else if (k == 1) {
@@ -909,7 +896,7 @@ static int may_reach_path(const Solver *s, const Path *path, const Position *p, 
         return path->in_cells >> m->card & 1;
     uint32_t id = p->col[m->dest];
     for (int i = 0; i < m->k && (i == 0 || id); i++)  /* 0 after the first card: not made */
-        id = id ? t->at[id].on[suit(moved[i]) & 1] : t->bottom[moved[i]];
+        id = id ? t->at[id].on[card_suit(moved[i]) & 1] : t->bottom[moved[i]];
     return id && on_path(path, id);
 }
 
@@ -1030,12 +1017,12 @@ static int replays_to_win(Board b, int ncells, const Line *line)
         if (cell < 0 && source < 0)
             return 0;  /* not a card that may move */
         if (dest == HOME) {
-            if (b.found[suit(card)] != rank(card))
+            if (b.found[card_suit(card)] != card_rank(card))
                 return 0;
         } else if (dest == CELL) {
             if (cell >= 0 || b.ncell >= ncells)
                 return 0;
-        } else if (dest < 8) {
+        } else if (dest < NCOLUMNS) {
             if (dest == source
                 || (b.len[dest] && !stacks_on(card, b.cards[dest][b.len[dest] - 1])))
                 return 0;
@@ -1047,7 +1034,7 @@ static int replays_to_win(Board b, int ncells, const Line *line)
         else
             b.len[source]--;
         if (dest == HOME)
-            b.found[suit(card)]++;
+            b.found[card_suit(card)]++;
         else if (dest == CELL)
             b.cells[b.ncell++] = (uint8_t)card;
         else

@@ -9,6 +9,9 @@
 ** together took 30.6 ms where the search alone took 21.5 (20.7 ms with this). Zeros written here
 ** map each page once, writable. The memset goes through a volatile pointer because compilers
 ** turn malloc followed by memset(0) back into calloc. */
+#ifndef ZEROED_H
+#define ZEROED_H
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,3 +25,5 @@ static void *zeroed(size_t count, size_t size) {
     if (p) write_bytes(p, 0, bytes);
     return p;
 }
+
+#endif
