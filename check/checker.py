@@ -56,9 +56,10 @@ def deal(n):
 
 
 # Every legal move from a position (four foundation counts for C D H S, the cards in the free cells
-# ascending, the eight columns bottom card first: all bytes), as (card, source, destination) coded
-# like a win body (§1), one at a time in the move order (§7): to the foundation, onto columns 1..8,
-# to a free cell, by ascending card within each (GOES_ON's lists ascend; the others are sorted).
+# ascending, the eight columns bottom card first: all bytes), as (card, source, destination)
+# coded like a win body (§1), one at a time in the move order (§7): to the foundation, onto
+# columns 1..8, to a free cell, by ascending card within each (GOES_ON's lists ascend; the others
+# are sorted).
 # One at a time, so that a replay stops at the move it plays: most are among the first few.
 def moves(found, free, cols, cells, foundation_moves):
     # The cards free to move, and where each is: the top card of a non-empty column, a card in a
