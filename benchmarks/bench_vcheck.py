@@ -1,16 +1,20 @@
 """Benchmark vcheck (the checker proved in Coq, run natively) beside check/.
 
-    python3 benchmarks/bench_vcheck.py [--runs N] [--build DIR] [--version3] [--packed]
-                                       [--no-check] [--published] [--jobs J] [--json]
-                                       [FILE...]
-        builds vcheck into DIR (default vcheck/_build; vcheck/build.sh), then checks each FILE
-        (default certificates/7484159.msgpack.zst and certificates/11982.msgpack.zst) N times
-        (1) with each checker, one process each (check with -j 1): the median CPU seconds
-        (user + system), wall seconds and peak resident MiB of each, the peak bytes a position
-        and vcheck's positions a CPU second for a no-win, and the machine's load (the 1-minute
-        load average, before and after the runs: the machine may be shared, and the wall times
-        depend on it).  --version3 also checks each file rewritten as version 3 (certgen's
-        as_version3: its records read a chunk at a time); --packed also runs vcheck with
+    python3 benchmarks/bench_vcheck.py [--runs N] [--build DIR] [--no-build] [--version2]
+                                       [--version3] [--packed] [--no-check] [--published]
+                                       [--jobs J] [--json] [FILE...]
+        builds vcheck into DIR (default vcheck/_build; vcheck/build.sh; --no-build: DIR holds
+        it built), then checks each FILE (default certificates/7484159.msgpack.zst and
+        certificates/11982.msgpack.zst) N times (1) with each checker, one process each (check
+        with -j 1): the median CPU seconds (user + system), wall seconds and peak resident MiB
+        of each, the peak bytes a position and vcheck's positions a CPU second for a no-win,
+        and the machine's load (the 1-minute load average, before and after the runs: the
+        machine may be shared, and the wall times depend on it).  --version2 also checks each
+        version 3 FILE rewritten as version 2 (bench_check's as_version2: the same proof, its
+        records one bin; the published files are version 3), --version3 each FILE of version 1
+        or 2 rewritten as version 3 (certgen's as_version3: its records read a chunk at a
+        time); a FILE already in that version is said so and checked as it is.  --packed also
+        runs vcheck with
         --memory 1 (its records packed: front-coded blocks, found by a binary search);
         --no-check leaves check/ out.  --published also checks every published certificate at
         once, `vcheck -q -j J certificates` (J: --jobs, default 2), and the range 1..32,000 alone
@@ -49,10 +53,35 @@ def measure(command):
             usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024)
 
 
+def rewritten(files, version2, version3, report):
+    """Copies of FILEs in the other version of the format, in a scratch folder: version 3 ones
+    as version 2 (with version2), single certificates of version 1 or 2 as version 3 (with
+    version3); each file not rewritten is said so."""
+    from bench_check import as_version2   # (it puts tests/ on the path for support.certgen)
+    from support import certgen
+    folder = Path(tempfile.mkdtemp(prefix="bench-vcheck-"))
+    out = []
+    for path in files:
+        blob = path.read_bytes()
+        h = certgen.unpack_file(blob)[0]
+        if h["version"] == 3 and version2:
+            out.append(folder / f"v2-{path.name}")
+            out[-1].write_bytes(as_version2(blob))
+        elif h["version"] != 3 and version3 and h["claim"] != "range":
+            out.append(folder / f"v3-{path.name}")
+            out[-1].write_bytes(certgen.as_version3(blob))
+        else:
+            kind = "range" if h["claim"] == "range" else "file"
+            report.text(f"{path.name}: a version {h['version']} {kind}, checked as it is")
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--build", type=Path, default=ROOT / "vcheck" / "_build")
+    p.add_argument("--no-build", action="store_true")
+    p.add_argument("--version2", action="store_true")
     p.add_argument("--version3", action="store_true")
     p.add_argument("--packed", action="store_true")
     p.add_argument("--no-check", action="store_true")
@@ -62,8 +91,9 @@ def main(argv=None):
     add_json_option(p)
     args = p.parse_args(argv)
     report = Report("bench_vcheck", args.json)
-    subprocess.run(["bash", str(ROOT / "vcheck" / "build.sh"), str(args.build)], check=True,
-                   stdout=subprocess.DEVNULL)
+    if not args.no_build:
+        subprocess.run(["bash", str(ROOT / "vcheck" / "build.sh"), str(args.build)], check=True,
+                       stdout=subprocess.DEVNULL)
     # name -> (the command run, the same as a figure names it: the program, not its path)
     one_job = [str(args.build / "vcheck"), "-j", "1", "--json"]
     checkers = {"vcheck": (one_job, "vcheck -j 1 --json")}
@@ -73,13 +103,8 @@ def main(argv=None):
         checkers["check"] = ([sys.executable, "-m", "check", "-j", "1", "--json"],
                              "check -j 1 --json")
     files = list(args.files or ([] if args.published else DEFAULT_FILES))
-    if args.version3:
-        sys.path.insert(0, str(ROOT / "tests"))
-        from support import certgen
-        folder = Path(tempfile.mkdtemp(prefix="bench-vcheck-"))
-        for path in list(files):
-            files.append(folder / f"v3-{path.name}")
-            files[-1].write_bytes(certgen.as_version3(path.read_bytes()))
+    if args.version2 or args.version3:
+        files += rewritten(files, args.version2, args.version3, report)
     report.text(f"{'file':<28} {'checker':<7} {'verdict':<9} {'CPU s':>8} {'wall s':>8} "
                 f"{'peak MiB':>9} {'B/position':>10} {'positions/CPU s':>16} {'load':>11}")
     for path in files:
