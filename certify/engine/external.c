@@ -43,6 +43,7 @@
 #define COLUMN_OFFSET uint64_t   /* (see columns.h) */
 #include "cards.h"
 #include "columns.h"
+#include "ids.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -106,22 +107,6 @@ static PyObject *stopped(void) {
 }
 
 /* ---- Keys ------------------------------------------------------------------------------- */
-
-#define SWAP_IF_GREATER(a, b) do { uint32_t lo_ = a < b ? a : b, hi_ = a < b ? b : a; \
-                                   a = lo_; b = hi_; } while (0)
-
-static void sort8(uint32_t *v) {
-    uint32_t a0 = v[0], a1 = v[1], a2 = v[2], a3 = v[3], a4 = v[4], a5 = v[5], a6 = v[6],
-             a7 = v[7];
-    SWAP_IF_GREATER(a0, a1); SWAP_IF_GREATER(a2, a3); SWAP_IF_GREATER(a4, a5);
-    SWAP_IF_GREATER(a6, a7); SWAP_IF_GREATER(a0, a2); SWAP_IF_GREATER(a1, a3);
-    SWAP_IF_GREATER(a4, a6); SWAP_IF_GREATER(a5, a7); SWAP_IF_GREATER(a1, a2);
-    SWAP_IF_GREATER(a5, a6); SWAP_IF_GREATER(a0, a4); SWAP_IF_GREATER(a1, a5);
-    SWAP_IF_GREATER(a2, a6); SWAP_IF_GREATER(a3, a7); SWAP_IF_GREATER(a2, a4);
-    SWAP_IF_GREATER(a3, a5); SWAP_IF_GREATER(a1, a2); SWAP_IF_GREATER(a3, a4);
-    SWAP_IF_GREATER(a5, a6);
-    v[0] = a0; v[1] = a1; v[2] = a2; v[3] = a3; v[4] = a4; v[5] = a5; v[6] = a6; v[7] = a7;
-}
 
 static void put_be(uint8_t *p, uint32_t v, int bytes) {
     for (int i = bytes - 1; i >= 0; i--) *p++ = (uint8_t)(v >> (8 * i));

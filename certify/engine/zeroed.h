@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
+
 static void *(*volatile write_bytes)(void *, int, size_t) = memset;
 
-static void *zeroed(size_t count, size_t size) {
+HEADER_FUNCTION void *zeroed(size_t count, size_t size) {
     if (size && count > SIZE_MAX / size) return NULL;
     size_t bytes = count * size;
     void *p = malloc(bytes > 0 ? bytes : 1);
