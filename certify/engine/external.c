@@ -403,7 +403,10 @@ static int in_header(In *r, uint32_t *nkeys, uint32_t *clen) {
 }
 
 static int in_block(In *r, uint32_t nkeys, uint32_t clen) {
-    if (read_full(r->fd, r->z, clen, &r->err) != GOT) { if (!r->err) r->err = EIO; return IO_FAILED; }
+    if (read_full(r->fd, r->z, clen, &r->err) != GOT) {
+        if (!r->err) r->err = EIO;
+        return IO_FAILED;
+    }
     size_t n = ZSTD_decompressDCtx(r->dctx, r->front, front_cap(r->w), r->z, clen);
     if (ZSTD_isError(n)) { r->err = EIO; return IO_FAILED; }
     r->fp = r->front;
@@ -417,7 +420,11 @@ static int in_block(In *r, uint32_t nkeys, uint32_t clen) {
 static int in_next(In *r) {
     if (!r->left) {
         uint32_t nkeys, clen;
-        if (r->fp != r->fend) { r->err = EIO; r->live = 0; return IO_FAILED; }   /* bytes left over */
+        if (r->fp != r->fend) {   /* bytes left over */
+            r->err = EIO;
+            r->live = 0;
+            return IO_FAILED;
+        }
         int got = in_header(r, &nkeys, &clen);
         if (got == AT_END) { r->live = 0; return AT_END; }
         if (got == IO_FAILED || in_block(r, nkeys, clen) == IO_FAILED) {
@@ -1328,9 +1335,13 @@ static PyObject *py_widen(PyObject *self, PyObject *args) {
     uint64_t n = 0;
     const char *where = path;
     Py_BEGIN_ALLOW_THREADS
-    if (in_open(&r, path, narrow, 0) == IO_FAILED) err = r.err;
-    else if (out_open(&o, out_path, wide) == IO_FAILED) { err = o.err; where = out_path; out_close(&o); }
-    else {
+    if (in_open(&r, path, narrow, 0) == IO_FAILED) {
+        err = r.err;
+    } else if (out_open(&o, out_path, wide) == IO_FAILED) {
+        err = o.err;
+        where = out_path;
+        out_close(&o);
+    } else {
         while (r.live) {
             uint8_t k[MAX_KEY];
             memcpy(k, r.key, at);

@@ -433,7 +433,7 @@ static int explore(Search *s, int64_t limit, double seconds) {
     return s->won >= 0 ? WON : DONE;
 }
 
-/* ---- Python --------------------------------------------------------------------------- */
+/* ---- The Python binding ----------------------------------------------------------------- */
 
 static int usable(Search *s) {
     if (s->busy) { PyErr_SetString(PyExc_RuntimeError, "the search is running"); return 0; }
