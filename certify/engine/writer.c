@@ -20,6 +20,8 @@
 #define TWO_THREADS 16384              /* records from which the sort uses two threads */
 #define MAX_RECORD (4 + 8 + 8 * 3)     /* the longest: a record is never longer than its key */
 
+/* ---- Sorting the records ---------------------------------------------------------------- */
+
 static const Columns *sorting_columns;   /* for qsort's comparator (the GIL is held) */
 
 static int by_content(const void *a, const void *b) {
@@ -30,8 +32,8 @@ static int by_content(const void *a, const void *b) {
     return c ? c : (int)x->len - (int)y->len;
 }
 
-/* Eight bytes at a time (a memcpy of a constant 8 is one load or store): calling memcpy for each
-** record of 20 to 36 bytes took a sixth of the writer's time. */
+/* Eight bytes at a time (a memcpy of a constant 8 is one load or store): a call of memcpy for
+** each record of 20 to 36 bytes costs more than the copy (benchmarks/README.md). */
 static void copy_record(uint8_t *to, const uint8_t *from, size_t w) {
     size_t i = 0;
     for (; i + 8 <= w; i += 8) {
@@ -54,9 +56,9 @@ static void swap_records(uint8_t *a, uint8_t *b, size_t w) {
 ** `spare` (room for n records) in one sequential sweep, then copies them back: a sweep that the
 ** processor's prefetching keeps ahead of, where swapping records into place (American flag sort,
 ** which needs no spare room) waited for memory at nearly every record of a group larger than the
-** cache (11982: the sort took 6.8 ms that way, 5.2 ms this way). Most groups hold a few dozen
-** records with a few byte values, so the loops over values run from the least to the greatest
-** value present rather than over all 256. */
+** cache (benchmarks/README.md). Most groups hold a few dozen records with a few byte values, so
+** the loops over values run from the least to the greatest value present rather than over all
+** 256. */
 static void sort_records(uint8_t *a, uint8_t *spare, size_t n, size_t w, size_t d) {
     while (n > 1 && d < w) {
         if (n < 12) {   /* (12 measured best of 4, 8, 12, 24 and 40) */
@@ -131,6 +133,8 @@ static const uint8_t *sorted_records(uint8_t *a, uint8_t *spare, size_t n, size_
     return spare;
 }
 
+/* ---- msgpack's framing ------------------------------------------------------------------ */
+
 static uint8_t *put_be(uint8_t *p, uint64_t v, int bytes) {
     for (int i = bytes - 1; i >= 0; i--) *p++ = (uint8_t)(v >> (8 * i));
     return p;
@@ -154,7 +158,7 @@ static uint8_t *put_bin_head(uint8_t *p, size_t n) {
     return put_be(p, n, 4);
 }
 
-/* ---- The body ---------------------------------------------------------------------------- */
+/* ---- The body --------------------------------------------------------------------------- */
 
 int body_prepare(Body *b, const Columns *columns, uint8_t **keys, size_t n, int at, int width,
                  int keylen, int fixed) {
