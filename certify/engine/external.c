@@ -1013,7 +1013,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
         if (m == UNKNOWN_COLUMN) { bad = 1; break; }
         if (m < 0) { status = m == IDS_FULL ? COLUMNS_FULL : NO_MEMORY; break; }
         x->nstack--;
-        int h = home(key), stop = 0;
+        int h = home(key), full = 0;   /* SET_FULL or NO_MEMORY: not every successor went in */
         /* Every successor's slot asked for first (search.c does the same): the look-ups then
         ** wait for memory once rather than once each, which at a bucket of 10^8 keys, its
         ** table far out of the caches, is most of the time. */
@@ -1031,7 +1031,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
                 size_t at;
                 int got = held_insert(x, k, hashes[i], &at);
                 if (got == OVER_BUDGET || got == ALLOC_FAILED) {
-                    stop = got == OVER_BUDGET ? SET_FULL : NO_MEMORY;
+                    full = got == OVER_BUDGET ? SET_FULL : NO_MEMORY;
                     break;
                 }
                 if (got == INSERTED) held_open(x, at);
@@ -1039,9 +1039,9 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
                 memcpy(x->buf + (x->cap - ++x->nnext) * w, k, w);
             }
         }
-        if (stop) {   /* expanded again later: back on the stack, still marked to expand */
+        if (full) {   /* expanded again later: back on the stack, still marked to expand */
             x->stack[x->nstack++] = (uint32_t)idx;
-            status = stop;
+            status = full;
             break;
         }
         held_at(x, idx)[w] = 0;
