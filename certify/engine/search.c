@@ -196,8 +196,8 @@ static int make_room(Search *s) {
                                   slots ? 2 * s->nslots : s->nslots, (size_t)s->keylen,
                                   slots ? s->nslots * sizeof *s->slot : 0) > s->memory)
         return MEMORY_BUDGET;
-    if (keys && grow_keys(s) < 0) return OUT_OF_MEMORY;
-    if (slots && grow_slots(s) < 0) return OUT_OF_MEMORY;
+    if (keys && grow_keys(s) != FITS) return OUT_OF_MEMORY;
+    if (slots && grow_slots(s) != FITS) return OUT_OF_MEMORY;
     return FITS;
 }
 
@@ -517,7 +517,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->width = 2;
     s->keylen = 4 + ncells + 16;
     s->won = -1;
-    if (columns_init(&s->columns, NARROW_COLUMNS) < 0 || grow_keys(s) < 0 || grow_slots(s) < 0) {
+    if (columns_init(&s->columns, NARROW_COLUMNS) != FITS || grow_keys(s) != FITS ||
+        grow_slots(s) != FITS) {
         PyErr_NoMemory();
         return -1;
     }
