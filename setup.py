@@ -1,6 +1,8 @@
 """The build: the pure-Python package, plus three optional C extensions (the compiled engine).
 
-    certify.engine._search    certify/engine/search.c    exhaustive search and certificate writer
+    certify.engine._search    certify/engine/search.c    exhaustive search (and its binding)
+                              certify/engine/writer.c    the no-win certificate's body
+                              certify/engine/replay.c    a line's replay and move indices
     certify.engine._solver    certify/engine/solver.c    best-first win solver
     certify.engine._external  certify/engine/external.c  the exhaustive search on disk's loops
 
@@ -20,19 +22,24 @@ FLAGS = ["-O2", "-std=c99", "-Wall"] if os.name != "nt" else []
 
 
 # Included by the C files (and so carried by an sdist, and a change to one rebuilds them).
-HEADERS = ["certify/engine/cards.h", "certify/engine/columns.h", "certify/engine/zeroed.h",
-           "certify/engine/move_order.h"]
+HEADERS = ["certify/engine/cards.h", "certify/engine/columns.h", "certify/engine/ids.h",
+           "certify/engine/zeroed.h", "certify/engine/move_order.h", "certify/engine/writer.h",
+           "certify/engine/replay.h"]
+
+# Each extension's C files, its module's first (tests/test_engine*.py build the same lists).
+SOURCES = {"_search": ["certify/engine/search.c", "certify/engine/writer.c",
+                       "certify/engine/replay.c"],
+           "_solver": ["certify/engine/solver.c"],
+           "_external": ["certify/engine/external.c"]}
 
 
-def extension(name, source):
-    return Extension(f"certify.engine.{name}", [source], depends=HEADERS,
+def extension(name, sources):
+    return Extension(f"certify.engine.{name}", sources, depends=HEADERS,
                      extra_compile_args=FLAGS, optional=True,
                      libraries=["zstd"] if name == "_external" else [])  # (its work files)
 
 
-SOURCES = {"_search": "certify/engine/search.c", "_solver": "certify/engine/solver.c",
-           "_external": "certify/engine/external.c"}
-EXTENSIONS = [extension(name, src) for name, src in SOURCES.items()
-              if os.path.exists(os.path.join(HERE, src))]
+EXTENSIONS = [extension(name, sources) for name, sources in SOURCES.items()
+              if all(os.path.exists(os.path.join(HERE, src)) for src in sources)]
 
 setup(ext_modules=EXTENSIONS)

@@ -503,7 +503,9 @@ def with_hooks(tmp_path_factory):
     built = tmp_path_factory.mktemp("hooks") / ("_search" + suffix)
     try:
         subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-std=c99", "-DSEARCH_TEST_HOOKS",
-                        f"-I{include}", str(ROOT / "certify" / "engine" / "search.c"),
+                        f"-I{include}",
+                        *(str(ROOT / "certify" / "engine" / name)  # (setup.py's list for _search)
+                          for name in ("search.c", "writer.c", "replay.c")),
                         "-o", str(built)], check=True, timeout=300)
     except FileNotFoundError:
         pytest.skip("no gcc to build the search with its test hooks")

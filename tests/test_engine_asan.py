@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = {"_search": "search.c", "_solver": "solver.c", "_external": "external.c"}
+SOURCES = {"_search": ["search.c", "writer.c", "replay.c"], "_solver": ["solver.c"],
+           "_external": ["external.c"]}   # (setup.py's lists)
 
 
 def asan_runtime():
@@ -40,9 +41,10 @@ def sanitized(tmp_path_factory):
                     ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     engine = top / "certify" / "engine"
     include, suffix = sysconfig.get_paths()["include"], sysconfig.get_config_var("EXT_SUFFIX")
-    for name, source in SOURCES.items():
+    for name, sources in SOURCES.items():
         subprocess.run(["gcc", "-shared", "-fPIC", "-fsanitize=address", "-fno-omit-frame-pointer",
-                        "-g", "-O1", "-std=c99", f"-I{include}", str(engine / source),
+                        "-g", "-O1", "-std=c99", f"-I{include}",
+                        *(str(engine / source) for source in sources),
                         *(["-lzstd"] if name == "_external" else []),  # (its work files)
                         "-o", str(engine / (name + suffix))], check=True, timeout=300)
     env = {**os.environ, "PYTHONPATH": str(top), "LD_PRELOAD": runtime, "CERTIFY_ENGINE": "native",

@@ -249,6 +249,27 @@ def test_a_stop_asked_stops_a_merge_in_c(tmp_path):
     assert x.count(os.fsencode(tmp_path / "b.keys"), search.expander.keylen) == biggest[2]
 
 
+def test_a_stop_asked_stops_a_bucket_held_in_memory_in_c(tmp_path):
+    """stop(True) makes explore() (a bucket held in memory) raise Stopped at its next look, the
+    keys it had not expanded still to expand, not return CLOSED as if the bucket were done;
+    stop(False) and it closes the bucket."""
+    x = external._native()
+    found, cells, cols = start(deal(11982))
+    expander = x.Expander(4, False, False, 2, [], 1 << 24)
+    path = os.fsencode(tmp_path / "start.keys")
+    expander.start(path, bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols))
+    assert expander.hold(path, 1, True, 1 << 28)
+    x.stop(True)
+    try:
+        with pytest.raises(x.Stopped):
+            expander.explore(600.0)
+    finally:
+        x.stop(False)
+    assert expander.open > 0
+    assert expander.explore(600.0) == x.CLOSED
+    assert expander.open == 0 and expander.held > 256
+
+
 def test_sigint_in_process_stops_within_seconds(tmp_path):
     """SIGINT while the search runs (mostly in C, without the GIL): UNKNOWN, said as stopped by
     SIGINT, soon after; the folder goes on to the same records."""

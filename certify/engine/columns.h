@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cards.h"
+#include "compiler.h"
 #include "zeroed.h"
 
 #ifndef COLUMN_OFFSET
@@ -34,7 +35,7 @@ enum { FITS = 0,            /* done: the room was made */
 
 /* ---- Hashing ---------------------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+HEADER_FUNCTION uint64_t hash_bytes(const uint8_t *p, size_t n) {
     /* Words of 8 bytes through a multiply-xorshift mix: quick, and good enough that the
     ** table's probes stay short. Equality is always decided by memcmp, never by this. */
     uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
@@ -79,9 +80,9 @@ typedef struct {
     int full;            /* 0, or the worse of IDS_FULL and ALLOC_FAILED met since expand() began */
 } Columns;
 
-static const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->cards + t->col[id].off; }
+HEADER_FUNCTION const uint8_t *column_cards(const Columns *t, uint32_t id) { return t->cards + t->col[id].off; }
 
-static int columns_grow_slots(Columns *t) {
+HEADER_FUNCTION int columns_grow_slots(Columns *t) {
     uint32_t n = t->nslots ? t->nslots * 2 : 1024;
     int32_t *slot = zeroed(n, sizeof *slot);
     if (!slot) return ALLOC_FAILED;
@@ -98,7 +99,7 @@ static int columns_grow_slots(Columns *t) {
 
 /* The id of a column's contents, interned on first sight; IDS_FULL when the ids are full at this
 ** width (nothing is added), ALLOC_FAILED when memory runs out; either way t->full says so too. */
-static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
+HEADER_FUNCTION int32_t column_id(Columns *t, const uint8_t *cards, int len) {
     uint32_t h = (uint32_t)hash_bytes(cards, (size_t)len);
     uint32_t mask = t->nslots - 1, i = h & mask;
     for (; t->slot[i]; i = (i + 1) & mask) {
@@ -139,7 +140,7 @@ static int32_t column_id(Columns *t, const uint8_t *cards, int len) {
 
 /* column_id may move t->col and t->cards (realloc), so callers hand it a copy of the cards and
 ** index t->col afresh after it: never a pointer taken before the call. */
-static int32_t column_pop(Columns *t, uint32_t id) {
+HEADER_FUNCTION int32_t column_pop(Columns *t, uint32_t id) {
     int32_t j = t->col[id].popped;
     if (j < 0) {
         uint8_t buf[NCARDS];
@@ -153,7 +154,7 @@ static int32_t column_pop(Columns *t, uint32_t id) {
 
 /* The column with `card` put on top. The search only ever puts a card on an empty column or
 ** on one whose top card it may lie on, so two memo slots (or 52 for the empty one) suffice. */
-static int32_t column_push(Columns *t, uint32_t id, int card) {
+HEADER_FUNCTION int32_t column_push(Columns *t, uint32_t id, int card) {
     int len = t->col[id].len;
     int32_t j = len ? t->col[id].pushed[card & 1] : t->onto_empty[card];
     if (j < 0) {
@@ -167,7 +168,7 @@ static int32_t column_push(Columns *t, uint32_t id, int card) {
     return j;
 }
 
-static int columns_init(Columns *t, uint32_t limit) {
+HEADER_FUNCTION int columns_init(Columns *t, uint32_t limit) {
     memset(t, 0, sizeof *t);
     t->cap = 256;
     t->col = malloc(t->cap * sizeof *t->col);
@@ -179,14 +180,14 @@ static int columns_init(Columns *t, uint32_t limit) {
     return FITS;
 }
 
-static void columns_free(Columns *t) {
+HEADER_FUNCTION void columns_free(Columns *t) {
     free(t->col);
     free(t->cards);
     free(t->slot);
     memset(t, 0, sizeof *t);
 }
 
-static size_t columns_bytes(const Columns *t) {
+HEADER_FUNCTION size_t columns_bytes(const Columns *t) {
     return (size_t)t->cap * sizeof *t->col + t->cards_cap + (size_t)t->nslots * sizeof *t->slot;
 }
 

@@ -43,6 +43,7 @@
 #define COLUMN_OFFSET uint64_t   /* (see columns.h) */
 #include "cards.h"
 #include "columns.h"
+#include "ids.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -55,6 +56,21 @@
 
 /* What Expander.expand() stops on. */
 enum { EXHAUSTED = 0, BUFFER_FULL = 1, SLICE_OVER = 2, COLUMNS_FULL = 3, NO_MEMORY = 4 };
+
+/* The one error discipline below the binding (search.c's): a function that can fail returns a
+** code, never jumps and never sets a Python exception; a file that fails keeps its errno in its
+** reader's or writer's `err` (or the caller's *err), which the binding raises with os_error().
+** The binding (the Python layer: -1 or NULL with an exception set, CPython's convention) is the
+** only code that raises. The codes are the tables' FITS, IDS_FULL, ALLOC_FAILED (columns.h) and
+** these: */
+enum { OK = 0,              /* done */
+       IO_FAILED = -1,      /* a file failed: its errno is in `err` */
+       STOPPED = 1 };       /* a stop was asked (stopping()): the work is left unfinished */
+enum { GOT = 1,             /* a read: the bytes, block header or key asked for (or IO_FAILED) */
+       AT_END = 0 };        /* ... nothing: the file's end */
+enum { UNKNOWN_COLUMN = -3 };  /* expand_key(): a key names a column never met (not ours) */
+enum { PRESENT = 1, INSERTED = 2,   /* held_insert(): the key was in the set, or is now */
+       OVER_BUDGET = 3 };   /* held_room(), held_insert(): the set would outgrow its budget */
 
 static int parents[NCARDS][3];
 
@@ -106,22 +122,6 @@ static PyObject *stopped(void) {
 }
 
 /* ---- Keys ------------------------------------------------------------------------------- */
-
-#define SWAP_IF_GREATER(a, b) do { uint32_t lo_ = a < b ? a : b, hi_ = a < b ? b : a; \
-                                   a = lo_; b = hi_; } while (0)
-
-static void sort8(uint32_t *v) {
-    uint32_t a0 = v[0], a1 = v[1], a2 = v[2], a3 = v[3], a4 = v[4], a5 = v[5], a6 = v[6],
-             a7 = v[7];
-    SWAP_IF_GREATER(a0, a1); SWAP_IF_GREATER(a2, a3); SWAP_IF_GREATER(a4, a5);
-    SWAP_IF_GREATER(a6, a7); SWAP_IF_GREATER(a0, a2); SWAP_IF_GREATER(a1, a3);
-    SWAP_IF_GREATER(a4, a6); SWAP_IF_GREATER(a5, a7); SWAP_IF_GREATER(a1, a2);
-    SWAP_IF_GREATER(a5, a6); SWAP_IF_GREATER(a0, a4); SWAP_IF_GREATER(a1, a5);
-    SWAP_IF_GREATER(a2, a6); SWAP_IF_GREATER(a3, a7); SWAP_IF_GREATER(a2, a4);
-    SWAP_IF_GREATER(a3, a5); SWAP_IF_GREATER(a1, a2); SWAP_IF_GREATER(a3, a4);
-    SWAP_IF_GREATER(a5, a6);
-    v[0] = a0; v[1] = a1; v[2] = a2; v[3] = a3; v[4] = a4; v[5] = a5; v[6] = a6; v[7] = a7;
-}
 
 static void put_be(uint8_t *p, uint32_t v, int bytes) {
     for (int i = bytes - 1; i >= 0; i--) *p++ = (uint8_t)(v >> (8 * i));
@@ -179,16 +179,16 @@ static void swap_keys(uint8_t *a, uint8_t *b, size_t w) {
 ** (most significant byte first, records swapped into their byte's bin), insertion sort for small
 ** groups. In place because the buffer being sorted is most of the memory budget: a sort with a
 ** spare copy (search.c's, faster) would halve what fits between spills. With `poll` (called
-** without the GIL), a sort of many keys looks whether to stop: 1 if it stopped, the keys then in
-** no particular order. */
+** without the GIL), a sort of many keys looks whether to stop: STOPPED if it stopped, the keys
+** then in no particular order; else OK. */
 static int sort_keys(uint8_t *a, size_t n, size_t w, size_t d, int poll) {
-    if (poll && n > (1 << 16) && stopping()) return 1;
+    if (poll && n > (1 << 16) && stopping()) return STOPPED;
     while (n > 1 && d < w) {
         if (n < 16) {
             for (size_t i = 1; i < n; i++)
                 for (size_t j = i; j > 0 && memcmp(a + (j - 1) * w + d, a + j * w + d, w - d) > 0; j--)
                     swap_keys(a + (j - 1) * w, a + j * w, w);
-            return 0;
+            return OK;
         }
         size_t count[256] = {0}, start[256], next[256];
         for (size_t i = 0; i < n; i++) count[a[i * w + d]]++;
@@ -211,10 +211,11 @@ static int sort_keys(uint8_t *a, size_t n, size_t w, size_t d, int poll) {
             }
         }
         for (int b = lo; b <= hi; b++)
-            if (count[b] > 1 && sort_keys(a + start[b] * w, count[b], w, d + 1, poll)) return 1;
-        return 0;
+            if (count[b] > 1 && sort_keys(a + start[b] * w, count[b], w, d + 1, poll) == STOPPED)
+                return STOPPED;
+        return OK;
     }
-    return 0;
+    return OK;
 }
 
 /* Sorted keys with repeats dropped, in place: how many are left. */
@@ -268,7 +269,7 @@ static int write_all(int fd, const uint8_t *p, size_t n, int *err) {
         if (k <= 0) *err = k < 0 ? errno : ENOSPC;
         else { p += k; n -= (size_t)k; }
     }
-    return *err ? -1 : 0;
+    return *err ? IO_FAILED : OK;
 }
 
 static void put_le32(uint8_t *p, uint32_t v) {
@@ -291,19 +292,19 @@ static int out_open(Out *o, const char *path, size_t w) {
         ZSTD_isError(ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_checksumFlag, 1))) {
         o->err = ENOMEM;
-        return -1;
+        return IO_FAILED;
     }
     o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (o->fd < 0) { o->err = errno; return -1; }
+    if (o->fd < 0) { o->err = errno; return IO_FAILED; }
     uint8_t head[8] = {KEY_MAGIC[0], KEY_MAGIC[1], KEY_MAGIC[2], KEY_MAGIC[3], KEY_LAYOUT,
                        (uint8_t)w, 0, 0};
     return write_all(o->fd, head, sizeof head, &o->err);
 }
 
 static int out_block(Out *o) {
-    if (!o->nblock || o->err) return o->err ? -1 : 0;
+    if (!o->nblock || o->err) return o->err ? IO_FAILED : OK;
     size_t n = ZSTD_compress2(o->cctx, o->z + 8, o->zcap - 8, o->front, o->used);
-    if (ZSTD_isError(n)) { o->err = ENOMEM; return -1; }
+    if (ZSTD_isError(n)) { o->err = ENOMEM; return IO_FAILED; }
     put_le32(o->z, (uint32_t)o->nblock);
     put_le32(o->z + 4, (uint32_t)n);
     o->nblock = o->used = 0;
@@ -326,8 +327,8 @@ static size_t shared(const uint8_t *a, const uint8_t *b, size_t w) {
 }
 
 static int out_put(Out *o, const uint8_t *k) {
-    if (o->err) return -1;
-    if (o->nblock == BLOCK_KEYS && out_block(o) < 0) return -1;
+    if (o->err) return IO_FAILED;
+    if (o->nblock == BLOCK_KEYS && out_block(o) == IO_FAILED) return IO_FAILED;
     size_t w = o->w, p = o->nblock ? shared(k, o->last, w) : 0;
     o->front[o->used++] = (uint8_t)p;
     memcpy(o->front + o->used, k + p, w - p);
@@ -335,7 +336,7 @@ static int out_put(Out *o, const uint8_t *k) {
     memcpy(o->last, k, w);
     o->nblock++;
     o->count++;
-    return 0;
+    return OK;
 }
 
 static int out_close(Out *o) {
@@ -349,7 +350,7 @@ static int out_close(Out *o) {
     o->front = o->z = NULL;
     o->cctx = NULL;
     o->fd = -1;
-    return o->err ? -1 : 0;
+    return o->err ? IO_FAILED : OK;
 }
 
 /* A key file read a key at a time: a block is read whole and its keys decoded one by one into
@@ -374,54 +375,68 @@ static int read_full(int fd, uint8_t *p, size_t n, int *err) {
     while (got < n) {
         ssize_t k = read(fd, p + got, n - got);
         if (k < 0 && errno == EINTR) continue;
-        if (k < 0) { *err = errno; return -1; }
+        if (k < 0) { *err = errno; return IO_FAILED; }
         if (k == 0) break;
         got += (size_t)k;
     }
-    return (int)(got == n ? 1 : got == 0 ? 0 : (*err = EIO, -1));
+    if (got == n) return GOT;
+    if (got == 0) return AT_END;
+    *err = EIO;   /* cut short */
+    return IO_FAILED;
 }
 
-/* The next block's header: 1 (its keys and frame length), 0 at the file's end, -1. */
+/* The next block's header: GOT (its keys and frame length), AT_END, or IO_FAILED. */
 static int in_header(In *r, uint32_t *nkeys, uint32_t *clen) {
     uint8_t h[8];
     int got = read_full(r->fd, h, 8, &r->err);
-    if (got <= 0) return got;
+    if (got != GOT) return got;
     *nkeys = get_le32(h);
     *clen = get_le32(h + 4);
-    if (*nkeys == 0 || *nkeys > BLOCK_KEYS || *clen > r->zbound) { r->err = EIO; return -1; }
+    if (*nkeys == 0 || *nkeys > BLOCK_KEYS || *clen > r->zbound) { r->err = EIO; return IO_FAILED; }
     if (*clen > r->zcap) {
         uint8_t *z = realloc(r->z, *clen);
-        if (!z) { r->err = ENOMEM; return -1; }
+        if (!z) { r->err = ENOMEM; return IO_FAILED; }
         r->z = z;
         r->zcap = *clen;
     }
-    return 1;
+    return GOT;
 }
 
 static int in_block(In *r, uint32_t nkeys, uint32_t clen) {
-    if (read_full(r->fd, r->z, clen, &r->err) != 1) { if (!r->err) r->err = EIO; return -1; }
+    if (read_full(r->fd, r->z, clen, &r->err) != GOT) {
+        if (!r->err) r->err = EIO;
+        return IO_FAILED;
+    }
     size_t n = ZSTD_decompressDCtx(r->dctx, r->front, front_cap(r->w), r->z, clen);
-    if (ZSTD_isError(n)) { r->err = EIO; return -1; }
+    if (ZSTD_isError(n)) { r->err = EIO; return IO_FAILED; }
     r->fp = r->front;
     r->fend = r->front + n;
     r->left = nkeys;
     r->first = 1;
-    return 0;
+    return OK;
 }
 
+/* The next key into r->cur (r->key): GOT, AT_END (r->live is then 0), or IO_FAILED. */
 static int in_next(In *r) {
     if (!r->left) {
         uint32_t nkeys, clen;
-        if (r->fp != r->fend) { r->err = EIO; r->live = 0; return -1; }   /* bytes left over */
+        if (r->fp != r->fend) {   /* bytes left over */
+            r->err = EIO;
+            r->live = 0;
+            return IO_FAILED;
+        }
         int got = in_header(r, &nkeys, &clen);
-        if (got == 0) { r->live = 0; return 0; }   /* the file's end */
-        if (got < 0 || in_block(r, nkeys, clen) < 0) { r->live = 0; return -1; }
+        if (got == AT_END) { r->live = 0; return AT_END; }
+        if (got == IO_FAILED || in_block(r, nkeys, clen) == IO_FAILED) {
+            r->live = 0;
+            return IO_FAILED;
+        }
     }
     size_t w = r->w, p = r->fp < r->fend ? *r->fp++ : w + 1;
     if (p > w || (r->first && p) || (size_t)(r->fend - r->fp) < w - p) {
         r->err = EIO;
         r->live = 0;
-        return -1;
+        return IO_FAILED;
     }
     memcpy(r->cur + p, r->fp, w - p);
     r->fp += w - p;
@@ -429,11 +444,11 @@ static int in_next(In *r) {
     r->first = 0;
     r->key = r->cur;
     r->live = 1;
-    return 1;
+    return GOT;
 }
 
 /* Open the key file `path` of keys of w bytes at its key `skip` (whole blocks before it passed
-** over by their headers). */
+** over by their headers): OK, the key in r->key (or none, r->live 0, at the end), or IO_FAILED. */
 static int in_open(In *r, const char *path, size_t w, uint64_t skip) {
     memset(r, 0, sizeof *r);
     r->fd = -1;
@@ -441,30 +456,30 @@ static int in_open(In *r, const char *path, size_t w, uint64_t skip) {
     r->zbound = ZSTD_compressBound(front_cap(w));
     r->front = malloc(front_cap(w));
     r->dctx = ZSTD_createDCtx();
-    if (!r->front || !r->dctx) { r->err = ENOMEM; return -1; }
+    if (!r->front || !r->dctx) { r->err = ENOMEM; return IO_FAILED; }
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) { r->err = errno; return -1; }
+    if (r->fd < 0) { r->err = errno; return IO_FAILED; }
     uint8_t h[8];
-    if (read_full(r->fd, h, 8, &r->err) != 1 || memcmp(h, KEY_MAGIC, 4) != 0 ||
+    if (read_full(r->fd, h, 8, &r->err) != GOT || memcmp(h, KEY_MAGIC, 4) != 0 ||
         h[4] != KEY_LAYOUT || h[5] != w) {
         if (!r->err) r->err = EIO;
-        return -1;
+        return IO_FAILED;
     }
     while (skip) {
         uint32_t nkeys, clen;
         int got = in_header(r, &nkeys, &clen);
-        if (got <= 0) { if (!r->err) r->err = EIO; return -1; }   /* shorter than `skip` */
+        if (got != GOT) { if (!r->err) r->err = EIO; return IO_FAILED; }   /* shorter than `skip` */
         if (nkeys <= skip) {
-            if (lseek(r->fd, (off_t)clen, SEEK_CUR) < 0) { r->err = errno; return -1; }
+            if (lseek(r->fd, (off_t)clen, SEEK_CUR) < 0) { r->err = errno; return IO_FAILED; }
             skip -= nkeys;
             continue;
         }
-        if (in_block(r, nkeys, clen) < 0) return -1;
+        if (in_block(r, nkeys, clen) == IO_FAILED) return IO_FAILED;
         for (; skip; skip--)
-            if (in_next(r) < 0) return -1;
+            if (in_next(r) == IO_FAILED) return IO_FAILED;
         r->live = 0;   /* (the key skipped to is the next one in_next gives) */
     }
-    return in_next(r) < 0 ? -1 : 0;
+    return in_next(r) == IO_FAILED ? IO_FAILED : OK;
 }
 
 static void in_close(In *r) {
@@ -546,7 +561,7 @@ static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
     x->back = back;
     x->idw = idw;
     x->keylen = 2 + ncells + 8 * idw;
-    if (columns_init(&x->columns, idw == 2 ? (uint32_t)narrow : MOST_COLUMNS) < 0) {
+    if (columns_init(&x->columns, idw == 2 ? (uint32_t)narrow : MOST_COLUMNS) != FITS) {
         PyErr_NoMemory();
         return -1;
     }
@@ -612,7 +627,8 @@ static void land(Expansion *e, int card, int source, const uint8_t *found, const
 }
 
 /* The successors of key k into e->out (search.c's expand, on this module's keys): how many,
-** IDS_FULL when a new column did not fit at this width, ALLOC_FAILED (the columns stay whole). */
+** IDS_FULL when a new column did not fit at this width, ALLOC_FAILED (the columns stay whole),
+** UNKNOWN_COLUMN for a key that names a column never met. */
 static int expand_key(Expansion *e, const uint8_t *k) {
     Expander *x = e->x;
     Columns *t = &x->columns;
@@ -622,7 +638,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
     for (int i = 0; i < NCARDS; i++) e->where[i] = -1;
     e->empty = -1;
     for (int i = 0; i < 8; i++) {
-        if (p->ids[i] >= t->n) return -3;   /* a key naming a column never met: not ours */
+        if (p->ids[i] >= t->n) return UNKNOWN_COLUMN;   /* not a key of ours */
         e->tops[i] = t->col[p->ids[i]].top;
         if (e->tops[i] >= 0) e->where[e->tops[i]] = i;
         else if (e->empty < 0) e->empty = i;
@@ -704,7 +720,7 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
     double deadline = now() + seconds;
     if (offset >= count) {
         ;
-    } else if (in_open(&r, path, w, offset) < 0) {
+    } else if (in_open(&r, path, w, offset) == IO_FAILED) {
         err = r.err;
     } else {
         uint64_t expanded = 0;
@@ -712,7 +728,7 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
             if (!r.live) { err = r.err ? r.err : EIO; break; }   /* shorter than `count` */
             if (x->cap - x->nsame - x->nnext < MAX_SUCCESSORS) { status = BUFFER_FULL; break; }
             int m = expand_key(e, r.key);
-            if (m == -3) { bad = 1; break; }
+            if (m == UNKNOWN_COLUMN) { bad = 1; break; }
             if (m < 0) { status = m == IDS_FULL ? COLUMNS_FULL : NO_MEMORY; break; }
             int h = home(r.key);
             for (int i = 0; i < m; i++) {
@@ -726,7 +742,7 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
                     memcpy(x->buf + (x->cap - ++x->nnext) * w, k, w);
             }
             offset++;
-            if (in_next(&r) < 0) { err = r.err; break; }
+            if (in_next(&r) == IO_FAILED) { err = r.err; break; }
             if (++expanded % 256 == 0) {
                 if (stopping()) { stop = 1; break; }
                 if (now() > deadline) { status = SLICE_OVER; break; }
@@ -746,12 +762,12 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
     return Py_BuildValue("(iK)", status, offset);
 }
 
-/* n keys written to a new key file: 0, -1 (its errno in *err), or 1 stopped (called without the
-** GIL). */
+/* n keys written to a new key file: OK, IO_FAILED (its errno in *err), or STOPPED (called
+** without the GIL). */
 static int write_keys(const char *path, const uint8_t *a, size_t n, size_t w, int *err) {
     Out o;
     int stop = 0;
-    if (out_open(&o, path, w) == 0) {
+    if (out_open(&o, path, w) == OK) {
         for (size_t i = 0; i < n && !o.err; i++) {
             out_put(&o, a + i * w);
             if (i % 65536 == 65535 && stopping()) { stop = 1; break; }
@@ -759,7 +775,7 @@ static int write_keys(const char *path, const uint8_t *a, size_t n, size_t w, in
     }
     out_close(&o);
     *err = o.err;
-    return o.err ? -1 : stop;
+    return o.err ? IO_FAILED : stop ? STOPPED : OK;
 }
 
 /* spill(same_path, next_path) -> (same, next): each part of the buffer sorted, without repeats,
@@ -769,16 +785,16 @@ static PyObject *Expander_spill(Expander *x, PyObject *args) {
     if (!PyArg_ParseTuple(args, "yy", &same, &next)) return NULL;
     size_t w = (size_t)x->keylen, a = x->nsame, b = x->nnext;
     uint8_t *back = x->buf + (x->cap - b) * w;
-    int err = 0, stop = 0, got = 0;
+    int err = 0, stop = 0, got = OK;
     const char *failed = NULL;
     Py_BEGIN_ALLOW_THREADS
-    stop = sort_keys(x->buf, a, w, 0, 1) || sort_keys(back, b, w, 0, 1);
+    stop = sort_keys(x->buf, a, w, 0, 1) == STOPPED || sort_keys(back, b, w, 0, 1) == STOPPED;
     if (!stop) {
         a = unique_keys(x->buf, a, w);
         b = unique_keys(back, b, w);
-        if (a && (got = write_keys(same, x->buf, a, w, &err)) != 0) failed = same;
-        else if (b && (got = write_keys(next, back, b, w, &err)) != 0) failed = next;
-        stop = got > 0;
+        if (a && (got = write_keys(same, x->buf, a, w, &err)) != OK) failed = same;
+        else if (b && (got = write_keys(next, back, b, w, &err)) != OK) failed = next;
+        stop = got == STOPPED;
     }
     Py_END_ALLOW_THREADS
     if (stop) return stopped();
@@ -816,7 +832,7 @@ static PyObject *Expander_start(Expander *x, PyObject *args) {
     int err = 0, h = home(k);
     if (h > x->most) x->most = h;
     if (h == NCARDS) x->won = 1;
-    if (write_keys(path, k, 1, (size_t)x->keylen, &err) < 0) return os_error(err, path);
+    if (write_keys(path, k, 1, (size_t)x->keylen, &err) == IO_FAILED) return os_error(err, path);
     Py_RETURN_NONE;
 }
 
@@ -854,7 +870,7 @@ static size_t held_bytes(size_t cap, size_t nslots, size_t rec) {
 
 static int held_grow_slots(Expander *x, size_t n) {
     uint64_t *slot = zeroed(n, sizeof *slot);
-    if (!slot) return -1;
+    if (!slot) return ALLOC_FAILED;
     for (size_t i = 0; i < x->nslots; i++) {
         uint64_t e = x->slot[i];
         if (!e) continue;
@@ -865,10 +881,10 @@ static int held_grow_slots(Expander *x, size_t n) {
     free(x->slot);
     x->slot = slot;
     x->nslots = n;
-    return 0;
+    return FITS;
 }
 
-/* Room for one more key: 0, 1 past the budget, -1 out of memory. The table doubles at 70% full
+/* Room for one more key: FITS, OVER_BUDGET, or ALLOC_FAILED. The table doubles at 70% full
 ** while the budget allows it, else fills up to 90% (longer probes, but a fifth more keys before
 ** the bucket must go to disk); the keys' array doubles, or grows to what the budget leaves. */
 static int held_room(Expander *x) {
@@ -879,9 +895,9 @@ static int held_room(Expander *x) {
         /* (the old table is held while the new one is filled) */
         if (held_bytes(x->capheld > n ? x->capheld : n, ns, rec) + x->nslots * sizeof(uint64_t)
                 <= x->budget) {
-            if (held_grow_slots(x, ns) < 0) return -1;
+            if (held_grow_slots(x, ns) == ALLOC_FAILED) return ALLOC_FAILED;
         } else if (n * 10 > x->nslots * 9) {
-            return 1;
+            return OVER_BUDGET;
         }
     }
     if (x->nheld == x->capheld) {
@@ -890,20 +906,20 @@ static int held_room(Expander *x) {
         if (held_bytes(cap, x->nslots, rec) > x->budget)
             cap = x->budget > slots ? (x->budget - slots) / per : 0;
         if (cap > UINT32_MAX - 1) cap = UINT32_MAX - 1;
-        if (cap <= x->capheld) return 1;
+        if (cap <= x->capheld) return OVER_BUDGET;
         uint8_t *h = realloc(x->held, cap * rec);
-        if (!h) return -1;
+        if (!h) return ALLOC_FAILED;
         x->held = h;
         uint32_t *st = realloc(x->stack, cap * sizeof *st);
-        if (!st) return -1;
+        if (!st) return ALLOC_FAILED;
         x->stack = st;
         x->capheld = cap;
     }
-    return 0;
+    return FITS;
 }
 
-/* Look key k up; insert it if absent. 1 inserted (its index in *at), 0 present (*at), 2 past
-** the budget, -1 out of memory. */
+/* Look key k up; insert it if absent: PRESENT or INSERTED (its index in *at), OVER_BUDGET, or
+** ALLOC_FAILED. */
 static int held_insert(Expander *x, const uint8_t *k, uint32_t h, size_t *at) {
     size_t w = (size_t)x->keylen;
     if (x->nslots) {
@@ -913,12 +929,12 @@ static int held_insert(Expander *x, const uint8_t *k, uint32_t h, size_t *at) {
             if (!e) break;
             if ((uint32_t)(e >> 32) == h && memcmp(held_at(x, (uint32_t)e - 1), k, w) == 0) {
                 *at = (uint32_t)e - 1;
-                return 0;
+                return PRESENT;
             }
         }
     }
     int room = held_room(x);
-    if (room) return room > 0 ? 2 : -1;
+    if (room != FITS) return room;
     size_t mask = x->nslots - 1, i = h & mask;
     while (x->slot[i]) i = (i + 1) & mask;
     size_t idx = x->nheld++;
@@ -926,7 +942,7 @@ static int held_insert(Expander *x, const uint8_t *k, uint32_t h, size_t *at) {
     held_at(x, idx)[w] = 0;
     x->slot[i] = (uint64_t)h << 32 | ((uint64_t)idx + 1);
     *at = idx;
-    return 1;
+    return INSERTED;
 }
 
 static void held_open(Expander *x, size_t idx) {
@@ -947,16 +963,16 @@ static PyObject *Expander_hold(Expander *x, PyObject *args) {
     int err = 0, full = 0, nomem = 0, stop = 0;
     uint64_t n = 0;
     Py_BEGIN_ALLOW_THREADS
-    if (in_open(&r, path, (size_t)x->keylen, 0) < 0) err = r.err;
+    if (in_open(&r, path, (size_t)x->keylen, 0) == IO_FAILED) err = r.err;
     else {
         while (r.live && n < count) {
             size_t at;
             int got = held_insert(x, r.key, (uint32_t)hash_bytes(r.key, (size_t)x->keylen), &at);
-            if (got == 2) { full = 1; break; }
-            if (got < 0) { nomem = 1; break; }
+            if (got == OVER_BUDGET) { full = 1; break; }
+            if (got == ALLOC_FAILED) { nomem = 1; break; }
             if (open_) held_open(x, at);
             n++;
-            if (in_next(&r) < 0) { err = r.err; break; }
+            if (in_next(&r) == IO_FAILED) { err = r.err; break; }
             if (n % 65536 == 0 && stopping()) { stop = 1; break; }
         }
         if (!err && !full && !nomem && !stop && n != count) err = EIO;
@@ -994,10 +1010,10 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
         uint8_t key[MAX_KEY];
         memcpy(key, held_at(x, idx), w);
         int m = expand_key(e, key);
-        if (m == -3) { bad = 1; break; }
+        if (m == UNKNOWN_COLUMN) { bad = 1; break; }
         if (m < 0) { status = m == IDS_FULL ? COLUMNS_FULL : NO_MEMORY; break; }
         x->nstack--;
-        int h = home(key), stop = 0;
+        int h = home(key), full = 0;   /* SET_FULL or NO_MEMORY: not every successor went in */
         /* Every successor's slot asked for first (search.c does the same): the look-ups then
         ** wait for memory once rather than once each, which at a bucket of 10^8 keys, its
         ** table far out of the caches, is most of the time. */
@@ -1014,15 +1030,18 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
             if (x->back || hk == h) {
                 size_t at;
                 int got = held_insert(x, k, hashes[i], &at);
-                if (got == 2 || got < 0) { stop = got == 2 ? SET_FULL : NO_MEMORY; break; }
-                if (got == 1) held_open(x, at);
+                if (got == OVER_BUDGET || got == ALLOC_FAILED) {
+                    full = got == OVER_BUDGET ? SET_FULL : NO_MEMORY;
+                    break;
+                }
+                if (got == INSERTED) held_open(x, at);
             } else {
                 memcpy(x->buf + (x->cap - ++x->nnext) * w, k, w);
             }
         }
-        if (stop) {   /* expanded again later: back on the stack, still marked to expand */
+        if (full) {   /* expanded again later: back on the stack, still marked to expand */
             x->stack[x->nstack++] = (uint32_t)idx;
-            status = stop;
+            status = full;
             break;
         }
         held_at(x, idx)[w] = 0;
@@ -1055,22 +1074,22 @@ static PyObject *Expander_dump(Expander *x, PyObject *args) {
     memset(&o, 0, sizeof o);
     v.fd = o.fd = -1;
     Py_BEGIN_ALLOW_THREADS
-    if (!keep) stop = sort_keys(x->held, n, rec, 0, 1);
-    if (!stop && out_open(&v, vpath, w) < 0) err = v.err;
+    if (!keep) stop = sort_keys(x->held, n, rec, 0, 1) == STOPPED;
+    if (!stop && out_open(&v, vpath, w) == IO_FAILED) err = v.err;
     for (size_t i = 0; i < n && !err && !stop; i++) {
-        if (out_put(&v, held_at(x, i)) < 0) err = v.err;
+        if (out_put(&v, held_at(x, i)) == IO_FAILED) err = v.err;
         if (i % 65536 == 65535 && stopping()) stop = 1;
     }
-    if (out_close(&v) < 0 && !err) err = v.err;
+    if (out_close(&v) == IO_FAILED && !err) err = v.err;
     size_t nstack = x->nstack;
     for (size_t i = 0; i < (keep ? nstack : n) && !err && !stop; i++) {
         const uint8_t *r = held_at(x, keep ? x->stack[i] : i);
         if (!keep && !r[w]) continue;
-        if (!nopen && out_open(&o, opath, w) < 0) { err = o.err; where = opath; break; }
-        if (out_put(&o, r) < 0) { err = o.err; where = opath; break; }
+        if (!nopen && out_open(&o, opath, w) == IO_FAILED) { err = o.err; where = opath; break; }
+        if (out_put(&o, r) == IO_FAILED) { err = o.err; where = opath; break; }
         nopen++;
     }
-    if (nopen && out_close(&o) < 0 && !err) { err = o.err; where = opath; }
+    if (nopen && out_close(&o) == IO_FAILED && !err) { err = o.err; where = opath; }
     Py_END_ALLOW_THREADS
     if (!keep) release_held(x);
     if (stop) return stopped();
@@ -1158,35 +1177,36 @@ static void sift_down(Heap *q, int i) {
     }
 }
 
-/* Advance the heap's least reader; -1 on a read error (its errno in that reader). */
+/* Advance the heap's least reader: OK, or IO_FAILED (its errno in that reader). */
 static int heap_pop(Heap *q) {
     In *top = q->h[0];
-    if (in_next(top) < 0) return -1;
+    if (in_next(top) == IO_FAILED) return IO_FAILED;
     if (!top->live) {
         q->h[0] = q->h[--q->n];
     }
     if (q->n) sift_down(q, 0);
-    return 0;
+    return OK;
 }
 
 static void heap_make(Heap *q) {
     for (int i = q->n / 2 - 1; i >= 0; i--) sift_down(q, i);
 }
 
-/* Open the key files `list` (bytes paths) into readers[0..], the live ones into q: 0, or -1 with
-** *err and *where set (called without the GIL: the paths are bytes the caller holds). */
+/* Open the key files `list` (bytes paths) into readers[0..], the live ones into q: OK, or
+** IO_FAILED with *err and *where set (called without the GIL: the paths are bytes the caller
+** holds). */
 static int open_all(const char **paths, Py_ssize_t k, size_t w, In *readers, Heap *q, int *err,
                     const char **where) {
     for (Py_ssize_t i = 0; i < k; i++) {
-        if (in_open(&readers[i], paths[i], w, 0) < 0) {
+        if (in_open(&readers[i], paths[i], w, 0) == IO_FAILED) {
             *err = readers[i].err;
             *where = paths[i];
-            return -1;
+            return IO_FAILED;
         }
         if (readers[i].live) q->h[q->n++] = &readers[i];
     }
     heap_make(q);
-    return 0;
+    return OK;
 }
 
 static const char **path_list(PyObject *list, Py_ssize_t *k) {
@@ -1251,9 +1271,9 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
     out.fd = -1;
     Heap q = {heap, 0, w}, v = {vheap, 0, w};
     Py_BEGIN_ALLOW_THREADS
-    if (open_all(paths, k, w, readers, &q, &err, &where) == 0 &&
-        open_all(vpaths, nv, w, readers + k, &v, &err, &where) == 0 &&
-        out_open(&out, out_path, w) < 0) {
+    if (open_all(paths, k, w, readers, &q, &err, &where) == OK &&
+        open_all(vpaths, nv, w, readers + k, &v, &err, &where) == OK &&
+        out_open(&out, out_path, w) == IO_FAILED) {
         err = out.err;
         where = out_path;
     }
@@ -1264,7 +1284,7 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
         In *top = q.h[0];
         if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
         memcpy(key, top->key, w);
-        if (heap_pop(&q) < 0) { err = top->err; where = "a run"; break; }
+        if (heap_pop(&q) == IO_FAILED) { err = top->err; where = "a run"; break; }
         if (top->live && memcmp(top->key, key, w) <= 0) { disorder = 1; break; }
         if (any && memcmp(key, last, w) == 0) continue;   /* in two runs */
         memcpy(last, key, w);
@@ -1279,15 +1299,15 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
             memcpy(lastvis, vt->key, w);
             anyvis = 1;
             seen |= c == 0;
-            if (heap_pop(&v) < 0) { err = vt->err; where = "a visited file"; break; }
+            if (heap_pop(&v) == IO_FAILED) { err = vt->err; where = "a visited file"; break; }
             if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
         }
         if (disorder || err || stop) break;
         if (seen) continue;
-        if (out_put(&out, key) < 0) { err = out.err; where = out_path; break; }
+        if (out_put(&out, key) == IO_FAILED) { err = out.err; where = out_path; break; }
         nnew++;
     }
-    if (out_close(&out) < 0 && !err) { err = out.err; where = out_path; }
+    if (out_close(&out) == IO_FAILED && !err) { err = out.err; where = out_path; }
     for (Py_ssize_t i = 0; i < k + nv; i++) in_close(&readers[i]);
     Py_END_ALLOW_THREADS
     free(paths); free(vpaths); free(readers); free(heap); free(vheap);
@@ -1315,18 +1335,22 @@ static PyObject *py_widen(PyObject *self, PyObject *args) {
     uint64_t n = 0;
     const char *where = path;
     Py_BEGIN_ALLOW_THREADS
-    if (in_open(&r, path, narrow, 0) < 0) err = r.err;
-    else if (out_open(&o, out_path, wide) < 0) { err = o.err; where = out_path; out_close(&o); }
-    else {
+    if (in_open(&r, path, narrow, 0) == IO_FAILED) {
+        err = r.err;
+    } else if (out_open(&o, out_path, wide) == IO_FAILED) {
+        err = o.err;
+        where = out_path;
+        out_close(&o);
+    } else {
         while (r.live) {
             uint8_t k[MAX_KEY];
             memcpy(k, r.key, at);
             for (int j = 0; j < 8; j++) put_be(k + at + 3 * j, get_be(r.key + at + 2 * j, 2), 3);
-            if (out_put(&o, k) < 0) { err = o.err; where = out_path; break; }
-            if (in_next(&r) < 0) { err = r.err; break; }
+            if (out_put(&o, k) == IO_FAILED) { err = o.err; where = out_path; break; }
+            if (in_next(&r) == IO_FAILED) { err = r.err; break; }
             if (++n % 65536 == 0 && stopping()) { stop = 1; break; }
         }
-        if (out_close(&o) < 0 && !err) { err = o.err; where = out_path; }
+        if (out_close(&o) == IO_FAILED && !err) { err = o.err; where = out_path; }
     }
     in_close(&r);
     Py_END_ALLOW_THREADS
@@ -1348,7 +1372,7 @@ static PyObject *py_mark_used(PyObject *self, PyObject *args) {
     uint8_t *u = used.buf;
     size_t n = (size_t)used.len;
     Py_BEGIN_ALLOW_THREADS
-    if (in_open(&r, path, w, 0) < 0) err = r.err;
+    if (in_open(&r, path, w, 0) == IO_FAILED) err = r.err;
     else {
         while (r.live) {
             for (int j = 0; j < 8; j++) {
@@ -1357,7 +1381,7 @@ static PyObject *py_mark_used(PyObject *self, PyObject *args) {
                 u[id] = 1;
             }
             if (bad) break;
-            if (in_next(&r) < 0) { err = r.err; break; }
+            if (in_next(&r) == IO_FAILED) { err = r.err; break; }
         }
     }
     in_close(&r);
@@ -1434,7 +1458,7 @@ static int Finisher_init(Finisher *f, PyObject *args, PyObject *kw) {
         f->k = i + 1;
         PyObject *p = PyList_GET_ITEM(paths, i);
         if (!PyBytes_Check(p)) { PyErr_SetString(PyExc_TypeError, "paths are bytes"); return -1; }
-        if (in_open(&f->readers[i], PyBytes_AS_STRING(p), (size_t)f->w, 0) < 0) {
+        if (in_open(&f->readers[i], PyBytes_AS_STRING(p), (size_t)f->w, 0) == IO_FAILED) {
             os_error(f->readers[i].err, PyBytes_AS_STRING(p));
             return -1;
         }
@@ -1456,6 +1480,7 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
     size_t cap = want > 0 ? (size_t)want : 1;
     uint8_t *outbuf = NULL;
     size_t nout = 0, capout = 0;
+    enum { KEY_OUTSIDE_TABLE = 1, NOT_DISTINCT = 2 };   /* what `bad` may say */
     int err = 0, bad = 0, disorder = 0, nomem = 0;
     while (f->q.n && nout < cap && !err && !bad && !disorder && !nomem) {
         /* one group: the keys sharing the least key's first 2 + ncells bytes */
@@ -1480,13 +1505,13 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
             uint32_t ids[8];
             for (int j = 0; j < 8; j++) {
                 uint32_t id = get_be(k + at + (size_t)f->idw * j, f->idw);
-                if (id >= f->nrenumber) { bad = 1; break; }
+                if (id >= f->nrenumber) { bad = KEY_OUTSIDE_TABLE; break; }
                 ids[j] = f->renumber[id];
             }
             if (bad) break;
             if (!f->fixed) sort8(ids);
             put_record_ids(r, 4 + f->ncells, ids, f->fw);
-            if (heap_pop(&f->q) < 0) { err = top->err ? top->err : EIO; break; }
+            if (heap_pop(&f->q) == IO_FAILED) { err = top->err ? top->err : EIO; break; }
         }
         if (err || bad || disorder || nomem) break;
         /* Within a group every record shares its first 4 + ncells bytes: sorted by the ids. */
@@ -1494,7 +1519,10 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
         sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->ncells, 0);
         Py_END_ALLOW_THREADS
         for (size_t i = 1; i < f->ngroup; i++)
-            if (memcmp(f->group + (i - 1) * rw, f->group + i * rw, rw) >= 0) { bad = 2; break; }
+            if (memcmp(f->group + (i - 1) * rw, f->group + i * rw, rw) >= 0) {
+                bad = NOT_DISTINCT;
+                break;
+            }
         if (bad) break;
         if (nout + f->ngroup > capout) {
             size_t c = capout ? capout : 1024;
@@ -1510,8 +1538,8 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
     }
     if (nomem) { free(outbuf); return PyErr_NoMemory(); }
     if (disorder) { free(outbuf); PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order or in two files"); return NULL; }
-    if (bad == 1) { free(outbuf); PyErr_SetString(PyExc_ValueError, "a key names a column outside the table"); return NULL; }
-    if (bad == 2) { free(outbuf); PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering"); return NULL; }
+    if (bad == KEY_OUTSIDE_TABLE) { free(outbuf); PyErr_SetString(PyExc_ValueError, "a key names a column outside the table"); return NULL; }
+    if (bad == NOT_DISTINCT) { free(outbuf); PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering"); return NULL; }
     if (err) { free(outbuf); return os_error(err, "a work file"); }
     PyObject *bytes = PyBytes_FromStringAndSize((const char *)outbuf, (Py_ssize_t)(nout * rw));
     free(outbuf);
@@ -1561,7 +1589,7 @@ static PyObject *py_count(PyObject *self, PyObject *args) {
     int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
     struct stat st;
     uint8_t h[8];
-    if (fd >= 0 && fstat(fd, &st) == 0 && read_full(fd, h, 8, &err) == 1 &&
+    if (fd >= 0 && fstat(fd, &st) == 0 && read_full(fd, h, 8, &err) == GOT &&
         memcmp(h, KEY_MAGIC, 4) == 0 && h[4] == KEY_LAYOUT && h[5] == width) {
         uint64_t at = 8, size = (uint64_t)st.st_size;
         uint64_t bound = ZSTD_compressBound(front_cap((size_t)width));

@@ -1,8 +1,9 @@
 /*
-** The exhaustive search and the no-win certificate writer, compiled: certify.engine._search.
+** The exhaustive search, compiled: certify.engine._search, with the no-win certificate's writer
+** (writer.c) and the replay of a line (replay.c) that the module also holds.
 **
-** This is the fast twin of certify/search.py (the reference) and of the writer in
-** certify/certificate.py. It must explore in exactly the reference's order -- the same
+** This is the fast twin of certify/search.py (the reference) and, through writer.c, of the
+** writer in certify/certificate.py. It must explore in exactly the reference's order -- the same
 ** depth-first search, the same successor order, the same column numbering, the same budget
 ** checks -- so that a WIN line, the position count at an UNKNOWN stop and the certificate bytes
 ** are the same whichever engine ran; tests/test_engine.py holds the two to it. Where a line
@@ -15,7 +16,9 @@
 ** arena; an open-addressing table of indices finds them. Membership is decided by comparing
 ** whole keys: the stored hash only skips keys that cannot be equal.
 **
-** The output is checked, not trusted: check/ verifies every certificate from scratch.
+** The file is the search (the tables, the moves, the loop), then its Python binding (the Search
+** type and the module). The output is checked, not trusted: check/ verifies every certificate
+** from scratch.
 */
 
 #define PY_SSIZE_T_CLEAN
@@ -27,7 +30,9 @@
 
 #include "cards.h"
 #include "columns.h"
-#include "move_order.h"
+#include "ids.h"
+#include "replay.h"
+#include "writer.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -36,9 +41,7 @@
 #define CHECK_EVERY 1024            /* expansions between looks at the clock */
 #define MAX_SUCCESSORS 256          /* more than any position has (at most 204) */
 #define MAX_KEY (4 + 8 + 8 * 3)
-#define TWO_THREADS 16384           /* records from which the writer sorts on two threads */
 #define MOST_RECORD_BYTES 0xFFFFFFFFu  /* outcome.format_capacity's: the default capacity */
-#define CHUNK ((size_t)1 << 20)     /* records in a chunk of the body (format version 3) */
 
 /* What run() stops on; certify/engine/__init__.py gives them names. The last four are limits
 ** of the search itself, final: run() again gives them again. */
@@ -49,8 +52,10 @@ enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS =
 
 /* The one error discipline below the binding: a function that can fail returns a code, never
 ** jumps and never sets a Python exception: the tables' FITS, IDS_FULL, ALLOC_FAILED (columns.h),
-** which explore() turns into the statuses above. The binding (the Python layer: -1 or NULL with an
-** exception set, CPython's convention) is the only code that raises. */
+** which explore() turns into the statuses above, and the writer's BODY_NO_MEMORY and
+** BODY_NOT_DISTINCT (writer.h), which write_body() turns into exceptions. The binding (the
+** Python layer: -1 or NULL with an exception set, CPython's convention) is the only code that
+** raises. */
 
 /* ---- Cards ------------------------------------------------------------------------------ */
 
@@ -66,25 +71,7 @@ static void init_parents(void) {
     }
 }
 
-/* ---- Sorting eight ids ------------------------------------------------------------------- */
-
-#define SWAP_IF_GREATER(a, b) do { uint32_t lo_ = a < b ? a : b, hi_ = a < b ? b : a; \
-                                   a = lo_; b = hi_; } while (0)
-
-/* Batcher's odd-even merge network for 8: 19 compare-exchanges and no branches to mispredict,
-** which measured faster than insertion sort even where only one or two ids are out of place. */
-static void sort8(uint32_t *v) {
-    uint32_t a0 = v[0], a1 = v[1], a2 = v[2], a3 = v[3], a4 = v[4], a5 = v[5], a6 = v[6],
-             a7 = v[7];
-    SWAP_IF_GREATER(a0, a1); SWAP_IF_GREATER(a2, a3); SWAP_IF_GREATER(a4, a5);
-    SWAP_IF_GREATER(a6, a7); SWAP_IF_GREATER(a0, a2); SWAP_IF_GREATER(a1, a3);
-    SWAP_IF_GREATER(a4, a6); SWAP_IF_GREATER(a5, a7); SWAP_IF_GREATER(a1, a2);
-    SWAP_IF_GREATER(a5, a6); SWAP_IF_GREATER(a0, a4); SWAP_IF_GREATER(a1, a5);
-    SWAP_IF_GREATER(a2, a6); SWAP_IF_GREATER(a3, a7); SWAP_IF_GREATER(a2, a4);
-    SWAP_IF_GREATER(a3, a5); SWAP_IF_GREATER(a1, a2); SWAP_IF_GREATER(a3, a4);
-    SWAP_IF_GREATER(a5, a6);
-    v[0] = a0; v[1] = a1; v[2] = a2; v[3] = a3; v[4] = a4; v[5] = a5; v[6] = a6; v[7] = a7;
-}
+/* ---- The set of positions --------------------------------------------------------------- */
 
 /* Keys are equal: whole 8-byte words where they fit (keys are 24 to 36 bytes long). */
 static int same_key(const uint8_t *a, const uint8_t *b, size_t n) {
@@ -96,8 +83,6 @@ static int same_key(const uint8_t *a, const uint8_t *b, size_t n) {
     }
     return n == 0 || memcmp(a, b, n) == 0;
 }
-
-/* ---- The set of positions --------------------------------------------------------------- */
 
 typedef struct {
     PyObject_HEAD
@@ -124,17 +109,6 @@ typedef struct {
 } Search;
 
 static uint8_t *key_at(Search *s, uint32_t i) { return s->keys + (size_t)i * (size_t)s->keylen; }
-
-static void put_id(uint8_t *p, uint32_t id, int width) {
-    if (width == 3) *p++ = (uint8_t)(id >> 16);
-    p[0] = (uint8_t)(id >> 8);
-    p[1] = (uint8_t)id;
-}
-
-static uint32_t get_id(const uint8_t *p, int width) {
-    return width == 3 ? (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2]
-                      : (uint32_t)p[0] << 8 | p[1];
-}
 
 /* Sizes are size_t throughout: a 32-bit count of slots would double to 0 past 2^31 of them. The
 ** stored hash has 32 bits, so past 2^32 slots the upper ones would fill by probing alone (still
@@ -169,6 +143,12 @@ static int grow_keys(Search *s) {
     s->stack = st;
     s->cap = cap;
     return FITS;
+}
+
+static void release_search_tables(Search *s) {
+    free(s->slot); s->slot = NULL; s->nslots = 0;
+    free(s->parent); s->parent = NULL;
+    free(s->stack); s->stack = NULL; s->nstack = 0;
 }
 
 /* The index of key k if the set holds it, else ABSENT; *where is the free slot it would take. */
@@ -216,8 +196,8 @@ static int make_room(Search *s) {
                                   slots ? 2 * s->nslots : s->nslots, (size_t)s->keylen,
                                   slots ? s->nslots * sizeof *s->slot : 0) > s->memory)
         return MEMORY_BUDGET;
-    if (keys && grow_keys(s) < 0) return OUT_OF_MEMORY;
-    if (slots && grow_slots(s) < 0) return OUT_OF_MEMORY;
+    if (keys && grow_keys(s) != FITS) return OUT_OF_MEMORY;
+    if (slots && grow_slots(s) != FITS) return OUT_OF_MEMORY;
     return FITS;
 }
 
@@ -453,256 +433,7 @@ static int explore(Search *s, int64_t limit, double seconds) {
     return s->won >= 0 ? WON : DONE;
 }
 
-/* ---- The certificate writer ------------------------------------------------------------- */
-
-static const Columns *sorting_columns;   /* for qsort's comparator (the GIL is held) */
-
-static int by_content(const void *a, const void *b) {
-    const Columns *t = sorting_columns;
-    const Column *x = &t->col[*(const uint32_t *)a], *y = &t->col[*(const uint32_t *)b];
-    int n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(t->cards + x->off, t->cards + y->off, (size_t)n);
-    return c ? c : (int)x->len - (int)y->len;
-}
-
-/* Eight bytes at a time (a memcpy of a constant 8 is one load or store): calling memcpy for each
-** record of 20 to 36 bytes took a sixth of the writer's time. */
-static void copy_record(uint8_t *to, const uint8_t *from, size_t w) {
-    size_t i = 0;
-    for (; i + 8 <= w; i += 8) {
-        uint64_t x;
-        memcpy(&x, from + i, 8);
-        memcpy(to + i, &x, 8);
-    }
-    for (; i < w; i++) to[i] = from[i];
-}
-
-static void swap_records(uint8_t *a, uint8_t *b, size_t w) {
-    uint8_t t[MAX_KEY];
-    copy_record(t, a, w);
-    copy_record(a, b, w);
-    copy_record(b, t, w);
-}
-
-/* Sort n records of w bytes that agree on their first d bytes: a most-significant byte radix
-** sort, insertion sort for small groups. Each pass deals a group's records out by byte d into
-** `spare` (room for n records) in one sequential sweep, then copies them back: a sweep that the
-** processor's prefetching keeps ahead of, where swapping records into place (American flag sort,
-** which needs no spare room) waited for memory at nearly every record of a group larger than the
-** cache (11982: the sort took 6.8 ms that way, 5.2 ms this way). Most groups hold a few dozen
-** records with a few byte values, so the loops over values run from the least to the greatest
-** value present rather than over all 256. */
-static void sort_records(uint8_t *a, uint8_t *spare, size_t n, size_t w, size_t d) {
-    while (n > 1 && d < w) {
-        if (n < 12) {   /* (12 measured best of 4, 8, 12, 24 and 40) */
-            for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && memcmp(a + (j - 1) * w + d, a + j * w + d, w - d) > 0; j--)
-                    swap_records(a + (j - 1) * w, a + j * w, w);
-            return;
-        }
-        size_t count[256] = {0}, start[256], next[256];
-        for (size_t i = 0; i < n; i++) count[a[i * w + d]]++;
-        int lo = 0, hi = 255;
-        while (!count[lo]) lo++;
-        while (!count[hi]) hi--;
-        if (lo == hi) { d++; continue; }   /* all alike here: the next byte */
-        size_t sum = 0;
-        for (int b = lo; b <= hi; b++) {
-            start[b] = next[b] = sum;
-            sum += count[b];
-        }
-        for (size_t i = 0; i < n; i++) copy_record(spare + next[a[i * w + d]]++ * w, a + i * w, w);
-        memcpy(a, spare, n * w);
-        for (int b = lo; b <= hi; b++)
-            if (count[b] > 1) sort_records(a + start[b] * w, spare, count[b], w, d + 1);
-        return;
-    }
-}
-
-/* A half of the records, sorted on a thread of its own; `sorted` is held until it is done. */
-typedef struct {
-    uint8_t *a, *spare;
-    size_t n, w;
-    PyThread_type_lock sorted;
-} Half;
-
-static void sort_half(void *arg) {
-    Half *h = arg;
-    sort_records(h->a, h->spare, h->n, h->w, 0);
-    PyThread_release_lock(h->sorted);
-}
-
-/* The n records of w bytes at `a`, sorted: where they now are (`a`, or `spare`, which has room
-** for n records). From TWO_THREADS records on, the second half is sorted on another thread while
-** this one sorts the first (the other processor has nothing to do while the writer runs), and the
-** halves are then merged into `spare`; on this thread alone when no thread can be had. */
-static const uint8_t *sorted_records(uint8_t *a, uint8_t *spare, size_t n, size_t w) {
-    size_t half = n / 2;
-    Half second = {a + half * w, spare + half * w, n - half, w, NULL};
-    if (n >= TWO_THREADS && (second.sorted = PyThread_allocate_lock()) != NULL) {
-        PyThread_acquire_lock(second.sorted, WAIT_LOCK);
-        if (PyThread_start_new_thread(sort_half, &second) == PYTHREAD_INVALID_THREAD_ID) {
-            PyThread_release_lock(second.sorted);
-            PyThread_free_lock(second.sorted);
-            second.sorted = NULL;
-        }
-    }
-    if (second.sorted == NULL) {
-        sort_records(a, spare, n, w, 0);
-        return a;
-    }
-    sort_records(a, spare, half, w, 0);
-    PyThread_acquire_lock(second.sorted, WAIT_LOCK);   /* the other half is sorted too */
-    PyThread_free_lock(second.sorted);
-    const uint8_t *x = a, *x_end = a + half * w, *y = x_end, *y_end = a + n * w;
-    uint8_t *out = spare;
-    for (; x < x_end && y < y_end; out += w) {
-        int first = memcmp(x, y, w) <= 0;
-        copy_record(out, first ? x : y, w);
-        if (first) x += w; else y += w;
-    }
-    memcpy(out, x, (size_t)(x_end - x));
-    memcpy(out + (x_end - x), y, (size_t)(y_end - y));
-    return spare;
-}
-
-static uint8_t *put_be(uint8_t *p, uint64_t v, int bytes) {
-    for (int i = bytes - 1; i >= 0; i--) *p++ = (uint8_t)(v >> (8 * i));
-    return p;
-}
-
-/* msgpack's framing, as msgpack-python's packb writes it (the shortest form). */
-static size_t array_head(size_t n) { return n <= 15 ? 1 : n <= 0xFFFF ? 3 : 5; }
-static size_t bin_head(size_t n) { return n <= 0xFF ? 2 : n <= 0xFFFF ? 3 : 5; }
-
-static uint8_t *put_array_head(uint8_t *p, size_t n) {
-    if (n <= 15) { *p++ = (uint8_t)(0x90 | n); return p; }
-    if (n <= 0xFFFF) { *p++ = 0xDC; return put_be(p, n, 2); }
-    *p++ = 0xDD;
-    return put_be(p, n, 4);
-}
-
-static uint8_t *put_bin_head(uint8_t *p, size_t n) {
-    if (n <= 0xFF) { *p++ = 0xC4; *p++ = (uint8_t)n; return p; }
-    if (n <= 0xFFFF) { *p++ = 0xC5; return put_be(p, n, 2); }
-    *p++ = 0xC6;
-    return put_be(p, n, 4);
-}
-
-static void release_search_tables(Search *s) {
-    free(s->slot); s->slot = NULL; s->nslots = 0;
-    free(s->parent); s->parent = NULL;
-    free(s->stack); s->stack = NULL; s->nstack = 0;
-}
-
-/* ---- Replaying a line ------------------------------------------------------------------ */
-
-/* Whether a line of single-card moves (card, destination: 0..7 a column, 8 a free cell, 9 the
-** foundation) is legal move by move from a position and ends won: prove()'s replays_to_win,
-** whose statement of each move is rules.moves. A card says where its move starts: the top of
-** a column, a free cell, or (with foundation moves) the top of its foundation. */
-static int replays(Layout *b, const uint8_t *line, size_t n) {
-    for (size_t m = 0; m < n; m++) {
-        int card = line[2 * m], dest = line[2 * m + 1];
-        if (card >= NCARDS || dest > HOME) return 0;
-        int suit = card_suit(card), rank = card_rank(card);
-        int from_col = -1, from_cell = -1, from_home = 0;
-        for (int j = 0; j < 8; j++)
-            if (b->len[j] && b->cols[j][b->len[j] - 1] == card) from_col = j;
-        for (int c = 0; c < b->ncells_used; c++)
-            if (b->cells[c] == card) from_cell = c;
-        if (b->back && b->found[suit] == rank + 1) from_home = 1;
-        if (from_col < 0 && from_cell < 0 && !from_home) return 0;   /* not free to move */
-        if (dest == HOME) {   /* home: from a column or a cell, onto exactly the rank below */
-            if (from_home || b->found[suit] != rank) return 0;
-        } else if (dest == CELL) {   /* a free cell: from a column, with one empty */
-            if (from_col < 0 || b->ncells_used >= b->ncells) return 0;
-        } else {   /* a column: another one, empty or with a top the card may lie on */
-            if (dest == from_col) return 0;
-            if (b->len[dest]) {
-                int top = b->cols[dest][b->len[dest] - 1];
-                if (!stacks_on(card, top)) return 0;
-            }
-        }
-        layout_play(b, card, dest);
-    }
-    return b->found[0] == 13 && b->found[1] == 13 && b->found[2] == 13 && b->found[3] == 13;
-}
-
-/* The arguments replays() and move_indices() share: (found, cells, columns, ncells,
-** foundation_moves, line), the position copied into `b` (as arrays that the line's moves
-** change): 1, or 0 with the error set (as PyArg_ParseTuple says it). */
-static int line_args(PyObject *args, Layout *b, const uint8_t **line, Py_ssize_t *nmoves) {
-    PyObject *cols_in;
-    const uint8_t *f, *c;
-    Py_ssize_t nf, nc, nl;
-    if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
-                          &b->ncells, &b->back, line, &nl))
-        return 0;
-    if (nf != 4 || nc > 8 || b->ncells < 0 || b->ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8
-        || nl % 2) {
-        PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
-        return 0;
-    }
-    memcpy(b->found, f, 4);
-    memcpy(b->cells, c, (size_t)nc);
-    b->ncells_used = (int)nc;
-    *nmoves = nl / 2;
-    for (int j = 0; j < 8; j++) {
-        PyObject *col = PyTuple_GET_ITEM(cols_in, j);
-        if (!PyBytes_Check(col) || PyBytes_GET_SIZE(col) > NCARDS) {
-            PyErr_SetString(PyExc_ValueError, "a column is not bytes of at most 52 cards");
-            return 0;
-        }
-        b->len[j] = (int)PyBytes_GET_SIZE(col);
-        memcpy(b->cols[j], PyBytes_AS_STRING(col), (size_t)b->len[j]);
-    }
-    return 1;
-}
-
-/* replays(found, cells, columns, ncells, foundation_moves, line) -> bool */
-static PyObject *py_replays(PyObject *self, PyObject *args) {
-    (void)self;
-    Layout b;
-    const uint8_t *line;
-    Py_ssize_t nmoves;
-    if (!line_args(args, &b, &line, &nmoves)) return NULL;
-    return PyBool_FromLong(replays(&b, line, (size_t)nmoves));
-}
-
-/* move_indices(found, cells, columns, ncells, foundation_moves, line) -> bytes: the line of
-** (card, destination) byte pairs as one move index a byte (move_order.h); ValueError at a
-** move that is not legal. */
-static PyObject *py_move_indices(PyObject *self, PyObject *args) {
-    (void)self;
-    Layout b;
-    const uint8_t *line;
-    Py_ssize_t nmoves;
-    size_t bad;
-    if (!line_args(args, &b, &line, &nmoves)) return NULL;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, nmoves);
-    if (!out) return NULL;
-    if (line_indices(&b, line, (size_t)nmoves, (uint8_t *)PyBytes_AS_STRING(out), &bad)
-        != LINE_OK) {
-        Py_DECREF(out);
-        PyErr_Format(PyExc_ValueError, "move %zu of the line (%d, %d) is not legal", bad,
-                     line[2 * bad - 2], line[2 * bad - 1]);
-        return NULL;
-    }
-    return out;
-}
-
-static PyMethodDef module_methods[] = {
-    {"replays", py_replays, METH_VARARGS,
-     "replays(found, cells, columns, ncells, foundation_moves, line) -> whether the line of "
-     "(card, destination) byte pairs is legal move by move and ends won"},
-    {"move_indices", py_move_indices, METH_VARARGS,
-     "move_indices(found, cells, columns, ncells, foundation_moves, line) -> the line as one "
-     "move index a byte (format version 3); ValueError at a move that is not legal"},
-    {NULL, NULL, 0, NULL},
-};
-
-/* ---- Python --------------------------------------------------------------------------- */
+/* ---- The Python binding ----------------------------------------------------------------- */
 
 static int usable(Search *s) {
     if (s->busy) { PyErr_SetString(PyExc_RuntimeError, "the search is running"); return 0; }
@@ -786,7 +517,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->width = 2;
     s->keylen = 4 + ncells + 16;
     s->won = -1;
-    if (columns_init(&s->columns, NARROW_COLUMNS) < 0 || grow_keys(s) < 0 || grow_slots(s) < 0) {
+    if (columns_init(&s->columns, NARROW_COLUMNS) != FITS || grow_keys(s) != FITS ||
+        grow_slots(s) != FITS) {
         PyErr_NoMemory();
         return -1;
     }
@@ -896,11 +628,7 @@ static PyObject *Search_columns(Search *s, PyObject *noargs) {
 }
 
 /* write_body() -> the no-win certificate's body values, byte for byte
-** certificate.no_win_body's: the column table (a msgpack array of bin), then the records in
-** chunks of CHUNK, each a bin of its records as byte planes (docs/certificate-format.md,
-** version 3). The records are made in place of the keys, so memory stays near the key set's;
-** the search is used up (its keys are now records). Every size is a size_t: the format has no
-** 32-bit limit, and a chunk's bin (at most CHUNK x 44 bytes) is far below a bin's. */
+** certificate.no_win_body's (writer.h). The search is used up: its keys become the records. */
 static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     (void)noargs;
     if (!usable(s)) return NULL;
@@ -910,90 +638,22 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     }
     release_search_tables(s);
     s->consumed = 1;
-    Columns *t = &s->columns;
-    int at = 4 + s->ncells, width = s->width, keylen = s->keylen;
-    size_t n = s->n;
-    /* The table holds just the columns some position uses, in ascending byte order. */
-    uint8_t *spare = NULL;   /* room for the records, for sorting them */
-    uint8_t *used = calloc(t->n ? t->n : 1, 1);
-    uint32_t *order = malloc((t->n ? t->n : 1) * sizeof *order);
-    uint32_t *renumber = malloc((t->n ? t->n : 1) * sizeof *renumber);
-    if (!used || !order || !renumber) goto no_memory;
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t *k = s->keys + i * (size_t)keylen + at;
-        for (int j = 0; j < 8; j++) used[get_id(k + j * width, width)] = 1;
-    }
-    uint32_t ntable = 0;
-    for (uint32_t i = 0; i < t->n; i++)
-        if (used[i]) order[ntable++] = i;
-    sorting_columns = t;
-    qsort(order, ntable, sizeof *order, by_content);
-    for (uint32_t i = 0; i < ntable; i++) renumber[order[i]] = i;
-    int fw = ntable <= (1u << 16) ? 2 : ntable <= (1u << 24) ? 3 : 4;   /* the file's id width */
-    size_t w = (size_t)at + 8 * (size_t)fw;   /* the record's width, W in the format */
-    /* The body values' size, known before anything is written over. */
-    size_t size = array_head(ntable);
-    for (uint32_t i = 0; i < ntable; i++)
-        size += bin_head(t->col[order[i]].len) + t->col[order[i]].len;
-    for (size_t first = 0; first < n; first += CHUNK) {
-        size_t records = n - first < CHUNK ? n - first : CHUNK;
-        size += bin_head(records * w) + records * w;
-    }
-    /* Renumber in place: record i is never longer than key i, so going forward each key is
-    ** read (into a copy) before anything is written over it. */
-    for (size_t i = 0; i < n; i++) {
-        uint8_t key[MAX_KEY];
-        uint32_t ids[8];
-        memcpy(key, s->keys + i * (size_t)keylen, (size_t)keylen);
-        for (int j = 0; j < 8; j++) ids[j] = renumber[get_id(key + at + j * width, width)];
-        if (!s->fixed) sort8(ids);
-        uint8_t *r = s->keys + i * w;
-        memcpy(r, key, (size_t)at);
-        for (int j = 0; j < 8; j++) put_be(r + at + j * fw, ids[j], fw);
-    }
-    spare = malloc(n > 0 ? n * w : 1);   /* (about what the tables freed above took) */
-    if (!spare) goto no_memory;
-    if (sorted_records(s->keys, spare, n, w) == spare) {   /* keep one buffer, before the body */
+    Body b;
+    int ready = body_prepare(&b, &s->columns, &s->keys, s->n, 4 + s->ncells, s->width,
+                             s->keylen, s->fixed);
+    PyObject *body = NULL;
+    if (ready == BODY_NOT_DISTINCT)
+        PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering");
+    else if (ready == BODY_NO_MEMORY || b.size > (size_t)PY_SSIZE_T_MAX)
+        PyErr_NoMemory();
+    else if ((body = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)b.size)) != NULL)
+        body_write(&b, (uint8_t *)PyBytes_AS_STRING(body));
+    body_free(&b);
+    if (body) {
         free(s->keys);
-        s->keys = spare;
-    } else {
-        free(spare);
+        s->keys = NULL;
     }
-    spare = NULL;
-    const uint8_t *records = s->keys;
-    for (size_t i = 1; i < n; i++)
-        if (memcmp(records + (i - 1) * w, records + i * w, w) >= 0) {
-            PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering");
-            goto fail;
-        }
-    if (size > (size_t)PY_SSIZE_T_MAX) goto no_memory;
-    PyObject *body = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
-    if (!body) goto fail;
-    uint8_t *p = (uint8_t *)PyBytes_AS_STRING(body);
-    p = put_array_head(p, ntable);
-    for (uint32_t i = 0; i < ntable; i++) {
-        const Column *c = &t->col[order[i]];
-        p = put_bin_head(p, c->len);
-        memcpy(p, t->cards + c->off, c->len);
-        p += c->len;
-    }
-    for (size_t first = 0; first < n; first += CHUNK) {
-        size_t m = n - first < CHUNK ? n - first : CHUNK;
-        p = put_bin_head(p, m * w);
-        for (size_t j = 0; j < w; j++) {   /* byte j of the chunk's every record, then j + 1 */
-            const uint8_t *r = records + first * w + j;
-            for (size_t i = 0; i < m; i++, r += w) *p++ = *r;
-        }
-    }
-    free(used); free(order); free(renumber);
-    free(s->keys);
-    s->keys = NULL;
     return body;
-no_memory:
-    PyErr_NoMemory();
-fail:
-    free(used); free(order); free(renumber); free(spare);
-    return NULL;
 }
 
 #ifdef SEARCH_TEST_HOOKS
@@ -1110,6 +770,16 @@ static PyTypeObject SearchType = {
     .tp_getset = Search_getset,
 };
 
+static PyMethodDef module_methods[] = {
+    {"replays", replay_replays, METH_VARARGS,
+     "replays(found, cells, columns, ncells, foundation_moves, line) -> whether the line of "
+     "(card, destination) byte pairs is legal move by move and ends won"},
+    {"move_indices", replay_move_indices, METH_VARARGS,
+     "move_indices(found, cells, columns, ncells, foundation_moves, line) -> the line as one "
+     "move index a byte (format version 3); ValueError at a move that is not legal"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_search",
     "The compiled exhaustive search and no-win certificate writer (see certify/engine/).",
@@ -1118,7 +788,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__search(void) {
     init_parents();
-    order_init();
+    replay_init();
     if (PyType_Ready(&SearchType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

@@ -5,10 +5,9 @@
 ** kernel's shared zero page, and the write after it must replace that mapping and flush it from
 ** the TLB of every processor running this process. When `certify DEAL` runs the solver and the
 ** search on two threads, each of those flushes interrupts the other processor (costly, the more
-** so in a virtual machine): on deal 11982 they were 11% of the profile, and the two threads
-** together took 30.6 ms where the search alone took 21.5 (20.7 ms with this). Zeros written here
-** map each page once, writable. The memset goes through a volatile pointer because compilers
-** turn malloc followed by memset(0) back into calloc. */
+** so in a virtual machine; benchmarks/README.md has the figures). Zeros written here map each
+** page once, writable. The memset goes through a volatile pointer because compilers turn malloc
+** followed by memset(0) back into calloc. */
 #ifndef ZEROED_H
 #define ZEROED_H
 
@@ -16,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
+
 static void *(*volatile write_bytes)(void *, int, size_t) = memset;
 
-static void *zeroed(size_t count, size_t size) {
+HEADER_FUNCTION void *zeroed(size_t count, size_t size) {
     if (size && count > SIZE_MAX / size) return NULL;
     size_t bytes = count * size;
     void *p = malloc(bytes > 0 ? bytes : 1);
