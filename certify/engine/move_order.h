@@ -152,10 +152,148 @@ static void layout_play(Layout *b, int card, int dest)
         b->cols[dest][b->len[dest]++] = (uint8_t)card;
 }
 
+/* Is b a position: each card in exactly one place (a foundation holds the cards below its
+** count), no more cards in the cells than there are cells? line_indices_kept() assumes so. */
+static int order_proper(const Layout *b)
+{
+    uint64_t seen = 0;
+    int count = 0;
+    if (b->ncells < 0 || b->ncells > 8 || b->ncells_used < 0 || b->ncells_used > b->ncells)
+        return 0;
+    for (int s = 0; s < 4; s++) {
+        if (b->found[s] > 13)
+            return 0;
+        for (int r = 0; r < b->found[s]; r++, count++)
+            seen |= 1ULL << (r * 4 + s);
+    }
+    for (int c = 0; c < b->ncells_used; c++, count++) {
+        if (b->cells[c] >= NCARDS)
+            return 0;
+        seen |= 1ULL << b->cells[c];
+    }
+    for (int j = 0; j < 8; j++) {
+        if (b->len[j] < 0 || b->len[j] > NCARDS)
+            return 0;
+        for (int i = 0; i < b->len[j]; i++, count++) {
+            if (b->cols[j][i] >= NCARDS)
+                return 0;
+            seen |= 1ULL << b->cols[j][i];
+        }
+    }
+    return count == NCARDS && seen == (1ULL << NCARDS) - 1;
+}
+
+/* How many cards x holds, when it holds at most two (a card's children, so the cards free to
+** move that may go onto a column's top). */
+static int count_two(uint64_t x)
+{
+    return x ? 1 + ((x & (x - 1)) != 0) : 0;
+}
+
+/* line_indices() from a position (order_proper): move_index() and layout_play(), with the
+** cards free to move kept as masks from one move to the next, and a non-empty column's count
+** taken from its top's children (at most two), not counted bit by bit. The same indices. */
+static int line_indices_kept(Layout *b, const uint8_t *line, size_t n, uint8_t *out,
+                             size_t *bad)
+{
+    int8_t where[NCARDS];  /* top card -> its column, for the cards in `tops` only */
+    uint64_t tops = 0, in_cells = 0;
+    for (int j = 0; j < 8; j++)
+        if (b->len[j]) {
+            int top = b->cols[j][b->len[j] - 1];
+            tops |= 1ULL << top;
+            where[top] = (int8_t)j;
+        }
+    for (int c = 0; c < b->ncells_used; c++)
+        in_cells |= 1ULL << b->cells[c];
+    for (size_t m = 0; m < n; m++) {
+        int card = line[2 * m], dest = line[2 * m + 1];
+        if (card >= NCARDS || dest > HOME) {
+            *bad = m + 1;
+            return LINE_ILLEGAL;
+        }
+        uint64_t off_home = tops | in_cells, movable = off_home, next_home = 0;
+        for (int s = 0; s < 4; s++) {
+            if (b->found[s] < 13)
+                next_home |= 1ULL << (b->found[s] * 4 + s);
+            if (b->back && b->found[s])
+                movable |= 1ULL << ((b->found[s] - 1) * 4 + s);
+        }
+        uint64_t home = off_home & next_home, below = (1ULL << card) - 1, cards;
+        int before;
+        if (dest == HOME) {
+            cards = home;
+            before = count_bits(home & below);
+        } else {
+            int last = dest == CELL ? 8 : dest, empty = -1;  /* the columns before dest */
+            before = count_bits(home);
+            for (int d = 0; d < last; d++) {
+                if (b->len[d]) {
+                    before += count_two(movable & order_children[b->cols[d][b->len[d] - 1]]);
+                } else {
+                    if (empty < 0)
+                        empty = count_bits(movable);
+                    before += empty;
+                }
+            }
+            if (dest == CELL) {
+                cards = b->ncells_used < b->ncells ? tops : 0;
+                before += count_bits(cards & below);
+            } else if (b->len[dest]) {
+                cards = movable & order_children[b->cols[dest][b->len[dest] - 1]];
+                before += count_two(cards & below);
+            } else {
+                cards = movable;
+                before += count_bits(cards & below);
+            }
+        }
+        if (!(cards >> card & 1)) {
+            *bad = m + 1;
+            return LINE_ILLEGAL;
+        }
+        out[m] = (uint8_t)before;
+        uint64_t bit = 1ULL << card;
+        if (tops & bit) {  /* it leaves the top of a column */
+            int j = where[card];
+            tops &= ~bit;
+            if (--b->len[j]) {
+                int top = b->cols[j][b->len[j] - 1];
+                tops |= 1ULL << top;
+                where[top] = (int8_t)j;
+            }
+        } else if (in_cells & bit) {  /* ... or its cell */
+            int c = 0;
+            while (b->cells[c] != card)
+                c++;
+            for (; c + 1 < b->ncells_used; c++)
+                b->cells[c] = b->cells[c + 1];
+            b->ncells_used--;
+            in_cells &= ~bit;
+        } else {  /* ... or its foundation */
+            b->found[card_suit(card)]--;
+        }
+        if (dest == HOME) {
+            b->found[card_suit(card)]++;
+        } else if (dest == CELL) {
+            b->cells[b->ncells_used++] = (uint8_t)card;
+            in_cells |= bit;
+        } else {
+            if (b->len[dest])
+                tops &= ~(1ULL << b->cols[dest][b->len[dest] - 1]);
+            b->cols[dest][b->len[dest]++] = (uint8_t)card;
+            tops |= bit;
+            where[card] = (int8_t)dest;
+        }
+    }
+    return LINE_OK;
+}
+
 /* The line (n moves, two bytes each) from b as n move indices into `out`, b followed along
 ** it: LINE_OK, or LINE_ILLEGAL with *bad the number (from 1) of the first move not legal. */
 static int line_indices(Layout *b, const uint8_t *line, size_t n, uint8_t *out, size_t *bad)
 {
+    if (order_proper(b))
+        return line_indices_kept(b, line, n, out, bad);
     for (size_t m = 0; m < n; m++) {
         int card = line[2 * m], dest = line[2 * m + 1];
         int i = move_index(b, card, dest);
