@@ -39,7 +39,12 @@ class Settings:
     memory: int = None   # bytes each deal's search may take (None: no budget)
 
     def rules(self):
-        return Rules(self.cells, self.fixed_columns, self.foundation_moves)
+        """The rules, made once (a census asks for them several times a deal)."""
+        made = self.__dict__.get("_rules")
+        if made is None:
+            made = Rules(self.cells, self.fixed_columns, self.foundation_moves)
+            object.__setattr__(self, "_rules", made)  # (frozen: not a field, not compared)
+        return made
 
     def recorded(self):
         """What census.json and every chunk file keep, which a census must not change midway:
@@ -106,11 +111,18 @@ def won_item(deal, indices, t0, rules):
     head = certificate.values_header(WIN, deal, None, rules, moves,
                                      xxhash.xxh3_64_hexdigest(values))
     data = certificate.encode_values(head, values)
-    row = {"deal": deal, "claim": WIN, "positions": moves + 1, "path": None,
-           "sha256": certificate.digest(data), "bytes": len(data),
-           "seconds": round(time.monotonic() - t0, 3), "most_home": 52, "moves": moves,
-           "reason": None}
-    return Item(deal, WIN, json.dumps(row), pack_entry(deal, WIN, moves, values))
+    # json.dumps of {"deal": deal, "claim": WIN, "positions": moves + 1, "path": None,
+    # "sha256": ..., "bytes": ..., "seconds": ..., "most_home": 52, "moves": moves,
+    # "reason": None}, written out (json.dumps costs a tenth of a deal's Python): ints and a
+    # float as json writes them (repr), a hex digest that needs no escape.
+    row = (f'{{"deal": {deal:d}, "claim": {_WIN_JSON}, "positions": {moves + 1:d}, '
+           f'"path": null, "sha256": "{certificate.digest(data)}", "bytes": {len(data):d}, '
+           f'"seconds": {round(time.monotonic() - t0, 3)!r}, "most_home": 52, '
+           f'"moves": {moves:d}, "reason": null}}')
+    return Item(deal, WIN, row, pack_entry(deal, WIN, moves, values))
+
+
+_WIN_JSON = json.dumps(WIN)
 
 
 def as_certify_does(deal, settings, failed=0):
