@@ -905,8 +905,11 @@ static int may_reach_path(const Solver *s, const Path *path, const Position *p, 
     moved[0] = m->card;
     if (m->source >= 0) {
         uint32_t id = p->col[m->source];
-        for (int i = m->k - 1; i >= 0; i--, id = t->at[id].below)
-            moved[i] = t->at[id].top;
+        if (m->k == 1)  /* most moves: moved[0] is the card */
+            id = t->at[id].below;
+        else
+            for (int i = m->k - 1; i >= 0; i--, id = t->at[id].below)
+                moved[i] = t->at[id].top;
         if (id && safe >> t->at[id].top & 1)
             return 1;
         if (!on_path(path, id))
@@ -1023,24 +1026,32 @@ typedef struct {    /* a position as plain card arrays, independent of the trie 
     uint8_t cards[8][NCARDS];
 } Board;
 
-/* Does the line of single-card moves take `b` to all 52 cards home? */
+/* Does the line of single-card moves take `b` to all 52 cards home? (The cards free to move
+** are kept as masks, the column of each top card beside them.) */
 static int replays_to_win(Board b, int ncells, const Line *line)
 {
+    uint64_t tops = 0, in_cells = 0;  /* the cards atop a column, and in a cell: a bit each */
+    int8_t where[NCARDS];              /* a top card's column, for the cards in `tops` only */
+    for (int j = 0; j < 8; j++)
+        if (b.len[j]) {
+            tops |= 1ULL << b.cards[j][b.len[j] - 1];
+            where[b.cards[j][b.len[j] - 1]] = (int8_t)j;
+        }
+    for (int c = 0; c < b.ncell; c++)
+        in_cells |= 1ULL << b.cells[c];
     for (size_t i = 0; i < line->n; i += 2) {
-        int card = line->at[i], dest = line->at[i + 1], source = -1, cell = -1;
-        for (int c = 0; c < b.ncell; c++)
-            if (b.cells[c] == card)
-                cell = c;
-        for (int j = 0; j < 8 && cell < 0; j++)
-            if (b.len[j] && b.cards[j][b.len[j] - 1] == card)
-                source = j;
-        if (cell < 0 && source < 0)
+        int card = line->at[i], dest = line->at[i + 1];
+        if (card >= NCARDS)
+            return 0;
+        uint64_t bit = 1ULL << card;
+        int from_cell = (in_cells & bit) != 0, source = tops & bit ? where[card] : -1;
+        if (!from_cell && source < 0)
             return 0;  /* not a card that may move */
         if (dest == HOME) {
             if (b.found[card_suit(card)] != card_rank(card))
                 return 0;
         } else if (dest == CELL) {
-            if (cell >= 0 || b.ncell >= ncells)
+            if (from_cell || b.ncell >= ncells)
                 return 0;
         } else if (dest < NCOLUMNS) {
             if (dest == source
@@ -1049,16 +1060,28 @@ static int replays_to_win(Board b, int ncells, const Line *line)
         } else {
             return 0;
         }
-        if (cell >= 0)
-            b.cells[cell] = b.cells[--b.ncell];
-        else
-            b.len[source]--;
-        if (dest == HOME)
+        if (from_cell) {
+            in_cells &= ~bit;
+            b.ncell--;
+        } else {
+            tops &= ~bit;
+            if (--b.len[source]) {
+                tops |= 1ULL << b.cards[source][b.len[source] - 1];
+                where[b.cards[source][b.len[source] - 1]] = (int8_t)source;
+            }
+        }
+        if (dest == HOME) {
             b.found[card_suit(card)]++;
-        else if (dest == CELL)
-            b.cells[b.ncell++] = (uint8_t)card;
-        else
+        } else if (dest == CELL) {
+            in_cells |= bit;
+            b.ncell++;
+        } else {
+            if (b.len[dest])
+                tops &= ~(1ULL << b.cards[dest][b.len[dest] - 1]);
             b.cards[dest][b.len[dest]++] = (uint8_t)card;
+            tops |= bit;
+            where[card] = (int8_t)dest;
+        }
     }
     return b.found[0] == 13 && b.found[1] == 13 && b.found[2] == 13 && b.found[3] == 13;
 }
