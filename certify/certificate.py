@@ -7,7 +7,7 @@ on any number of processors. Files are written by certify/output.py.
 certify writes version 3 (section 7: the body as msgpack values after the header, a no-win's
 records in chunks of 2^20 laid out as byte planes, a win as one move index a byte) and reads
 versions 1, 2 and 3. The writer here is the reference; the compiled engine's
-(certify/engine/search.c) gives the same bytes without a Python object per position, and prove()
+(certify/engine/writer.c) gives the same bytes without a Python object per position, and prove()
 uses whichever engine runs.
 
 Inside certify a certificate's **body** is what its writers hand around: for a win, its line,
@@ -122,7 +122,7 @@ def no_win_body(keys, columns, ncells, fixed_columns):
     The search numbers columns in the order it met them; the file numbers them in sorted
     order, so every key is renumbered (and its ids re-sorted under symmetry), then the
     records are sorted and laid out in chunks of byte planes (nowin_values). (The compiled
-    engine's writer, certify/engine/search.c, does the same without a Python object per
+    engine's writer, certify/engine/writer.c, does the same without a Python object per
     position; the two give the same bytes.)
     """
     ids_at = 4 + ncells
@@ -237,7 +237,7 @@ def ordered_moves(position, rules):
 def move_indices(position, line, rules):
     """A line (bytes: card, destination, ...) from `position` as move indices (section 7),
     one byte a move; ValueError if a move is not legal where it is made. The reference: the
-    compiled engine's twin (certify/engine/search.c, move_indices) gives the same bytes."""
+    compiled engine's twin (certify/engine/replay.c, move_indices) gives the same bytes."""
     out = bytearray()
     for m in range(0, len(line), 2):
         wanted = line[m], line[m + 1]

@@ -1,10 +1,10 @@
-"""The compiled engine under AddressSanitizer: a use-after-free or an overflow in search.c or
-solver.c fails here at its first bad access, where in a normal build it only corrupts the heap and
+"""The compiled engine under AddressSanitizer: a use-after-free or an overflow in the engine's C
+files fails here at its first bad access, where in a normal build it only corrupts the heap and
 may crash a census worker much later (a realloc'd column table written through a stale pointer
 once crashed deal 180,000-odd of a million-deal census and passed every other test).
 
-The two C files are built with -fsanitize=address into a scratch copy of the package, and certify
-runs there in a child process with the sanitizer's runtime preloaded: a no-win deal (the exhaustive
+Every C file of the three extensions (SOURCES: setup.py's lists) is built with
+-fsanitize=address into a scratch copy of the package, and certify runs there in a child process with the sanitizer's runtime preloaded: a no-win deal (the exhaustive
 search and its writer) and a small census (the solver, many times). Skipped where gcc has no
 AddressSanitizer runtime."""
 import os
