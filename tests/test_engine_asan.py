@@ -4,9 +4,9 @@ may crash a census worker much later (a realloc'd column table written through a
 once crashed deal 180,000-odd of a million-deal census and passed every other test).
 
 Every C file of the three extensions (SOURCES: setup.py's lists) is built with
--fsanitize=address into a scratch copy of the package, and certify runs there in a child process with the sanitizer's runtime preloaded: a no-win deal (the exhaustive
-search and its writer) and a small census (the solver, many times). Skipped where gcc has no
-AddressSanitizer runtime."""
+-fsanitize=address into a scratch copy of the package, and certify runs there in a child process
+with the sanitizer's runtime preloaded: a no-win deal (the exhaustive search and its writer) and a
+small census (the solver, many times). Skipped where gcc has no AddressSanitizer runtime."""
 import os
 import shutil
 import subprocess
