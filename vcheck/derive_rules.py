@@ -74,6 +74,10 @@ BOARD_EDITS = [
     ("From VCheck Require Import Rules Check.", "From VCheck Require Import RulesBoard CheckBoard."),
     ("From VCheck Require Import Rules.", "From VCheck Require Import RulesBoard."),
     ("From VCheck Require Import Check.", "From VCheck Require Import CheckBoard."),
+    ("From VCheck Require Import Deal.\n", ""),   # (the numbered deal's faster start)
+    ("  rewrite <- start_of_eq.\n", ""),
+    ("  rewrite start_of_eq in H.\n", ""),
+    ("start_of deal_number", "deal_number"),
     ("start deal_number", "deal_number"),
     ("Variable deal_number : N.", "Variable deal_number : position."),
     ("(deal_number : N)", "(deal_number : position)"),

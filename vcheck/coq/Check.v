@@ -8,6 +8,7 @@
     a record decoded from the wrong bytes) can only make a check answer [false]. *)
 
 From VCheck Require Import Rules.
+From VCheck Require Import Deal.
 From Coq Require Import Bool Arith List NArith Lia Sorting.Permutation.
 Import ListNotations.
 
@@ -357,26 +358,25 @@ Proof.
   exact (perm_trans P (Permutation_sym (Permutation_map column (normal_perm ids)))).
 Qed.
 
-(** Each element of a list, with what comes before and after it ([before]: the elements
-    passed so far, last first). *)
-Fixpoint splits_after {A} (before : list A) (l : list A) : list (list A * A * list A) :=
+(** [p before x after] for each element [x] of a list, with the elements before it ([before]:
+    last first, as the walk passed them) and after it.  The list with [x] replaced by [y] is
+    [rev_append before (y :: after)], built only where a move needs it. *)
+Fixpoint all_splits {A} (p : list A -> A -> list A -> bool) (before l : list A) : bool :=
   match l with
-  | [] => []
-  | x :: rest => (rev_append before [], x, rest) :: splits_after (x :: before) rest
+  | [] => true
+  | x :: after => p before x after && all_splits p (x :: before) after
   end.
 
-Definition splits {A} (l : list A) : list (list A * A * list A) := splits_after [] l.
-
-Lemma in_splits_after {A} (l1 : list A) : forall before x l2,
-  In (rev before ++ l1, x, l2) (splits_after before (l1 ++ x :: l2)).
+Lemma all_splits_at {A} p (l1 : list A) : forall before x l2,
+  all_splits p before (l1 ++ x :: l2) = true -> p (rev_append l1 before) x l2 = true.
 Proof.
-  induction l1 as [|a l1 IH]; intros before x l2; simpl.
-  - left; rewrite app_nil_r, rev_alt; reflexivity.
-  - right; specialize (IH (a :: before) x l2); simpl in IH; rewrite <- app_assoc in IH; exact IH.
+  induction l1 as [|a l1 IH]; intros before x l2 H; simpl in H; apply andb_true_iff in H.
+  - exact (proj1 H).
+  - exact (IH _ _ _ (proj2 H)).
 Qed.
 
-Lemma in_splits {A} (l1 : list A) x l2 : In (l1, x, l2) (splits (l1 ++ x :: l2)).
-Proof. exact (in_splits_after l1 [] x l2). Qed.
+Lemma rev_append_twice {A} (l m : list A) : rev_append (rev_append l []) m = l ++ m.
+Proof. rewrite !rev_append_rev, app_nil_r, rev_involutive; reflexivity. Qed.
 
 Lemma perm_split ids x O :
   Permutation (map column ids) (x :: O) ->
@@ -402,12 +402,19 @@ Proof.
   intros H; injection H as <- <-; eauto.
 Qed.
 
-(** Can [c] land on column [b]? *)
+(** Can [c] land on column [b]?  The colours first: they are compared in one step, the ranks
+    (unary numbers) in as many as the lower rank. *)
 Definition lands (c : card) (b : N) : bool :=
-  match depth T b with O => true | S _ => can_stack c (top T b) end.
+  match depth T b with
+  | O => true
+  | S _ => let d := top T b in xorb (red c) (red d) && (rank d =? S (rank c))
+  end.
 
 Lemma lands_eq c b : lands c b = can_land c (column b).
-Proof. unfold lands, column; destruct (depth T b); reflexivity. Qed.
+Proof.
+  unfold lands, column; destruct (depth T b); simpl; [reflexivity|].
+  unfold can_stack; apply andb_comm.
+Qed.
 
 (** The column [c] on top of column [b], if the driver's answer checks out. *)
 Definition pushed (b : N) (c : card) : option N :=
@@ -429,25 +436,28 @@ Variable fm : bool.
 
 (** Every column [c] may land on, among [ids]: is each result a record? *)
 Definition landings_held (f : foundations) (cs : list card) (c : card) (ids : list N) : bool :=
-  forallb (fun '(A, b, B) =>
-             if lands c b then
-               match pushed b c with Some e => member f cs (A ++ e :: B) | None => false end
-             else true) (splits ids).
+  all_splits (fun before b after =>
+                if lands c b then
+                  match pushed b c with
+                  | Some e => member f cs (rev_append before (e :: after))
+                  | None => false
+                  end
+                else true) [] ids.
 
 Definition column_moves_held (f : foundations) (cs : list card) (ids : list N) : bool :=
-  forallb (fun '(A, a, B) =>
+  all_splits (fun before a after =>
              match depth T a with
              | O => true
              | S n =>
                  let c := top T a in
                  let a' := parent T a in
-                 let ids1 := A ++ a' :: B in
+                 let ids1 := rev_append before (a' :: after) in
                  (n =? depth T a')
                  && (if can_home f c
                      then member (set_home_count f (suit_of c) (S (rank c))) cs ids1 else true)
                  && (if length cs <? fc then member f (add_cell c cs) ids1 else true)
                  && landings_held f cs c ids1
-             end) (splits ids).
+             end) [] ids.
 
 Definition cell_moves_held (f : foundations) (cs : list card) (ids : list N) : bool :=
   forallb (fun '(c, others) =>
@@ -477,9 +487,9 @@ Lemma landings_held_spec f cs c ids t y O :
   Permutation (columns t) ((c :: y) :: O) -> held t.
 Proof.
   intros H P L Eh Ec Pt; destruct (perm_split _ _ _ P) as [A [b [B [-> [Eb PO]]]]].
-  unfold landings_held in H; rewrite forallb_forall in H.
-  specialize (H _ (in_splits A b B)); cbv beta iota in H.
+  unfold landings_held in H; apply all_splits_at in H; cbv beta iota in H.
   rewrite lands_eq, Eb, L in H; destruct (pushed b c) as [e|] eqn:E; [|discriminate].
+  rewrite rev_append_twice in H.
   apply (member_held _ _ _ _ H Eh Ec).
   refine (perm_trans Pt (Permutation_sym (perm_trans (perm_middle A B e) _))).
   rewrite (pushed_column _ _ _ E), Eb; exact (perm_skip _ PO).
@@ -498,9 +508,9 @@ Proof.
       ((length cs <? fc) = true -> member f (add_cell c cs) (A ++ a' :: B) = true) /\
       landings_held f cs c (A ++ a' :: B) = true).
   { intros c rest O P; destruct (perm_split _ _ _ P) as [A [a [B [Ei [Ea PO]]]]].
-    unfold column_moves_held in Hcol; rewrite forallb_forall in Hcol.
-    specialize (Hcol _ (eq_ind_r (fun l => In _ (splits l)) (in_splits A a B) Ei)).
+    unfold column_moves_held in Hcol; rewrite Ei in Hcol; apply all_splits_at in Hcol.
     destruct (column_cons _ _ _ Ea) as [n [Dn [Tc Rest]]]; cbv beta iota in Hcol.
+    rewrite rev_append_twice in Hcol.
     rewrite Dn, Tc in Hcol; rewrite !andb_true_iff in Hcol.
     destruct Hcol as [[[En Hh] Hc] Hl]; apply Nat.eqb_eq in En.
     exists A, (parent T a), B; repeat split; auto.
@@ -607,12 +617,13 @@ Qed.
 
 (** The start is one of the records. *)
 Definition start_held : bool :=
-  let s := start deal_number in
+  let s := start_of deal_number in
   let ids := map (column_of T) (columns s) in
   columns_match ids (columns s) && member (home s) (cells s) ids.
 
 Lemma start_held_spec : start_held = true -> held (start deal_number).
 Proof.
+  rewrite <- start_of_eq.
   unfold start_held; rewrite andb_true_iff; intros [M H].
   apply (member_held _ _ _ _ H eq_refl eq_refl); rewrite (columns_match_eq _ _ M); auto.
 Qed.
@@ -716,6 +727,21 @@ Definition drop (s : position) (c : card) (d : nat) : position :=
   else if d =? 8 then Position (home s) (add_cell c (cells s)) (columns s)
   else Position (set_home_count (home s) (suit_of c) (S (rank c))) (cells s) (columns s).
 
+(** [t] is one of [moves s] in which [c] moved: only [c]'s pickups are put down, not every
+    card's ([t] differs from [s] only where [c] is, so no other card's move can be [t]). *)
+Definition is_move (s t : position) (c : card) : bool :=
+  existsb (fun '(c', from, rest) =>
+             card_eqb c c' && existsb (position_eqb t) (putdowns fc c' from rest))
+          (pickups fm s).
+
+Lemma is_move_in s t c : is_move s t c = true -> In t (moves fc fm s).
+Proof.
+  unfold is_move, moves; intros H; apply existsb_exists in H as [[[c' from] rest] [Hin H]].
+  apply andb_true_iff in H as [_ H]; apply existsb_exists in H as [u [Hu Eu]].
+  apply position_eqb_eq in Eu; subst u.
+  apply in_flat_map; exists (c', from, rest); split; [exact Hin | exact Hu].
+Qed.
+
 Fixpoint replays (s : position) (line : list (card * nat)) : bool :=
   match line with
   | [] => won (home s)
@@ -724,7 +750,7 @@ Fixpoint replays (s : position) (line : list (card * nat)) : bool :=
       | None => false
       | Some r =>
           let t := drop r c d in
-          if existsb (position_eqb t) (moves fc fm s) then replays t rest else false
+          if is_move s t c then replays t rest else false
       end
   end.
 
@@ -735,17 +761,20 @@ Proof.
   induction line as [|[c d] rest IH]; intros s dn Hs H; simpl in H.
   - exists s; split; [exact Hs | exact (won_true s H)].
   - destruct (lift s c) as [r|]; [|discriminate].
-    destruct (existsb _ _) eqn:E; [|discriminate].
-    apply existsb_exists in E as [u [Hu Eu]]; apply position_eqb_eq in Eu; subst u.
-    exact (IH _ dn (reach_move dn fc fm s _ Hs Hu) H).
+    destruct (is_move s (drop r c d) c) eqn:E; [|discriminate].
+    exact (IH _ dn (reach_move dn fc fm s _ Hs (is_move_in _ _ _ E)) H).
 Qed.
 
 End Win.
 
 Definition check_win (deal_number : N) (fc : nat) (fm : bool) (line : list (card * nat)) : bool :=
-  replays fc fm (start deal_number) line.
+  replays fc fm (start_of deal_number) line.
 
 Theorem win_sound deal_number fc fm line :
   check_win deal_number fc fm line = true ->
   exists s, Reachable deal_number fc fm s /\ Won s.
-Proof. intros H; exact (replays_won fc fm line _ deal_number (reach_start _ fc fm) H). Qed.
+Proof.
+  intros H; unfold check_win in H.
+  rewrite start_of_eq in H.
+  exact (replays_won fc fm line _ deal_number (reach_start _ fc fm) H).
+Qed.

@@ -545,11 +545,18 @@ module Data (C : CORE) = struct
       while Bigarray.Array1.unsafe_get slots !i <> 0l do i := (!i + 1) land mask done;
       Bigarray.Array1.unsafe_set slots !i (Int32.of_int (k + 1))
     done;
+    (* (Eight bytes at a time: a lookup compares a row or two, and this is half its work.) *)
+    let words = width / 8 in
     let same k scratch =
-      let rec go j =
+      let base = k * width in
+      let rec go i =
+        i = words ||
+        ((Bytes.get_int64_ne rows (base + 8 * i) : int64) = Bytes.get_int64_ne scratch (8 * i)
+         && go (i + 1)) in
+      let rec rest j =
         j = width ||
-        (Bytes.unsafe_get rows (k * width + j) = Bytes.unsafe_get scratch j && go (j + 1)) in
-      go 0 in
+        (Bytes.unsafe_get rows (base + j) = Bytes.unsafe_get scratch j && rest (j + 1)) in
+      go 0 && rest (8 * words) in
     let lookup scratch =
       let i = ref (hash scratch 0 land mask) and found = ref count in
       while !found = count && Bigarray.Array1.unsafe_get slots !i <> 0l do
@@ -647,21 +654,22 @@ module Data (C : CORE) = struct
       | e :: rest ->
           j < 8 && e lsr (8 * w) = 0 &&
           (let off = 4 + cells + w * j in
-           if w = 2 then Bytes.set_uint16_be scratch off e
-           else if w = 3 then
-             (put off (e lsr 16); Bytes.set_uint16_be scratch (off + 1) (e land 0xffff))
-           else Bytes.set_int32_be scratch off (Int32.of_int e);
+           if w = 2 then (put off (e lsr 8); put (off + 1) (e land 0xff))
+           else
+             for i = 0 to w - 1 do put (off + i) ((e lsr (8 * (w - 1 - i))) land 0xff) done;
            fill_ids (j + 1) rest) in
     let encode f cs ids =
       home_byte 0 f.clubs && home_byte 1 f.diamonds && home_byte 2 f.hearts &&
       home_byte 3 f.spades && fill_cells 0 cs && fill_ids 0 ids in
     (* Byte [j] and id [j] of the record at [base] of !source. *)
-    let id base j =
-      let rows = !source and off = base + 4 + cells + w * j in
-      if w = 2 then Bytes.get_uint16_be rows off
-      else if w = 3 then
-        (Char.code (Bytes.unsafe_get rows off) lsl 16) lor Bytes.get_uint16_be rows (off + 1)
-      else Int32.to_int (Bytes.get_int32_be rows off) land 0xffff_ffff in
+    let id rows base j =
+      let off = base + 4 + cells + w * j in
+      let v = (Char.code (Bytes.unsafe_get rows off) lsl 8)
+              lor Char.code (Bytes.unsafe_get rows (off + 1)) in
+      if w = 2 then v
+      else if w = 3 then (v lsl 8) lor Char.code (Bytes.unsafe_get rows (off + 2))
+      else (v lsl 16) lor (Char.code (Bytes.unsafe_get rows (off + 2)) lsl 8)
+           lor Char.code (Bytes.unsafe_get rows (off + 3)) in
     let row base j = Char.code (Bytes.unsafe_get !source (base + j)) in
     let valid k = k >= 0 && k < count in
     (* For progress: [rhome] is asked first for the record being closed, and, after each
@@ -687,8 +695,9 @@ module Data (C : CORE) = struct
             !l);
       rids = (fun k ->
           if not (valid k) then []
-          else let k = locate k in
-            [id k 0; id k 1; id k 2; id k 3; id k 4; id k 5; id k 6; id k 7]);
+          else let k = locate k and rows = !source in
+            [id rows k 0; id rows k 1; id rows k 2; id rows k 3; id rows k 4; id rows k 5;
+             id rows k 6; id rows k 7]);
       find = (fun f cs ids ->
           after_find := true; if encode f cs ids then lookup scratch else count) }
 
