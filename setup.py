@@ -19,6 +19,10 @@ from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLAGS = ["-O2", "-std=c99", "-Wall"] if os.name != "nt" else []
+# The solver is a census deal's cost, and -O3 (loop unrolling and vectorising of its per-child
+# work) runs it in about 5% fewer instructions with the same lines; the other two were not
+# measured to gain.
+FAST = {"_solver": ["-O3"]} if os.name != "nt" else {}
 
 
 # Included by the C files (and so carried by an sdist, and a change to one rebuilds them).
@@ -35,7 +39,7 @@ SOURCES = {"_search": ["certify/engine/search.c", "certify/engine/writer.c",
 
 def extension(name, sources):
     return Extension(f"certify.engine.{name}", sources, depends=HEADERS,
-                     extra_compile_args=FLAGS, optional=True,
+                     extra_compile_args=FLAGS + FAST.get(name, []), optional=True,
                      libraries=["zstd"] if name == "_external" else [])  # (its work files)
 
 

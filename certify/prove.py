@@ -119,6 +119,9 @@ class Search:
 
 
 PLAN = (Solve(SOLVER_FIRST), Search(SEARCH_FIRST), Solve(), Flares(), Search())
+# at_once() stands for the first four steps with one solver call: it holds only for these.
+assert [(type(step), getattr(step, "size", None)) for step in PLAN[:4]] == \
+    [(Solve, SOLVER_FIRST), (Search, SEARCH_FIRST), (Solve, None), (Flares, None)]
 SEARCH_ALONE = (Search(),)  # certify --no-solver
 
 
@@ -204,8 +207,6 @@ def at_once(deal, rules, max_positions=None, time_limit=None, memory=None):
     solver = engine._solver  # (None: the reference engine, which has no such call)
     if solver is None or time_limit is not None:
         return 0, None
-    assert [(type(step), getattr(step, "size", None)) for step in PLAN[:4]] == \
-        [(Solve, SOLVER_FIRST), (Search, SEARCH_FIRST), (Solve, None), (Flares, None)]
     full = engine.solver_budget()
     if (max_positions is None or max_positions > SOLVER_FIRST + SEARCH_FIRST + full) and \
             (memory is None or memory >= SURE_MEMORY):
