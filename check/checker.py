@@ -98,8 +98,8 @@ def after(found, free, cols, card, source, dest):
 # comparison: the hash of a record only picks the slot of the lookup table to start looking from.
 # layout splits a record into its foundations, its cells and its eight column ids.
 class Records:
-    def __init__(self, rows, W, count, slots, layout):   # slots: record numbers from 1; 0 is free
-        self.rows, self.W, self.count, self.slots, self.layout = rows, W, count, slots, layout
+    # The lookup table's slots hold record numbers from 1; 0 is a free slot.
+    def __init__(self, *fields): self.rows, self.W, self.count, self.slots, self.layout = fields
 
     def __contains__(self, record):
         rows, W, slots, i = self.rows, self.W, self.slots, hash(record) % len(self.slots)
@@ -118,11 +118,11 @@ def close(records, column, index, rules, lo, hi):
             # The position after() makes, by its column ids: only the (at most two) columns it
             # changes are looked up.
             to_found, to_free, to_cols = after(found, free, cols, card, source, dest)
+            # A column not in the table has the id b'': the position's bytes are then too short to
+            # be any record's, so it is not one of the records.
             to_ids = ids.copy()
-            if source < 8: to_ids[source] = index.get(to_cols[source])
-            if dest < 8: to_ids[dest] = index.get(to_cols[dest])
-            # A column not in the table: the position is not one of the records.
-            if None in to_ids: raise Rejected(leaves(n, found, free, cols, card, source, dest))
+            if source < 8: to_ids[source] = index.get(to_cols[source], b'')
+            if dest < 8: to_ids[dest] = index.get(to_cols[dest], b'')
             if sort_ids: to_ids.sort()   # canonical (§3): big-endian ids sort like their numbers
             if to_found + to_free + pad[cells - len(to_free)] + b''.join(to_ids) not in records:
                 raise Rejected(leaves(n, found, free, cols, card, source, dest))
@@ -175,8 +175,8 @@ def need(ok, reason, failure=Rejected):
     if not ok: raise failure(reason)
 
 
-def within(n, key, limits):
-    need(n <= limits[key], f'{n:,} {key}: more than --max-{key} {limits[key]:,}', Unreadable)
+def within(n, key, limits): need(n <= limits[key], f'{n:,} {key}: more than --max-{key} '
+                                                   f'{limits[key]:,}', Unreadable)
 
 
 def integer(x, low, high): return type(x) is int and low <= x <= high   # (type(True) is bool)
@@ -192,7 +192,7 @@ LIMITS = {'positions': 4_000_000, 'columns': 1_000_000, 'moves': 100_000, 'memor
           'range-moves': 250, 'range-positions': 10_000, 'byte-moves': 4, 'byte-positions': 16}
 KEYS = set('format version claim deal board cells foundation_moves symmetry count xxh3_64'.split())
 SHOWN = 'claim deal first last unwinnable cells foundation_moves symmetry count'.split()   # --json
-SPLIT = 65536    # records from which one file's closure check is split across processes (-j)
+SPLIT = 8192     # records (or a range's wins) from which the check is split across processes (-j)
 CHUNK = 2**20    # the records of a version 3 chunk (§7); the last chunk holds the rest
 
 
@@ -210,9 +210,10 @@ def named(body, rules, n, position):
                    f'{show(*position)}')
 
 
-def leaves(n, found, free, cols, card, source, dest):   # why record n + 1 is not closed
-    return (f'record {n + 1} ({show(found, free, cols)}): moving {name(card)} from {PLACE[source]} '
-            f'to {PLACE[dest]} gives a position not in the certificate')
+# Why record n + 1 is not closed.
+def leaves(n, found, free, cols, card, source, dest): return (
+    f'record {n + 1} ({show(found, free, cols)}): moving {name(card)} from {PLACE[source]} to '
+    f'{PLACE[dest]} gives a position not in the certificate')
 
 
 PLACE = [f'column {c + 1}' for c in range(8)] + ['a free cell', 'its foundation']   # by code
@@ -326,8 +327,8 @@ def header(s):
          ('last', lambda: integer(h['last'], h['first'], 2**33 - 1))] if ranged else
         [('deal', lambda: h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)),   # or board
          ('board', lambda: type(h['board']) is (bytes if h['deal'] is None else type(None)))])
-    for key, ok in tests:   # (reprlib: a value in a few characters, however long or deep)
-        need(ok(), f'header {key} = {reprlib.repr(h[key])} is not allowed', Unreadable)
+    for key, ok in tests: need(ok(), f'header {key} = {reprlib.repr(h[key])} is not allowed',
+                               Unreadable)   # (reprlib: a few characters, however long or deep)
     return h
 
 
@@ -366,15 +367,17 @@ def start(h):
 # A win's body: versions 1 and 2, the body bin (ending at s.end) of a card and a destination a move
 # (§3); version 3, a bin of a move's index a move (§7). read() runs once the body is read (for a
 # single certificate: nothing may follow it, and its hash must match).
-def check_win(s, rules, limits, read):
+# play() is given the replay itself, to run at once or (in a range) later with other entries'.
+def check_win(s, rules, limits, read=lambda: None, play=lambda line: line()):
     count, v3 = rules['count'], rules['version'] == 3
     within(count, 'moves', limits)
     size = expect(s, 'bin', 'the moves') if v3 else s.end - s.taken
     need(size == (2 - v3) * count, f'the body has {size} bytes, not {2 - v3} x count')
     body, s.end = s.take(size, 'the body'), None
     read()
-    replay(count, (lambda n, position: body[n]) if v3 else functools.partial(named, body, rules),
-           *start(rules), rules['cells'], rules['foundation_moves'])
+    play(lambda: replay(count, (lambda n, position: body[n]) if v3 else
+                        functools.partial(named, body, rules), *start(rules), rules['cells'],
+                        rules['foundation_moves']))
 
 
 # nbytes of zeros: in memory, or (past the --memory budget) in a memory-mapped temporary file.
@@ -389,7 +392,7 @@ def space(nbytes, spill):
 # version 3, the table and then the chunks. The table and the records are checked as they are read
 # (steps 2, 3, 4 and 6), the limits and the sizes that follow from count (§5, §7) before anything
 # large is read; then read() runs (as for a win); then steps 5 and 7.
-def check_nowin(s, rules, limits, read):
+def check_nowin(s, rules, limits, read=lambda: None):
     count, cells, version, table = rules['count'], rules['cells'], rules['version'], []
     within(count, 'positions', limits)
     need(version == 3 or expect(s, 'array', 'the body') == 2, 'the body is not [columns, records]')
@@ -499,7 +502,7 @@ def in_parts(work, shared, count, jobs):
             list(pool.map(share, [count * k // jobs for k in range(jobs)],
                           [count * (k + 1) // jobs for k in range(jobs)]))
     except concurrent.futures.process.BrokenProcessPool:
-        raise Unreadable('a closing process ended early') from None
+        raise Unreadable('a checking process ended early') from None
     finally: share.job = None
 
 
@@ -508,13 +511,23 @@ def share(lo, hi):
     share.job[0](*share.job[1], lo, hi)
 
 
+# The replays lo..hi-1 of a range's wins waiting in `later`, (entry, deal, replay) each.
+def replay_some(later, lo, hi):
+    for i, number, line in later[lo:hi]:
+        try: line()
+        except Rejected as e: raise Rejected(f'entry {i + 1} (deal {number}): {e}') from None
+
+
 # The entries of a range certificate (§6, §7), each checked as it streams in, exactly as the
 # single certificate of its deal would be; the work of the whole range bounded by its deals and by
 # the bytes read so far (so by the file's size).
 # Version 3: an entry is [deal, claim, count] and then its body values, not a body bin.
+# The wins wait in `later` and replay SPLIT at a time, split across the processes (in_parts) while
+# reading waits; what fails first in entry order is what is raised (so before a failure is raised
+# the wins read before it replay).
 def check_range(h, s, limits):
     need(h['count'] == h['last'] - h['first'] + 1, f'count = {h["count"]}, not last - first + 1')
-    s.hash, unwinnable, spent = xxhash.xxh3_64(), [], {'moves': 0, 'positions': 0}
+    s.hash, unwinnable, spent, later = xxhash.xxh3_64(), [], {'moves': 0, 'positions': 0}, []
     for i, number in enumerate(range(h['first'], h['last'] + 1)):
         try:
             need(expect(s, 'array', 'the entry') == 4 - (h['version'] == 3),
@@ -531,10 +544,15 @@ def check_range(h, s, limits):
                      f'the range holds more than {most:,} {kind} {where}: --{per}-{kind} a {unit}, '
                      f'and --max-{kind} more', Unreadable)
             if h['version'] < 3: s.end = expect(s, 'bin', 'its body') + s.taken   # (taken after)
-            (check_win if claim == 'win' else check_nowin)(s, rules, limits, lambda: None)
+            if claim == 'no-win': check_nowin(s, rules, limits)
+            else: check_win(s, rules, limits, play=lambda line: later.append((i, number, line)))
         except (Rejected, Unreadable) as e:
+            in_parts(replay_some, (later,), len(later), limits.get('jobs', 1))
             raise type(e)(f'entry {i + 1} (deal {number}): {e}') from None
         if claim == 'no-win': unwinnable.append(number)
+        if len(later) == SPLIT or number == h['last']:
+            in_parts(replay_some, (later,), len(later), limits.get('jobs', 1))
+            later.clear()
         progress(f'deal {number:,} ({i + 1:,} of {h["count"]:,})')
     s.finish('the range', h['xxh3_64'], Rejected)
     return {**h, 'unwinnable': unwinnable}
@@ -575,9 +593,10 @@ def verify(path, limits=LIMITS, want=None):
     except (Rejected, Unreadable) as e:
         return type(e).__name__.lower(), h, str(e), s.digest() if s else None
     except (zstandard.ZstdError, OSError) as e:   # (OSError: also no room for --memory's files)
-        why = (f'cannot read {shown_path}: {e.strerror or e}' if isinstance(e, OSError) else
-               f'{shown_path} is not a certificate: not a valid zstd frame ({e})')
-        return 'unreadable', h, why, s.digest() if s else None
+        return 'unreadable', h, (
+            f'cannot read {shown_path}: {e.strerror or e}' if isinstance(e, OSError) else
+            f'{shown_path} is not a certificate: not a valid zstd frame ({e})'), (
+            s.digest() if s else None)
     except Exception as e:   # the last guard: an unforeseen failure is one line, never a verdict
         return 'unreadable', {}, f'internal error: {type(e).__name__}: {e}', None
     finally:
@@ -613,21 +632,21 @@ def targets(paths):
         while todo:
             where = todo.pop()
             try: entries = list(os.scandir(where))
-            except OSError as e:
-                unread.append((where, where, f'cannot read the folder {where}: {e.strerror or e}'))
-                continue
-            todo += (folders := [e.path for e in entries if e.is_dir(follow_symlinks=False)])
-            inside += [e.path for e in entries
-                       if e.name.endswith('.msgpack.zst') and e.path not in folders]
+            except OSError as e: unread.append((where, where, f'cannot read the folder {where}: '
+                                                              f'{e.strerror or e}'))
+            else:
+                todo += (folders := [e.path for e in entries if e.is_dir(follow_symlinks=False)])
+                inside += [e.path for e in entries
+                           if e.name.endswith('.msgpack.zst') and e.path not in folders]
         found += [(os.path.relpath(f, p), f, None) for f in sorted(inside)] + sorted(unread)
         if folder and not inside and not unread:
             found.append((p, p, f'{p} holds no certificate (*.msgpack.zst)'))
     return found
 
 
-def size(text):   # 500M, 2G, 100000: a number of bytes
-    return (int(text[:-1]) << 10 * ('KMGT'.index(text[-1].upper()) + 1)
-            if text[-1:].upper() in ('K', 'M', 'G', 'T') else int(text))
+def size(text): return (   # 500M, 2G, 100000: a number of bytes
+    int(text[:-1]) << 10 * ('KMGT'.index(text[-1].upper()) + 1)
+    if text[-1:].upper() in ('K', 'M', 'G', 'T') else int(text))
 
 
 CORES = len(os.sched_getaffinity(0))   # the processors this process may run on
@@ -707,8 +726,7 @@ def report(shown, path, why, answer, args, several, limits):
     try:
         if not why: verdict, h, text, digest, seconds = (
                 answer.result() if answer else timed_verify(shown, path, limits, vars(args)))
-    except Exception as e:
-        text = f'internal error: {type(e).__name__}: {e}'
+    except Exception as e: text = f'internal error: {type(e).__name__}: {e}'
     if args.json:
         print(json.dumps({'path': str(path), 'verdict': verdict, **{k: h.get(k) for k in SHOWN},
                           'sha256': digest, 'seconds': seconds,

@@ -1,11 +1,14 @@
 """check's command line as a script uses it: what the file must prove (--deal, --claim, --cells, the
-other rules, --range), exit codes when files disagree, standard input, one file's closure split across
-processes, and output that fits 80 columns. Files are written by tests/support/certgen.py."""
+other rules, --range), exit codes when files disagree, standard input, one file's closure (or a range's
+replays) split across processes, and output that fits 80 columns. Files are written by tests/support/certgen.py."""
+import functools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import msgpack
 import pytest
 from support import certgen as g
 import test_check as t
@@ -118,7 +121,7 @@ def test_a_dash_reads_standard_input(files):
 # ---- one file's closure check across processes ----
 
 def test_one_file_split_across_processes_gives_the_same_verdict(monkeypatch, tmp_path):
-    # (The split begins at 65,536 records; here at 2, so the small boards are split too.)
+    # (The split begins at 8,192 records; here at 2, so the small boards are split too.)
     monkeypatch.setattr(checker, 'SPLIT', 2)
     p = tmp_path / 'split.msgpack.zst'
     for name in ('board1', 'deal1-cell1', 'board2-fixed'):
@@ -130,7 +133,7 @@ def test_one_file_split_across_processes_gives_the_same_verdict(monkeypatch, tmp
                 assert checker.verify(p, {**checker.LIMITS, 'jobs': jobs}) == one, (name, index, jobs)
 
 
-def test_a_closing_process_that_dies_is_unreadable(monkeypatch, tmp_path):
+def test_a_checking_process_that_dies_is_unreadable(monkeypatch, tmp_path):
     monkeypatch.setattr(checker, 'SPLIT', 2)
     p = tmp_path / 'dies.msgpack.zst'
     p.write_bytes(t.nowin('board1'))
@@ -140,7 +143,93 @@ def test_a_closing_process_that_dies_is_unreadable(monkeypatch, tmp_path):
         os._exit(9)
 
     monkeypatch.setattr(checker, 'close', dies)
-    assert checker.verify(p, {**checker.LIMITS, 'jobs': 2})[:3:2] == ('unreadable', 'a closing process ended early')
+    assert checker.verify(p, {**checker.LIMITS, 'jobs': 2})[:3:2] == ('unreadable', 'a checking process ended early')
+
+
+# ---- one range's wins replayed across processes ----
+
+@functools.lru_cache(maxsize=None)
+def published_lines(last):
+    """(deal, line) of deals 1..last (all won) from the published 1..32,000 range: each line its
+    moves' indices (version 3)."""
+    h, es = g.unpack_range((ROOT / 'certificates' / '1-32000.msgpack.zst').read_bytes())
+    assert h['version'] == 3 and h['cells'] == 4 and all(e[1] == 'win' for e in es[:last])
+    return tuple((deal, body[0]) for deal, claim, count, body in es[:last])
+
+
+def win_range(lines, wrong=(), **changes):
+    """The version 3 range of these lines, the fourth move of each deal in `wrong` an index past
+    every legal move; `changes` for the header, or `entry_for` (entry number: other entry bytes)."""
+    others = changes.pop('entry_for', {})
+    es = [others.get(deal) or g.entry(deal, 'win', len(line), msgpack.packb(
+          line[:3] + bytes([250]) + line[4:] if deal in wrong else line, use_bin_type=True),
+          version=3) for deal, line in lines]
+    return g.range_file(lines[0][0], es, cells=4, version=3, **changes)
+
+
+def test_a_range_split_across_processes_gives_the_same_verdict(monkeypatch, tmp_path):
+    """A range's wins wait and replay in batches across the processes. Whatever the batch and the
+    number of processes the verdict is the same line, and a failure is the first in entry order:
+    a bad line before a bad entry after it, a bad hash or data after the last entry."""
+    lines, p = published_lines(60), tmp_path / 'range.msgpack.zst'
+    later_entry = g.entry(46, 'win', len(lines[45][1]), msgpack.packb(lines[45][1]), version=3)
+    cases = [({}, None),
+             (dict(wrong={40}), 'entry 40 (deal 40): move 4: index 250 is not below the '),
+             (dict(wrong={41, 40}), 'entry 40 (deal 40): move 4: '),
+             (dict(wrong={50, 30}), 'entry 30 (deal 30): move 4: '),
+             (dict(wrong={60}), 'entry 60 (deal 60): move 4: '),
+             (dict(entry_for={45: later_entry}), 'entry 45 (deal 45): the entry is for deal 46'),
+             (dict(wrong={43}, entry_for={45: later_entry}), 'entry 43 (deal 43): move 4: '),
+             (dict(wrong={59}, xxh3_64='0' * 16), 'entry 59 (deal 59): move 4: '),
+             (dict(xxh3_64='0' * 16), 'the range does not match its xxh3_64'),
+             (dict(wrong={59}, last=59, count=59), 'entry 59 (deal 59): move 4: '),
+             (dict(last=59, count=59), 'the range has data after it')]
+    for changes, failure in cases:
+        p.write_bytes(win_range(lines, **changes))
+        for split in (4, 8192):
+            monkeypatch.setattr(checker, 'SPLIT', split)
+            one = checker.verify(p, {**checker.LIMITS, 'jobs': 1})
+            assert one[0] == ('verified' if failure is None else 'rejected'), (changes, one)
+            assert failure is None or one[2].startswith(failure), (changes, split, one[2])
+            for jobs in (2, 3):
+                assert checker.verify(p, {**checker.LIMITS, 'jobs': jobs}) == one, (changes, jobs)
+
+
+def test_a_range_with_no_wins_and_wins_split_gives_the_same_verdict(monkeypatch, tmp_path):
+    """Ranges that hold no-wins between the wins (deals 1..6 with one cell), whole and with an entry
+    dropped, replayed in batches of two across the processes."""
+    monkeypatch.setattr(checker, 'SPLIT', 2)
+    es, p = r.entries3(1, 6), tmp_path / 'mixed.msgpack.zst'
+    for blob, verdict in ((g.range_file(1, es, cells=1, version=3), 'verified'),
+                          (g.range_file(1, es[:2] + es[3:], cells=1, version=3, last=6, count=6),
+                           'rejected')):
+        p.write_bytes(blob)
+        one = checker.verify(p, {**checker.LIMITS, 'jobs': 1})
+        assert one[0] == verdict and checker.verify(p, {**checker.LIMITS, 'jobs': 2}) == one, one
+
+
+def test_a_range_replays_its_wins_in_several_processes(monkeypatch, tmp_path):
+    monkeypatch.setattr(checker, 'SPLIT', 4)
+    p, pids = tmp_path / 'range.msgpack.zst', tmp_path / 'pids'
+    p.write_bytes(win_range(published_lines(40)))
+    replay = checker.replay
+
+    def noted(*args):   # each replay writes its process id to the file
+        with open(pids, 'a') as f: f.write(f'{os.getpid()}\n')
+        return replay(*args)
+
+    monkeypatch.setattr(checker, 'replay', noted)
+    assert checker.verify(p, {**checker.LIMITS, 'jobs': 2})[0] == 'verified'
+    seen = pids.read_text().split()
+    assert len(seen) == 40 and str(os.getpid()) not in seen and len(set(seen)) >= 2
+
+
+def test_a_replaying_process_that_dies_is_unreadable(monkeypatch, tmp_path):
+    monkeypatch.setattr(checker, 'SPLIT', 2)
+    p = tmp_path / 'dies.msgpack.zst'
+    p.write_bytes(win_range(published_lines(6)))
+    monkeypatch.setattr(checker, 'replay', lambda *args: os._exit(9))
+    assert checker.verify(p, {**checker.LIMITS, 'jobs': 2})[:3:2] == ('unreadable', 'a checking process ended early')
 
 
 # ---- 80 columns ----
