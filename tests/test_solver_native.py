@@ -6,6 +6,8 @@ line must also replay under the readable rules (rules.py) to a won position.
 """
 
 import random
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -289,3 +291,33 @@ def test_memory_stays_bounded_over_many_solves():
         for p in positions:
             native(p, 4)
     assert resident_mib() - before < 8
+
+
+def test_out_of_memory_is_a_memory_error_and_the_next_solve_works():
+    """Wherever an allocation fails (the nodes, the hash set, the columns, the queues), the solve
+    says MemoryError and the next solve, with memory again, gives the same line as ever. Run in a
+    child process under an address-space limit that rises step by step, so that the failure
+    falls in many places."""
+    code = """
+import resource, sys
+from certify import deals
+from certify.engine import _solver
+from certify.rules import start
+def vm_bytes():
+    with open('/proc/self/statm') as f:
+        return int(f.read().split()[0]) * 4096
+found, cells, cols = start(deals.deal(11982))   # no win: the solver meets every position it may
+first, failures = _solver.solve_deal(1, 4, False, 10**6), 0
+for extra in range(0, 64 << 20, 2 << 20):
+    resource.setrlimit(resource.RLIMIT_AS, (vm_bytes() + extra, resource.RLIM_INFINITY))
+    try:
+        _solver.solve(found, cells, cols, 4, 10**7)
+    except MemoryError:
+        failures += 1
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert _solver.solve_deal(1, 4, False, 10**6) == first
+print(failures)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) >= 10, done.stdout

@@ -23,8 +23,7 @@ static inline int card_of(int rank, int suit) { return rank * 4 + suit; }
 static inline int is_red(int card) { return card_suit(card) == 1 || card_suit(card) == 2; }
 
 /* May `card` lie on `onto` in a column? One rank lower and the other colour. */
-static inline int stacks_on(int card, int onto)
-{
+static inline int stacks_on(int card, int onto) {
     return card_rank(onto) == card_rank(card) + 1 && is_red(card) != is_red(onto);
 }
 

@@ -41,8 +41,7 @@ typedef struct {
 ** each; filled by order_init() when the module is imported, before any line is converted. */
 static uint64_t order_children[NCARDS];
 
-static void order_init(void)
-{
+static void order_init(void) {
     for (int p = 0; p < NCARDS; p++)
         for (int c = 0; c < NCARDS; c++)
             if (stacks_on(c, p))
@@ -55,8 +54,7 @@ typedef struct {
     uint64_t movable, off_home, tops, next_home;
 } FreeCards;
 
-static FreeCards free_cards(const Layout *b)
-{
+static FreeCards free_cards(const Layout *b) {
     FreeCards f = {0, 0, 0, 0};
     for (int j = 0; j < 8; j++)
         if (b->len[j])
@@ -76,8 +74,7 @@ static FreeCards free_cards(const Layout *b)
 
 /* The cards that may move to `dest` (a card never goes to the column it is on: it is that
 ** column's top, which is not one of its own children). */
-static uint64_t may_go_to(const Layout *b, const FreeCards *f, int dest)
-{
+static uint64_t may_go_to(const Layout *b, const FreeCards *f, int dest) {
     if (dest == HOME)
         return f->off_home & f->next_home;
     if (dest == CELL)
@@ -92,8 +89,7 @@ static const int DESTINATIONS[10] = {HOME, 0, 1, 2, 3, 4, 5, 6, 7, CELL};
 
 /* How many cards a mask holds. (Without the processor's own instruction, GCC's builtin is a
 ** call into libgcc, several a move: the sum of bit fields is as quick inline.) */
-static int count_bits(uint64_t x)
-{
+static int count_bits(uint64_t x) {
 #if defined(__POPCNT__) && (defined(__GNUC__) || defined(__clang__))
     return __builtin_popcountll(x);
 #else
@@ -106,8 +102,7 @@ static int count_bits(uint64_t x)
 
 /* The index of the move (card, dest) among the legal moves of b in the move order, or
 ** NOT_LEGAL. */
-static int move_index(const Layout *b, int card, int dest)
-{
+static int move_index(const Layout *b, int card, int dest) {
     if (card < 0 || card >= NCARDS || dest < 0 || dest > HOME)
         return NOT_LEGAL;
     FreeCards f = free_cards(b);
@@ -126,8 +121,7 @@ static int move_index(const Layout *b, int card, int dest)
 
 /* Make the move (card, dest), which is legal in b: the card leaves the column it tops, or its
 ** cell, or else its foundation. */
-static void layout_play(Layout *b, int card, int dest)
-{
+static void layout_play(Layout *b, int card, int dest) {
     int from_col = -1, from_cell = -1;
     for (int j = 0; j < 8; j++)
         if (b->len[j] && b->cols[j][b->len[j] - 1] == card)
@@ -154,8 +148,7 @@ static void layout_play(Layout *b, int card, int dest)
 
 /* Is b a position: each card in exactly one place (a foundation holds the cards below its
 ** count), no more cards in the cells than there are cells? line_indices_kept() assumes so. */
-static int order_proper(const Layout *b)
-{
+static int order_proper(const Layout *b) {
     uint64_t seen = 0;
     int count = 0;
     if (b->ncells < 0 || b->ncells > 8 || b->ncells_used < 0 || b->ncells_used > b->ncells)
@@ -185,8 +178,7 @@ static int order_proper(const Layout *b)
 
 /* How many cards x holds, when it holds at most two (a card's children, so the cards free to
 ** move that may go onto a column's top). */
-static int count_two(uint64_t x)
-{
+static int count_two(uint64_t x) {
     return x ? 1 + ((x & (x - 1)) != 0) : 0;
 }
 
@@ -194,8 +186,7 @@ static int count_two(uint64_t x)
 ** cards free to move kept as masks from one move to the next, and a non-empty column's count
 ** taken from its top's children (at most two), not counted bit by bit. The same indices. */
 static int line_indices_kept(Layout *b, const uint8_t *line, size_t n, uint8_t *out,
-                             size_t *bad)
-{
+                             size_t *bad) {
     int8_t where[NCARDS];  /* top card -> its column, for the cards in `tops` only */
     uint64_t tops = 0, in_cells = 0;
     for (int j = 0; j < 8; j++)
@@ -290,8 +281,7 @@ static int line_indices_kept(Layout *b, const uint8_t *line, size_t n, uint8_t *
 
 /* The line (n moves, two bytes each) from b as n move indices into `out`, b followed along
 ** it: LINE_OK, or LINE_ILLEGAL with *bad the number (from 1) of the first move not legal. */
-static int line_indices(Layout *b, const uint8_t *line, size_t n, uint8_t *out, size_t *bad)
-{
+static int line_indices(Layout *b, const uint8_t *line, size_t n, uint8_t *out, size_t *bad) {
     if (order_proper(b))
         return line_indices_kept(b, line, n, out, bad);
     for (size_t m = 0; m < n; m++) {

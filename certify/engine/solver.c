@@ -37,16 +37,18 @@
 **    would take to fault in or to clear.
 **  - The shortcut looks up only the moves that may reach a position on the path.
 **
-** The search runs without the GIL: it touches no Python object. An allocation that fails, or
-** a line that does not replay (a bug), jumps (longjmp) back to solve_board(); solve() then
-** raises MemoryError (and frees that Solver) or RuntimeError.
+** The search runs without the GIL: it touches no Python object. A step that may fail returns
+** OK or why not (OUT_OF_MEMORY, or BROKEN: a line that does not replay, a bug), as the other
+** engine files do, and solve() raises MemoryError (and frees that Solver) or RuntimeError. The
+** hot path cannot fail: room for the columns a move may make is reserved before the moves are
+** made (room_for_columns), as room for the nodes they may become is, so after() and the column
+** trie never allocate.
 */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <limits.h>
-#include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,10 @@
 
 #define NONE 0xFF
 #define NO_NODE UINT32_MAX
+
+/* What a step returns: OK, or why it stopped (solve_board()'s OK is SOLVED); and what
+** search_turn() did in its turn. */
+enum { OK = 0, SOLVED = 0, GAVE_UP, OUT_OF_MEMORY, BROKEN, RUNNING, WON, EXHAUSTED };
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(address) __builtin_prefetch(address)
@@ -104,8 +110,7 @@ static const Styles MAIN_STYLES = {4, {12, 6, 6, 16}, {5, 20, 5, 5}, 1000, 500};
 static uint64_t PARENT_BITS[NCARDS];
 static uint64_t RANKS_UP_TO[13];  /* [r]: the cards of rank r or lower */
 
-static void init_tables(void)
-{
+static void init_tables(void) {
     for (int c = 0; c < NCARDS; c++)
         for (int p = 0; p < NCARDS; p++)
             if (stacks_on(c, p))
@@ -115,8 +120,7 @@ static void init_tables(void)
 }
 
 /* The lowest card of a set of cards (one that is not empty). */
-HOT int lowest_bit(uint64_t bits)
-{
+HOT int lowest_bit(uint64_t bits) {
 #if defined(__GNUC__) || defined(__clang__)
     return __builtin_ctzll(bits);
 #else
@@ -130,8 +134,7 @@ HOT int lowest_bit(uint64_t bits)
 /* The cards that may go home without ever being missed (notation.is_safe_home), a bit each:
 ** the next card of a suit, when it is an ace or a two or both suits of the other colour have
 ** its rank home already. (A suit that is all home names a card past 51, which is no card.) */
-HOT uint64_t safe_home(const uint8_t *found)
-{
+HOT uint64_t safe_home(const uint8_t *found) {
     int c0 = found[0], h1 = found[1], h2 = found[2], c3 = found[3];  /* black, red, red, black */
     int black = c0 < c3 ? c0 : c3, red = h1 < h2 ? h1 : h2;
     return (uint64_t)(c0 <= 1 || red >= c0) << card_of(c0, 0)
@@ -140,12 +143,9 @@ HOT uint64_t safe_home(const uint8_t *found)
            | (uint64_t)(c3 <= 1 || red >= c3) << card_of(c3, 3);
 }
 
-/* ---- memory: every block belongs to the Solver; a failure jumps back to solve() ---------- */
+/* ---- memory: every block belongs to the Solver; a failure is returned up to solve() ------- */
 
 typedef struct Solver Solver;
-static void *grow(Solver *s, void *block, size_t count, size_t size);
-static void *room_for(Solver *s, void *block, size_t *cap, size_t count, size_t size);
-static void out_of_memory(Solver *s);
 
 /* ---- columns, interned in a trie ---------------------------------------------------------- */
 
@@ -183,8 +183,7 @@ typedef struct {
     uint32_t bottom[NCARDS];  /* the column of that card alone, or 0 until it is made */
 } Columns;
 
-HOT uint64_t mix64(uint64_t x)
-{
+HOT uint64_t mix64(uint64_t x) {
     x ^= x >> 31;
     x *= 0x9E3779B97F4A7C15ULL;
     x ^= x >> 29;
@@ -192,14 +191,12 @@ HOT uint64_t mix64(uint64_t x)
     return x ^ (x >> 32);
 }
 
-static uint64_t share(int out, int seq, uint32_t id)
-{
+static uint64_t share(int out, int seq, uint32_t id) {
     return (mix64(id) >> 32 << 32) | (uint64_t)seq << 16 | (uint64_t)out;
 }
 
-/* The column `below` with `card` put on top, made now. */
-static uint32_t column_made(Solver *s, Columns *t, uint32_t below, int card)
-{
+/* The column `below` with `card` put on top, made now, where room for it was made. */
+static uint32_t column_made(Columns *t, uint32_t below, int card) {
     const Column *b = &t->at[below];
     int linked = below == 0 || stacks_on(card, b->top);
     Column c = {below, {0, 0}, (uint8_t)card, (uint8_t)(b->len + 1), 1, b->low, b->out, b->seq,
@@ -220,10 +217,7 @@ static uint32_t column_made(Solver *s, Columns *t, uint32_t below, int card)
             c.low = (uint8_t)card_rank(card);
         }
     }
-    if (t->n >= UINT32_MAX)
-        out_of_memory(s);
-    uint32_t id = (uint32_t)t->n++;
-    t->at = room_for(s, t->at, &t->cap, t->n, sizeof *t->at);
+    uint32_t id = (uint32_t)t->n++;  /* (room made by room_for_columns) */
     c.share = share(c.out, c.seq, id);
     t->at[id] = c;
     if (below == 0)
@@ -235,23 +229,20 @@ static uint32_t column_made(Solver *s, Columns *t, uint32_t below, int card)
 
 /* The column `below` with `card` put on top, where a move may put it: on the empty column, or
 ** on a card it may lie on. */
-HOT uint32_t column_on(Solver *s, Columns *t, uint32_t below, int card)
-{
+HOT uint32_t column_on(Columns *t, uint32_t below, int card) {
     uint32_t id = below ? t->at[below].on[card_suit(card) & 1] : t->bottom[card];
-    return id ? id : column_made(s, t, below, card);
+    return id ? id : column_made(t, below, card);
 }
 
 /* The column `below` with any card put on top (as a column is read from the position given). */
-static uint32_t column_with(Solver *s, Columns *t, uint32_t below, int card)
-{
+static uint32_t column_with(Columns *t, uint32_t below, int card) {
     if (below == 0 || stacks_on(card, t->at[below].top))
-        return column_on(s, t, below, card);
-    return column_made(s, t, below, card);
+        return column_on(t, below, card);
+    return column_made(t, below, card);
 }
 
 /* The top k cards of column `id`, bottom to top, into cards[0..k-1]. */
-static void top_cards(const Columns *t, uint32_t id, int k, uint8_t *cards)
-{
+static void top_cards(const Columns *t, uint32_t id, int k, uint8_t *cards) {
     for (int i = k - 1; i >= 0; i--) {
         cards[i] = t->at[id].top;
         id = t->at[id].below;
@@ -271,8 +262,7 @@ typedef struct {
 
 /* Put column `id` in place j; every change of a column goes through here, to keep the sums
 ** that the hash and the estimate need up to date. */
-HOT void set_column(const Columns *t, Position *p, int j, uint32_t id)
-{
+HOT void set_column(const Columns *t, Position *p, int j, uint32_t id) {
     p->sums += t->at[id].share - t->at[p->col[j]].share;
     p->col[j] = id;
 }
@@ -281,16 +271,14 @@ HOT void set_column(const Columns *t, Position *p, int j, uint32_t id)
 ** their columns in the same order (two moves made in either order), so that is tried first. */
 static int same_columns(const Position *a, const Position *b);
 
-HOT int same_position(const Position *a, const Position *b)
-{
+HOT int same_position(const Position *a, const Position *b) {
     if (memcmp(a->found, b->found, 4) != 0 || a->cells != b->cells)
         return 0;
     return memcmp(a->col, b->col, sizeof a->col) == 0 || same_columns(a, b);
 }
 
 /* The same columns in another order? */
-static int same_columns(const Position *a, const Position *b)
-{
+static int same_columns(const Position *a, const Position *b) {
     uint32_t x[8], y[8];
     for (int i = 0; i < 8; i++) {  /* insertion sort: eight numbers */
         uint32_t u = a->col[i], v = b->col[i];
@@ -306,27 +294,23 @@ static int same_columns(const Position *a, const Position *b)
 }
 
 /* A hash that does not depend on the order of the columns: their shares are added. */
-HOT uint32_t position_hash(const Position *p)
-{
+HOT uint32_t position_hash(const Position *p) {
     uint32_t found;
     memcpy(&found, p->found, 4);
     uint64_t h = (found * 0x9E3779B97F4A7C15ULL ^ p->cells) * 0xC2B2AE3D27D4EB4FULL + p->sums;
     return (uint32_t)((h ^ h >> 29) * 0xBF58476D1CE4E5B9ULL >> 32);
 }
 
-static int is_won(const Position *p)
-{
+static int is_won(const Position *p) {
     return p->found[0] == 13 && p->found[1] == 13 && p->found[2] == 13 && p->found[3] == 13;
 }
 
-HOT void cell_remove(Position *p, int card)
-{
+HOT void cell_remove(Position *p, int card) {
     p->cells &= ~(1ULL << card);
     p->ncell--;
 }
 
-HOT void cell_add(Position *p, int card)
-{
+HOT void cell_add(Position *p, int card) {
     p->cells |= 1ULL << card;
     p->ncell++;
 }
@@ -400,46 +384,55 @@ struct Solver {
     Move *moves;        /* the player moves of the shortcut line */
     size_t nmoves, moves_cap;
     Line line;
-    jmp_buf fail;
 };
 
-static void out_of_memory(Solver *s)
-{
-    longjmp(s->fail, 1);
+/* A block of `count` items (count > 0), the old contents kept; NULL if there is no room, the
+** block then as it was. */
+static void *grow(void *block, size_t count, size_t size) {
+    return count > SIZE_MAX / size ? NULL : realloc(block, count * size);
 }
 
-/* A block of `count` items, the old contents kept; jumps out on failure. */
-static void *grow(Solver *s, void *block, size_t count, size_t size)
-{
-    if (count > SIZE_MAX / size)
-        out_of_memory(s);
-    void *b = realloc(block, count * size);
-    if (b == NULL)
-        out_of_memory(s);
-    return b;
-}
-
-/* `block` (of *cap items) with room for `count`: twice as many if it must grow, the contents
-** kept. */
-static void *room_for(Solver *s, void *block, size_t *cap, size_t count, size_t size)
-{
+/* `block` (of *cap items) with room for `count` (count > 0): twice as many if it must grow, the
+** contents kept; NULL if there is no room, the block and *cap then as they were. */
+static void *room_for(void *block, size_t *cap, size_t count, size_t size) {
     if (count <= *cap)
         return block;
     size_t now = *cap ? *cap : 1;
     while (now < count) {
         if (now > SIZE_MAX / 2)
-            out_of_memory(s);
+            return NULL;
         now *= 2;
     }
-    block = grow(s, block, now, size);
-    *cap = now;
-    return block;
+    void *b = grow(block, now, size);
+    if (b != NULL)
+        *cap = now;
+    return b;
+}
+
+/* Room for `more` columns to be made (ids are 32 bits). */
+static int grow_columns(Columns *t, size_t more) {
+    if (t->n + more > UINT32_MAX)
+        return OUT_OF_MEMORY;
+    Column *at = room_for(t->at, &t->cap, t->n + more, sizeof *at);
+    if (at == NULL)
+        return OUT_OF_MEMORY;
+    t->at = at;
+    return OK;
+}
+
+HOT int room_for_columns(Columns *t, size_t more) {
+    return RARELY(t->n + more > t->cap) ? grow_columns(t, more) : OK;
+}
+
+/* Room for the columns that n moves may make: a move makes at most one a card it puts down, and
+** it carries at most a run, 13 cards (a bound, not the moves' cards added up). */
+HOT int room_for_moves(Columns *t, int n) {
+    return room_for_columns(t, (size_t)n * 13);
 }
 
 /* ---- player moves (solver.player_moves), in the same order ---------------------------------- */
 
-static int player_moves(const Solver *s, const Position *p, Move *out)
-{
+static int player_moves(const Solver *s, const Position *p, Move *out) {
     const Columns *t = &s->columns;
     int free = s->ncells - p->ncell, n = 0, empty = 0, first_empty = -1;
     int8_t where[NCARDS];  /* top card -> its column, for the cards in `tops` only */
@@ -514,21 +507,25 @@ static int player_moves(const Solver *s, const Position *p, Move *out)
 /* ---- successors (solver.after, solver.autoplay, solver.successor) -------------------------- */
 
 /* Append a single-card move to the line, if there is one to keep. */
-static void emit(Solver *s, Line *line, int card, int dest)
-{
+static int emit(Line *line, int card, int dest) {
     if (line == NULL)
-        return;
+        return OK;
     if (line->n + 2 > line->cap) {
-        line->cap = line->cap ? 2 * line->cap : 512;
-        line->at = grow(s, line->at, line->cap, 1);
+        size_t cap = line->cap ? 2 * line->cap : 512;
+        uint8_t *at = grow(line->at, cap, 1);
+        if (at == NULL)
+            return OUT_OF_MEMORY;
+        line->at = at;
+        line->cap = cap;
     }
     line->at[line->n++] = (uint8_t)card;
     line->at[line->n++] = (uint8_t)dest;
+    return OK;
 }
 
-/* Safe foundation moves, one after another until none is left, the cells first. */
-static void autoplay(Solver *s, Position *p, Line *line)
-{
+/* Safe foundation moves, one after another until none is left, the cells first; each written
+** to `line` if there is one (without a line, nothing can fail). */
+static int autoplay(Solver *s, Position *p, Line *line) {
     const Columns *t = &s->columns;
     int8_t where[NCARDS];  /* top card -> its column, for the cards in `tops` only */
     uint64_t tops = 0;
@@ -558,9 +555,10 @@ static void autoplay(Solver *s, Position *p, Line *line)
                 tops |= 1ULL << t->at[below].top;
             }
         } else {
-            return;
+            return OK;
         }
-        emit(s, line, card, HOME);
+        if (emit(line, card, HOME) != OK)
+            return OUT_OF_MEMORY;
         p->found[card_suit(card)]++;
     }
 }
@@ -570,15 +568,14 @@ static void autoplay(Solver *s, Position *p, Line *line)
 ** home, only the card it uncovered may now go. */
 HOT int after(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child);
 
-HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child)
-{
+HOT void successor(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child) {
     if (RARELY(after(s, p, safe, m, child)))
-        autoplay(s, child, NULL);
+        (void)autoplay(s, child, NULL);  /* (no line: it cannot fail) */
 }
 
-/* The position after a player move, before any safe foundation moves; whether one follows. */
-HOT int after(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child)
-{
+/* The position after a player move, before any safe foundation moves; whether one follows.
+** Room for the columns it makes was made (room_for_moves). */
+HOT int after(Solver *s, const Position *p, uint64_t safe, const Move *m, Position *child) {
     Columns *t = &s->columns;
     uint8_t moved[NCARDS];  /* the cards moved, bottom to top */
     *child = *p;
@@ -601,11 +598,11 @@ HOT int after(Solver *s, const Position *p, uint64_t safe, const Move *m, Positi
     } else if (dest == CELL) {
         cell_add(child, card);
     } else if (k == 1) {
-        set_column(t, child, dest, column_on(s, t, p->col[dest], card));
+        set_column(t, child, dest, column_on(t, p->col[dest], card));
     } else {
         uint32_t id = p->col[dest];
         for (int i = 0; i < k; i++)
-            id = column_on(s, t, id, moved[i]);
+            id = column_on(t, id, moved[i]);
         set_column(t, child, dest, id);
     }
     return autoplays;
@@ -615,19 +612,16 @@ HOT int after(Solver *s, const Position *p, uint64_t safe, const Move *m, Positi
 
 static uint32_t slot_node(uint64_t slot) { return (uint32_t)slot - 1; }
 
-HOT uint32_t slot_tag(const NodeSet *set, uint32_t hash)
-{
+HOT uint32_t slot_tag(const NodeSet *set, uint32_t hash) {
     return (uint32_t)set->epoch << 24 | hash >> 8;
 }
 
-HOT int slot_taken(const NodeSet *set, uint32_t slot)
-{
+HOT int slot_taken(const NodeSet *set, uint32_t slot) {
     return set->slots[slot] >> 56 == set->epoch;
 }
 
 /* The slot holding position p (whose hash is `hash`), or the free slot where it would go. */
-HOT uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, uint32_t hash)
-{
+HOT uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, uint32_t hash) {
     uint32_t i = hash & set->mask, tag = slot_tag(set, hash);
     for (;;) {
         uint64_t v = set->slots[i];
@@ -638,24 +632,22 @@ HOT uint32_t set_slot(const NodeSet *set, const Node *nodes, const Position *p, 
     }
 }
 
-HOT void set_put(NodeSet *set, uint32_t slot, uint32_t hash, uint32_t node)
-{
+HOT void set_put(NodeSet *set, uint32_t slot, uint32_t hash, uint32_t node) {
     set->slots[slot] = (uint64_t)slot_tag(set, hash) << 32 | (node + 1);
     set->n++;
 }
 
 /* Empty the set, with `nslots` slots (a power of two). */
-static void set_init(Solver *s, NodeSet *set, size_t nslots)
-{
+static int set_init(NodeSet *set, size_t nslots) {
     if (nslots > (size_t)UINT32_MAX + 1)
-        out_of_memory(s);
+        return OUT_OF_MEMORY;
     if (nslots > set->room) {
         free(set->slots);
         set->slots = NULL;
         set->room = 0;
         set->slots = zeroed(nslots, sizeof *set->slots);  /* pages written (zeroed.h) */
         if (set->slots == NULL)
-            out_of_memory(s);
+            return OUT_OF_MEMORY;
         set->room = nslots;
         set->epoch = 1;  /* zeroed slots are of epoch 0 */
     } else if (set->epoch == 255) {
@@ -666,26 +658,27 @@ static void set_init(Solver *s, NodeSet *set, size_t nslots)
     }
     set->mask = (uint32_t)(nslots - 1);
     set->n = 0;
+    return OK;
 }
 
-/* Twice the slots, when half are taken: the probes stay short. The nodes are put in again, from
-** their positions. */
-static void set_grow(Solver *s, Search *r)
-{
+/* Twice the slots, when more than half would be taken: the probes stay short. The nodes are put
+** in again, from their positions. */
+static int set_grow(Search *r) {
     NodeSet *set = &r->set;
-    set_init(s, set, 2 * ((size_t)set->mask + 1));
+    if (set_init(set, 2 * ((size_t)set->mask + 1)) != OK)
+        return OUT_OF_MEMORY;
     for (uint32_t v = 0; v < r->n; v++) {
         uint32_t hash = position_hash(&r->nodes[v].at), i = hash & set->mask;
         while (slot_taken(set, i))
             i = (i + 1) & set->mask;
         set_put(set, i, hash, v);
     }
+    return OK;
 }
 
 /* ---- one search (solver.best_first) ------------------------------------------------------- */
 
-HOT uint64_t estimate(const Position *p, int sequenced_weight)
-{
+HOT uint64_t estimate(const Position *p, int sequenced_weight) {
     uint32_t found;
     memcpy(&found, p->found, 4);
     int home = (int)((found * 0x01010101u) >> 24);  /* the four counts added up */
@@ -693,14 +686,19 @@ HOT uint64_t estimate(const Position *p, int sequenced_weight)
     return (uint64_t)(e + UNIT * OUT_OF(p->sums) + sequenced_weight * SEQ_OF(p->sums));
 }
 
-HOT void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
-{
+HOT int enqueue(Search *r, uint64_t priority, uint32_t node) {
     if (RARELY(priority >= r->npriorities)) {
         size_t was = r->npriorities, now = was;
         while (now <= priority)
             now *= 2;
-        r->first = grow(s, r->first, now, sizeof *r->first);
-        r->last = grow(s, r->last, now, sizeof *r->last);
+        uint32_t *first = grow(r->first, now, sizeof *first);
+        if (first == NULL)
+            return OUT_OF_MEMORY;
+        r->first = first;  /* (longer than npriorities says until last is too: harmless) */
+        uint32_t *last = grow(r->last, now, sizeof *last);
+        if (last == NULL)
+            return OUT_OF_MEMORY;
+        r->last = last;
         for (size_t q = was; q < now; q++)
             r->first[q] = NO_NODE;
         r->npriorities = now;
@@ -714,11 +712,11 @@ HOT void enqueue(Solver *s, Search *r, uint64_t priority, uint32_t node)
     if (priority < r->lowest)
         r->lowest = (size_t)priority;
     r->waiting++;
+    return OK;
 }
 
 /* The node of least priority, the earliest pushed of those; there is one. */
-HOT uint32_t dequeue(Search *r)
-{
+HOT uint32_t dequeue(Search *r) {
     while (r->first[r->lowest] == NO_NODE)
         r->lowest++;
     uint32_t node = r->first[r->lowest];
@@ -728,20 +726,23 @@ HOT uint32_t dequeue(Search *r)
 }
 
 /* Room for `more` nodes after the last. */
-static void room_for_nodes(Solver *s, Search *r, size_t more)
-{
-    if (r->n + more > r->cap) {
-        if (r->n + more >= NO_NODE)
-            out_of_memory(s);
-        r->nodes = room_for(s, r->nodes, &r->cap, r->n + more, sizeof *r->nodes);
-    }
+static int room_for_nodes(Search *r, size_t more) {
+    if (r->n + more <= r->cap)
+        return OK;
+    if (r->n + more >= NO_NODE)
+        return OUT_OF_MEMORY;
+    Node *nodes = room_for(r->nodes, &r->cap, r->n + more, sizeof *nodes);
+    if (nodes == NULL)
+        return OUT_OF_MEMORY;
+    r->nodes = nodes;
+    return OK;
 }
 
 /* Add a position the set does not hold (at `slot`) as the next node, where room was made for
-** it; returns its node. The position may be there already (search_turn makes it there). */
-HOT uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, const Position *p,
-                      uint32_t parent)
-{
+** it and in the set (room_for_children); returns its node. The position may be there already
+** (search_turn makes it there). */
+HOT uint32_t add_node(Search *r, uint32_t slot, uint32_t hash, const Position *p,
+                      uint32_t parent) {
     uint32_t node = (uint32_t)r->n++;
     Node *v = &r->nodes[node];
     if (&v->at != p)
@@ -749,16 +750,24 @@ HOT uint32_t add_node(Solver *s, Search *r, uint32_t slot, uint32_t hash, const 
     v->parent = parent;
     v->next = NO_NODE;
     set_put(&r->set, slot, hash, node);
-    if (RARELY(2 * r->set.n > r->set.mask + 1))
-        set_grow(s, r);
     return node;
+}
+
+/* Room for the n children of a node to be made and added: as nodes, as the columns their moves
+** may make, and in the set (at most half its slots taken). Bounds, not counts: a few
+** comparisons an expansion, none a child. */
+HOT int room_for_children(Solver *s, Search *r, int n) {
+    if (RARELY(2 * (r->set.n + (size_t)n) > (size_t)r->set.mask + 1) && set_grow(r) != OK)
+        return OUT_OF_MEMORY;
+    if (room_for_nodes(r, (size_t)n) != OK)
+        return OUT_OF_MEMORY;
+    return room_for_moves(&s->columns, n);
 }
 
 /* Slots a search starts with: enough for most deals' positions, at most half of them taken. */
 #define FIRST_SLOTS 16384
 
-static void search_init(Solver *s, Search *r, int style, const Position *root)
-{
+static int search_init(Solver *s, Search *r, int style, const Position *root) {
     r->begun = 1;
     r->move_weight = s->styles.move_weight[style];
     r->sequenced_weight = s->styles.sequenced_weight[style];
@@ -769,28 +778,31 @@ static void search_init(Solver *s, Search *r, int style, const Position *root)
     for (int i = 0; i < 5; i++)
         r->weight_inverse *= 2 - odd * r->weight_inverse;
     r->n = 0;
-    r->nodes = room_for(s, r->nodes, &r->cap, 1024, sizeof *r->nodes);
     if (r->npriorities == 0) {
-        r->first = room_for(s, r->first, &r->npriorities, 1024, sizeof *r->first);
-        r->last = grow(s, r->last, r->npriorities, sizeof *r->last);
+        uint32_t *first = grow(r->first, 1024, sizeof *first);
+        if (first == NULL)
+            return OUT_OF_MEMORY;
+        r->first = first;
+        uint32_t *last = grow(r->last, 1024, sizeof *last);
+        if (last == NULL)
+            return OUT_OF_MEMORY;
+        r->last = last;
+        r->npriorities = 1024;
     }
     memset(r->first, 0xFF, r->npriorities * sizeof *r->first);  /* NO_NODE in every queue */
     r->lowest = r->npriorities;
     r->waiting = 0;
-    set_init(s, &r->set, FIRST_SLOTS);
-    room_for_nodes(s, r, 1);
-    uint32_t hash = position_hash(root);
-    uint32_t node = add_node(s, r, set_slot(&r->set, r->nodes, root, hash), hash, root,
-                             NO_NODE);
-    enqueue(s, r, estimate(root, r->sequenced_weight), node);
     r->won = NO_NODE;
+    if (room_for_nodes(r, 1024) != OK || set_init(&r->set, FIRST_SLOTS) != OK)
+        return OUT_OF_MEMORY;
+    uint32_t hash = position_hash(root);
+    uint32_t node = add_node(r, set_slot(&r->set, r->nodes, root, hash), hash, root, NO_NODE);
+    return enqueue(r, estimate(root, r->sequenced_weight), node);
 }
 
-enum { RUNNING, WON, EXHAUSTED };
-
-/* Expand up to `size` positions, the least priority first. */
-static int search_turn(Solver *s, Search *r, long long size)
-{
+/* Expand up to `size` positions, the least priority first: RUNNING, WON, EXHAUSTED, or
+** OUT_OF_MEMORY. */
+static int search_turn(Solver *s, Search *r, long long size) {
     Move moves[MAX_MOVES];
     uint32_t hashes[MAX_MOVES];
     for (; size > 0; size--) {
@@ -807,7 +819,8 @@ static int search_turn(Solver *s, Search *r, long long size)
         /* All the children first, where the nodes they may become go (so that none is copied
         ** but to close the gap a child met before leaves), and their slots fetched from memory
         ** at once. */
-        room_for_nodes(s, r, (size_t)n);
+        if (room_for_children(s, r, n) != OK)
+            return OUT_OF_MEMORY;
         Node *children = &r->nodes[r->n];
         for (int i = 0; i < n; i++) {
             successor(s, &p, safe, &moves[i], &children[i].at);
@@ -820,7 +833,7 @@ static int search_turn(Solver *s, Search *r, long long size)
             uint32_t slot = set_slot(&r->set, r->nodes, child, hash);
             if (slot_taken(&r->set, slot))
                 continue;
-            uint32_t added = add_node(s, r, slot, hash, child, node);
+            uint32_t added = add_node(r, slot, hash, child, node);
             child = &r->nodes[added].at;
             if (RARELY(is_won(child))) {
                 r->won = added;
@@ -828,51 +841,58 @@ static int search_turn(Solver *s, Search *r, long long size)
             }
             uint64_t priority = estimate(child, r->sequenced_weight)
                                 + (uint64_t)r->move_weight * (g + 1);
-            enqueue(s, r, priority, added);
+            if (RARELY(enqueue(r, priority, added) != OK))
+                return OUT_OF_MEMORY;
         }
     }
     return r->waiting == 0 ? EXHAUSTED : RUNNING;
 }
 
-/* The searches of every style in turns (solver.search_in_turns): the style that wins, or -1
-** when one runs out of positions or the budget is spent. */
-static int search_in_turns(Solver *s, const Position *root, long long budget)
-{
+/* The searches of every style in turns (solver.search_in_turns): OK with the style that won
+** in *style; GAVE_UP when one runs out of positions or the budget is spent; OUT_OF_MEMORY. */
+static int search_in_turns(Solver *s, const Position *root, long long budget, int *style) {
     for (long long turn = 0;; turn++) {
-        int style = (int)(turn % s->styles.nstyles);
+        *style = (int)(turn % s->styles.nstyles);
+        Search *r = &s->search[*style];
         long long size = turn == 0 ? s->styles.head_start : s->styles.turn;
         if (size > budget)
             size = budget;
         if (size <= 0)
-            return -1;
+            return GAVE_UP;
         budget -= size;
-        if (!s->search[style].begun)  /* most deals are won in the first turn */
-            search_init(s, &s->search[style], style, root);
-        int outcome = search_turn(s, &s->search[style], size);
+        if (!r->begun && search_init(s, r, *style, root) != OK)  /* most are won in turn 0 */
+            return OUT_OF_MEMORY;
+        int outcome = search_turn(s, r, size);
         if (outcome == WON)
-            return style;
-        if (outcome == EXHAUSTED)
-            return -1;
+            return OK;
+        if (outcome != RUNNING)
+            return outcome == EXHAUSTED ? GAVE_UP : outcome;
     }
 }
 
 /* ---- from the path found to single-card moves (solver.shortcut, single_card_moves) ------ */
 
-static void path_of(Solver *s, const Search *r, Path *path)
-{
+static int path_of(Solver *s, const Search *r, Path *path) {
     size_t n = 0;
     for (uint32_t v = r->won; v != NO_NODE; v = r->nodes[v].parent)
         n++;
+    Node *at = room_for(path->at, &path->cap, n, sizeof *at);  /* (n > 0: the root) */
+    if (at == NULL)
+        return OUT_OF_MEMORY;
+    path->at = at;
+    uint8_t *has = room_for(path->has, &path->has_cap, s->columns.n, 1);
+    if (has == NULL)
+        return OUT_OF_MEMORY;
+    path->has = has;
     path->n = n;
-    path->at = room_for(s, path->at, &path->cap, n, sizeof *path->at);
     for (uint32_t v = r->won; v != NO_NODE; v = r->nodes[v].parent)
         path->at[--n] = r->nodes[v];
     uint32_t nslots = 16;
     while (nslots < 2 * path->n + 2)
         nslots *= 2;
-    set_init(s, &path->index, nslots);
+    if (set_init(&path->index, nslots) != OK)
+        return OUT_OF_MEMORY;
     path->nhas = s->columns.n;
-    path->has = room_for(s, path->has, &path->has_cap, path->nhas, 1);
     memset(path->has, 0, path->nhas);
     path->in_cells = 0;
     for (uint32_t i = 0; i < path->n; i++) {
@@ -883,11 +903,11 @@ static void path_of(Solver *s, const Search *r, Path *path)
             path->has[p.col[j]] = 1;
         path->in_cells |= p.cells;
     }
+    return OK;
 }
 
 /* Is column `id` in some position on the path? */
-static int on_path(const Path *path, uint32_t id)
-{
+static int on_path(const Path *path, uint32_t id) {
     return id < path->nhas && path->has[id];
 }
 
@@ -896,8 +916,7 @@ static int on_path(const Path *path, uint32_t id)
 ** unless foundation moves follow it (then other columns and cells change too). (`safe`: the
 ** cards that may go home safely from p.) */
 static int may_reach_path(const Solver *s, const Path *path, const Position *p, uint64_t safe,
-                          const Move *m)
-{
+                          const Move *m) {
     const Columns *t = &s->columns;
     uint8_t moved[NCARDS];  /* the cards moved, bottom to top */
     if (m->dest == HOME)
@@ -924,17 +943,15 @@ static int may_reach_path(const Solver *s, const Path *path, const Position *p, 
 }
 
 /* Where a position lies on the path, or -1. */
-static long path_index(const Path *path, const Position *p)
-{
+static long path_index(const Path *path, const Position *p) {
     uint32_t hash = position_hash(p);
     uint32_t slot = set_slot(&path->index, path->at, p, hash);
     return slot_taken(&path->index, slot) ? (long)slot_node(path->index.slots[slot]) : -1;
 }
 
 /* Player moves from the path's start to its win, each jumping as far along as one move goes,
-** into s->moves. A jump that goes nowhere is a bug. */
-static void shortcut(Solver *s, const Path *path)
-{
+** into s->moves. A jump that goes nowhere is a bug (BROKEN). */
+static int shortcut(Solver *s, const Path *path) {
     Move offered[MAX_MOVES];
     Position p = path->at[0].at;
     long i = 0;
@@ -945,6 +962,8 @@ static void shortcut(Solver *s, const Path *path)
         Position next = p;
         int count = player_moves(s, &p, offered);
         uint64_t safe = safe_home(p.found);
+        if (room_for_moves(&s->columns, count) != OK)
+            return OUT_OF_MEMORY;
         for (int m = 0; m < count; m++) {
             Position child;
             if (!may_reach_path(s, path, &p, safe, &offered[m]))
@@ -958,48 +977,54 @@ static void shortcut(Solver *s, const Path *path)
             }
         }
         if (best <= i)
-            longjmp(s->fail, 2);
-        s->moves = room_for(s, s->moves, &s->moves_cap, s->nmoves + 1, sizeof *s->moves);
+            return BROKEN;
+        Move *moves = room_for(s->moves, &s->moves_cap, s->nmoves + 1, sizeof *moves);
+        if (moves == NULL)
+            return OUT_OF_MEMORY;
+        s->moves = moves;
         s->moves[s->nmoves++] = move;
         i = best;
         p = next;
     }
+    return OK;
 }
 
 /* The single-card moves that carry `cards` (bottom to top, k of them) from column `source` to
 ** `dest` through `free` cells and the empty columns `empties` (notation.supermove). */
-static void supermove(Solver *s, const uint8_t *cards, int k, int source, int dest, int free,
-                      const int *empties, int nempty)
-{
+static int supermove(Line *line, const uint8_t *cards, int k, int source, int dest, int free,
+                     const int *empties, int nempty) {
     if (k <= free + 1) {
         for (int i = k - 1; i >= 1; i--)
-            emit(s, &s->line, cards[i], CELL);
+            if (emit(line, cards[i], CELL) != OK)
+                return OUT_OF_MEMORY;
         for (int i = 0; i < k; i++)
-            emit(s, &s->line, cards[i], dest);
-        return;
+            if (emit(line, cards[i], dest) != OK)
+                return OUT_OF_MEMORY;
+        return OK;
     }
     if (nempty == 0)
-        longjmp(s->fail, 2);  /* more cards than the move may carry: a bug */
-    int spare = empties[0], fit = (free + 1) << (nempty - 1);
-    if (k <= fit) {  /* this empty column is not needed */
-        supermove(s, cards, k, source, dest, free, empties + 1, nempty - 1);
-        return;
-    }
-    supermove(s, cards + (k - fit), fit, source, spare, free, empties + 1, nempty - 1);
-    supermove(s, cards, k - fit, source, dest, free, empties + 1, nempty - 1);
-    supermove(s, cards + (k - fit), fit, spare, dest, free, empties + 1, nempty - 1);
+        return BROKEN;  /* more cards than the move may carry: a bug */
+    int spare = empties[0], fit = (free + 1) << (nempty - 1), e;
+    if (k <= fit)  /* this empty column is not needed */
+        return supermove(line, cards, k, source, dest, free, empties + 1, nempty - 1);
+    if ((e = supermove(line, cards + (k - fit), fit, source, spare, free, empties + 1,
+                       nempty - 1)) != OK
+        || (e = supermove(line, cards, k - fit, source, dest, free, empties + 1, nempty - 1)) != OK)
+        return e;
+    return supermove(line, cards + (k - fit), fit, spare, dest, free, empties + 1, nempty - 1);
 }
 
 /* The line of single-card moves for player moves from `start`, safe foundation moves (made
 ** before the first move and after each) written out. */
-static void single_card_moves(Solver *s, const Position *start, const Move *moves, size_t n)
-{
+static int single_card_moves(Solver *s, const Position *start, const Move *moves, size_t n) {
     Position p = *start;
-    autoplay(s, &p, &s->line);
-    for (size_t i = 0; i < n; i++) {
+    int e = autoplay(s, &p, &s->line);
+    for (size_t i = 0; i < n && e == OK; i++) {
         const Move *m = &moves[i];
+        if (room_for_moves(&s->columns, 1) != OK)
+            return OUT_OF_MEMORY;
         if (m->k == 1) {
-            emit(s, &s->line, m->card, m->dest);
+            e = emit(&s->line, m->card, m->dest);
         } else {
             uint8_t cards[NCARDS];
             int empties[8], nempty = 0;
@@ -1007,13 +1032,16 @@ static void single_card_moves(Solver *s, const Position *start, const Move *move
                 if (!p.col[x] && x != m->dest)
                     empties[nempty++] = x;
             top_cards(&s->columns, p.col[m->source], m->k, cards);
-            supermove(s, cards, m->k, m->source, m->dest, s->ncells - p.ncell, empties, nempty);
+            e = supermove(&s->line, cards, m->k, m->source, m->dest, s->ncells - p.ncell,
+                          empties, nempty);
         }
         Position next;  /* where the single-card moves lead: where the player move does */
         after(s, &p, 0, m, &next);
         p = next;
-        autoplay(s, &p, &s->line);
+        if (e == OK)
+            e = autoplay(s, &p, &s->line);
     }
+    return e;
 }
 
 /* ---- the check: replay the line under the plain single-card rules ------------------------ */
@@ -1028,8 +1056,7 @@ typedef struct {    /* a position as plain card arrays, independent of the trie 
 
 /* Does the line of single-card moves take `b` to all 52 cards home? (The cards free to move
 ** are kept as masks, the column of each top card beside them.) */
-static int replays_to_win(Board b, int ncells, const Line *line)
-{
+static int replays_to_win(Board b, int ncells, const Line *line) {
     uint64_t tops = 0, in_cells = 0;  /* the cards atop a column, and in a cell: a bit each */
     int8_t where[NCARDS];              /* a top card's column, for the cards in `tops` only */
     for (int j = 0; j < 8; j++)
@@ -1088,10 +1115,7 @@ static int replays_to_win(Board b, int ncells, const Line *line)
 
 /* ---- solve ----------------------------------------------------------------------------- */
 
-enum { SOLVED, GAVE_UP, OUT_OF_MEMORY, BROKEN };
-
-static void free_solver(Solver *s)
-{
+static void free_solver(Solver *s) {
     free(s->columns.at);
     for (int i = 0; i < NSTYLES; i++) {
         free(s->search[i].nodes);
@@ -1108,8 +1132,7 @@ static void free_solver(Solver *s)
 }
 
 /* The bytes a Solver holds. */
-static size_t solver_bytes(const Solver *s)
-{
+static size_t solver_bytes(const Solver *s) {
     size_t bytes = sizeof *s + s->columns.cap * sizeof(Column)
                    + s->path.index.room * sizeof(uint64_t)
                    + s->path.cap * sizeof(Node) + s->path.has_cap + s->moves_cap * sizeof(Move)
@@ -1120,13 +1143,12 @@ static size_t solver_bytes(const Solver *s)
     return bytes;
 }
 
-static int solve_board(Solver *s, const Board *board, long long budget)
-{
-    int failure = setjmp(s->fail);
-    if (failure)
-        return failure == 1 ? OUT_OF_MEMORY : BROKEN;
+/* SOLVED with the line in s->line, GAVE_UP, OUT_OF_MEMORY or BROKEN. */
+static int solve_board(Solver *s, const Board *board, long long budget) {
     Columns *t = &s->columns;
-    t->at = room_for(s, t->at, &t->cap, 1024, sizeof *t->at);
+    t->n = 0;
+    if (room_for_columns(t, 1024) != OK)  /* (the board's columns among them: 52 at most) */
+        return OUT_OF_MEMORY;
     t->at[0] = (Column){0, {0, 0}, NONE, 0, 0, 99, 0, 0, share(0, 0, 0), 0};
     t->n = 1;
     memset(t->bottom, 0, sizeof t->bottom);
@@ -1146,19 +1168,23 @@ static int solve_board(Solver *s, const Board *board, long long budget)
         uint32_t id = 0;
         start.col[j] = 0;
         for (int i = 0; i < board->len[j]; i++)
-            id = column_with(s, t, id, board->cards[j][i]);
+            id = column_with(t, id, board->cards[j][i]);
         set_column(t, &start, j, id);
     }
     Position root = start;
-    autoplay(s, &root, NULL);
+    (void)autoplay(s, &root, NULL);  /* (no line: it cannot fail) */
     if (!is_won(&root)) {
-        int style = search_in_turns(s, &root, budget);
-        if (style < 0)
-            return GAVE_UP;
-        path_of(s, &s->search[style], &s->path);
-        shortcut(s, &s->path);
+        int style, e = search_in_turns(s, &root, budget, &style);
+        if (e == OK)
+            e = path_of(s, &s->search[style], &s->path);
+        if (e == OK)
+            e = shortcut(s, &s->path);
+        if (e != OK)
+            return e;
     }
-    single_card_moves(s, &start, s->moves, s->nmoves);
+    int e = single_card_moves(s, &start, s->moves, s->nmoves);
+    if (e != OK)
+        return e;
     return replays_to_win(*board, s->ncells, &s->line) ? SOLVED : BROKEN;
 }
 
@@ -1170,13 +1196,11 @@ static int solve_board(Solver *s, const Board *board, long long budget)
 static Solver *kept[KEPT];
 static int nkept;
 
-static Solver *take_solver(void)
-{
+static Solver *take_solver(void) {
     return nkept > 0 ? kept[--nkept] : calloc(1, sizeof(Solver));
 }
 
-static void give_back(Solver *s)
-{
+static void give_back(Solver *s) {
     if (nkept < KEPT && solver_bytes(s) <= KEPT_BYTES)
         kept[nkept++] = s;
     else
@@ -1185,8 +1209,7 @@ static void give_back(Solver *s)
 
 /* Read the arguments into a Board, or set a ValueError/TypeError and return 0. */
 static int read_board(Board *b, const uint8_t *found, Py_ssize_t nfound, const uint8_t *cells,
-                      Py_ssize_t ncell, PyObject *columns, int ncells)
-{
+                      Py_ssize_t ncell, PyObject *columns, int ncells) {
     int seen[NCARDS] = {0};
     if (nfound != 4) {
         PyErr_SetString(PyExc_ValueError, "found: 4 bytes, one count per suit");
@@ -1262,8 +1285,7 @@ static int read_board(Board *b, const uint8_t *found, Py_ssize_t nfound, const u
 ** drawn from to shuffle the 52 cards, dealt round-robin (deals.ms_rand and deals.deal). Past
 ** 2^31 FreeCell Pro sets the top bit of every draw; past 2^32 it seeds with n - 2^32 and draws
 ** 16 bits, plus one. */
-static void deal_board(uint64_t n, Board *b)
-{
+static void deal_board(uint64_t n, Board *b) {
     uint32_t state = (uint32_t)n, high = n >= (1ULL << 31) ? 0x8000 : 0;
     int wide = n >= (1ULL << 32);
     uint8_t deck[NCARDS];
@@ -1283,8 +1305,7 @@ static void deal_board(uint64_t n, Board *b)
 
 /* A budget of positions from a Python int, a huge one as no limit and a negative one as none;
 ** 0 with an error set if it is not an int. */
-static int read_budget(PyObject *arg, long long *budget)
-{
+static int read_budget(PyObject *arg, long long *budget) {
     int overflow;
     *budget = PyLong_AsLongLongAndOverflow(arg, &overflow);
     if (*budget == -1 && PyErr_Occurred())
@@ -1297,8 +1318,7 @@ static int read_budget(PyObject *arg, long long *budget)
 /* Solve `board` with one of the kept Solvers and `styles`, without the GIL: the outcome, the
 ** Solver (with its line) in *taken, to go back by give_back_after() once the line is read. */
 static int solve_released(const Board *board, int ncells, long long budget,
-                          const Styles *styles, Solver **taken)
-{
+                          const Styles *styles, Solver **taken) {
     Solver *s = *taken = take_solver();
     if (s == NULL)
         return OUT_OF_MEMORY;
@@ -1313,8 +1333,7 @@ static int solve_released(const Board *board, int ncells, long long budget,
 
 /* Read a Python int in lo..hi into *value, or set a ValueError naming `what`: 0. */
 static int read_int(PyObject *arg, long long lo, long long hi, const char *what,
-                    long long *value)
-{
+                    long long *value) {
     int overflow;
     long long v = PyLong_Check(arg) ? PyLong_AsLongLongAndOverflow(arg, &overflow) : -1;
     if (!PyLong_Check(arg) || overflow || (v == -1 && PyErr_Occurred()) || v < lo || v > hi) {
@@ -1329,8 +1348,7 @@ static int read_int(PyObject *arg, long long lo, long long hi, const char *what,
 /* Read a flare's styles, (((move weight, sequenced weight), ...), head start, turn) as
 ** solver.FLARES has them (without its budget), into *out; 0 with an error set if they are
 ** not. */
-static int read_styles(PyObject *spec, Styles *out)
-{
+static int read_styles(PyObject *spec, Styles *out) {
     PyObject *styles;
     long long v;
     if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 3
@@ -1362,8 +1380,7 @@ static int read_styles(PyObject *spec, Styles *out)
 
 /* Keep the Solver for the next solve, unless it ran out of memory (it may hold a half-made
 ** block). */
-static void give_back_after(Solver *s, int outcome)
-{
+static void give_back_after(Solver *s, int outcome) {
     if (s == NULL)
         return;
     if (outcome == OUT_OF_MEMORY)
@@ -1374,8 +1391,7 @@ static void give_back_after(Solver *s, int outcome)
 
 /* What an outcome that is not a line is in Python: None for GAVE_UP, else the error set and
 ** NULL. */
-static PyObject *no_line(int outcome)
-{
+static PyObject *no_line(int outcome) {
     if (outcome == GAVE_UP)
         return Py_NewRef(Py_None);
     if (outcome == OUT_OF_MEMORY)
@@ -1385,8 +1401,7 @@ static PyObject *no_line(int outcome)
     return NULL;
 }
 
-static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs)
-{
+static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"found", "cells", "columns", "ncells", "budget", "styles", NULL};
     const char *found, *cells;
     Py_ssize_t nfound, ncell;
@@ -1416,8 +1431,7 @@ static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs)
 /* The solver's line from the start of `board` as move indices (move_order.h), under the rules
 ** whose foundation moves are `back`: a bytes object, or NULL with the error set (a line that
 ** is not legal move by move is a bug here). */
-static PyObject *indices_of(const Board *board, int ncells, int back, const Line *line)
-{
+static PyObject *indices_of(const Board *board, int ncells, int back, const Line *line) {
     Layout b;
     memset(&b, 0, sizeof b);
     memcpy(b.found, board->found, 4);
@@ -1438,8 +1452,7 @@ static PyObject *indices_of(const Board *board, int ncells, int back, const Line
     return out;
 }
 
-static PyObject *solve_deal(PyObject *module, PyObject *args, PyObject *kwargs)
-{
+static PyObject *solve_deal(PyObject *module, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"deal", "ncells", "foundation_moves", "budget", NULL};
     PyObject *deal_arg, *budget_arg;
     int ncells, back;
@@ -1485,8 +1498,7 @@ static PyMethodDef methods[] = {
      "in one call. None as for solve()."},
     {NULL, NULL, 0, NULL}};
 
-static void free_kept(void *unused)
-{
+static void free_kept(void *unused) {
     (void)unused;
     while (nkept > 0)
         free_solver(kept[--nkept]);
@@ -1498,8 +1510,7 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, free_kept};
 
 /* The tuning, as module constants, so that a test can hold it to certify/solver.py's. */
-static int add_tuning(PyObject *m)
-{
+static int add_tuning(PyObject *m) {
     PyObject *styles = PyTuple_New(MAIN_STYLES.nstyles);
     if (styles == NULL)
         return -1;
@@ -1524,8 +1535,7 @@ static int add_tuning(PyObject *m)
     return 0;
 }
 
-PyMODINIT_FUNC PyInit__solver(void)
-{
+PyMODINIT_FUNC PyInit__solver(void) {
     init_tables();
     order_init();
     PyObject *m = PyModule_Create(&module);
