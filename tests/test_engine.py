@@ -256,7 +256,7 @@ def test_budgets_bound_the_whole_run(tmp_path):
     # machine): the attempts grow fourfold from 2,000 positions under a time limit.
     assert result.seconds < 0.5 + 5.0
     assert list(tmp_path.iterdir()) == []
-    # The solver's first attempt (32,000) is charged; 11982's search needs 83,239 more.
+    # The solver's first attempt (32,000) is charged; 11982's search needs its count more.
     assert prove(start(deal(11982)), rules, max_positions=115_239).verdict == NO_WIN
     assert prove(start(deal(11982)), rules, max_positions=115_238).verdict == UNKNOWN
 

@@ -2,31 +2,15 @@
 search, check/'s moves and the oracle each count every position reachable from a deal that cannot be won, and
 each must give the table's number. A move missed or invented anywhere in a generator changes a
 count; four independent readings of the rules agreeing on 143 counts leaves little room."""
-from pathlib import Path
-
 import pytest
 
 from support import oracle
+from support.position_counts import COUNTS
 from certify import engine, search
 from check import checker
 from certify.deals import deal
 from certify.outcome import NO_WIN
 from certify.rules import Rules, start
-
-TABLE = Path(__file__).parent / "data" / "position-counts.tsv"
-
-
-def known_counts():
-    """(deal, cells, foundation_moves, symmetry, positions) for each row of the table."""
-    lines = [line for line in TABLE.read_text().splitlines() if not line.startswith("#")]
-    heading, rows = lines[0].split("\t"), [dict(zip(lines[0].split("\t"), line.split("\t")))
-                                          for line in lines[1:]]
-    assert heading == ["deal", "cells", "foundation_moves", "symmetry", "positions"]
-    return [(int(r["deal"]), int(r["cells"]), {"yes": True, "no": False}[r["foundation_moves"]],
-             r["symmetry"], int(r["positions"])) for r in rows]
-
-
-COUNTS = known_counts()
 
 
 def named(row):
