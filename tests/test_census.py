@@ -24,7 +24,7 @@ from certify.outcome import Result
 from certify.prove import SOLVER_FIRST, SURE_MEMORY, at_once, prove
 from certify.rules import Rules, start
 from support.census_runs import run, table, timeless
-from support.position_counts import positions
+from support.position_counts import known_count
 
 SMALL = "1-4"  # a few quick deals
 NAME = "1-4.msgpack.zst"
@@ -227,9 +227,9 @@ def test_unknown_exits_3_writes_no_range_certificate_and_can_be_retried(tmp_path
     code, out, _ = run(capsys, "11982-11982", "--retry-unknown", "-q", "--out", folder)
     assert code == 0 and out.startswith("1 deal: 0 won, 1 no win (11982), 0 unknown\n")  # ... unless asked
     [row] = table(folder)
-    assert row["claim"] == "no-win" and row["positions"] == positions(11982)
+    assert row["claim"] == "no-win" and row["positions"] == known_count(11982)
     head, entries = range_certificate.read(folder / "11982-11982.msgpack.zst")
-    assert [(d, c, n) for d, c, n, _ in entries] == [(11982, "no-win", positions(11982))]
+    assert [(d, c, n) for d, c, n, _ in entries] == [(11982, "no-win", known_count(11982))]
 
 
 def test_each_deals_search_keeps_to_the_memory_budget(tmp_path, capsys):
@@ -240,7 +240,7 @@ def test_each_deals_search_keeps_to_the_memory_budget(tmp_path, capsys):
     assert row["claim"] == "unknown" and "--memory 1" in row["reason"]
     code, _, _ = run(capsys, "11982-11982", "--memory", "200M", "--retry-unknown", "-q",
                      "--out", folder)
-    assert code == 0 and table(folder)[0]["positions"] == positions(11982)
+    assert code == 0 and table(folder)[0]["positions"] == known_count(11982)
 
 
 def test_the_default_memory_budget_is_shared_among_the_local_workers(monkeypatch):

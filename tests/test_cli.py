@@ -21,7 +21,7 @@ from certify.board import write_board
 from certify.cli import certify_parser, main
 from certify.names import certificate_name
 from certify.rules import Rules, start
-from support.position_counts import positions
+from support.position_counts import known_count
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -36,7 +36,7 @@ def test_11982_json_and_determinism(tmp_path):
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
     assert {"deal", "claim", "positions", "path", "sha256"} <= set(row) and "verdict" not in row
-    assert (row["deal"], row["claim"], row["positions"]) == (11982, "no-win", positions(11982))
+    assert (row["deal"], row["claim"], row["positions"]) == (11982, "no-win", known_count(11982))
     again = json.loads(certify("11982", "--no-solver", "--json", "-o",
                                str(tmp_path / "b.msgpack.zst")).stdout)
     assert again["sha256"] == row["sha256"]
@@ -481,7 +481,7 @@ def test_extract_speaks_of_the_claim_in_json(tmp_path, capsys):
     cert = str(REPO / "certificates" / "1-32000.msgpack.zst")
     assert main(["extract", cert, "11982", "-o", str(tmp_path), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert (shown["claim"], shown["count"]) == ("no-win", positions(11982)) and "verdict" not in shown
+    assert (shown["claim"], shown["count"]) == ("no-win", known_count(11982)) and "verdict" not in shown
 
 
 def test_extract_keeps_what_is_not_its_deals_certificate(tmp_path, monkeypatch, capsys):

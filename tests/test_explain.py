@@ -15,7 +15,7 @@ from certify.explain import explain, from_certificate, searched, stuck
 from certify.engine import decode_key
 from certify.prove import prove
 from certify.rules import Rules, encode, replays_to_win, start
-from support.position_counts import positions
+from support.position_counts import known_count
 
 # Winnable with one free cell, not with none (found by search; the test checks both claims).
 ONE_CELL_BOARD = """\
@@ -142,7 +142,7 @@ def cert_781948(tmp_path_factory):
 
 def test_11982_as_published(report_11982):
     r = report_11982
-    assert (r["claim"], r["positions"]) == ("no-win", positions(11982))
+    assert (r["claim"], r["positions"]) == ("no-win", known_count(11982))
     assert ["AC", "QC"] in r["frozen"]  # the QC on the AC never moves ...
     qc = next(t for t in r["tops"] if t["card"] == "QC")
     assert (qc["beneath"], qc["uncovered"], qc["uncovered_cells_full"]) == ("AC", 8, 8)

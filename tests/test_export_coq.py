@@ -26,7 +26,7 @@ from certify.engine import decode_key, search
 from certify.outcome import NO_WIN
 from certify.prove import prove
 from certify.rules import Rules, moves, start
-from support.position_counts import positions
+from support.position_counts import known_count
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "certificates"
 BELOW_A_MILLION = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
@@ -100,7 +100,7 @@ def test_coq_proves_deal_11982(deal_11982):
         "Theorem deal_11982_unwinnable : forall s, Reachable s -> ~ Won s."
     assert lines[-1] == "Print Assumptions deal_11982_unwinnable."
     assert "Definition deal_number : N := 11982." in lines
-    assert f"Lemma search_ok : search_result 40 seeds = Some (1%N, {positions(11982)}%N)." in lines
+    assert f"Lemma search_ok : search_result 40 seeds = Some (1%N, {known_count(11982)}%N)." in lines
     assert len(text) < 100_000  # the search needs no data
     assert not re.search(r"\b(Admitted|admit|Axiom|Parameter)\b", text)
     assert_proved(result)

@@ -33,7 +33,7 @@ VCHECK = ROOT / "vcheck"
 TEMPLATE = ROOT / "certify" / "exports" / "templates" / "Rules.v"
 CERTS = ROOT / "certificates"
 import derive_rules
-from support.position_counts import positions
+from support.position_counts import known_count
 
 SOURCES = sorted([*VCHECK.glob("coq/*.v"), *VCHECK.glob("ocaml/*"), VCHECK / "build.sh",
                   VCHECK / "derive_rules.py", TEMPLATE])
@@ -349,7 +349,7 @@ def test_progress_on_standard_error(build, tmp_path):
         assert run.returncode == 0 and lines, run.stderr
         for line in lines:
             label, what = PROGRESS.match(line).groups()
-            assert label == str(path) and what.endswith(f"of {positions(11982):,} closed")
+            assert label == str(path) and what.endswith(f"of {known_count(11982):,} closed")
         assert len(run.stdout.splitlines()) == 2
     assert vcheck(build, "-q", "--progress-every", "0", path).stderr == ""
     assert vcheck(build, path).stderr == ""   # a check of under 10 s says nothing

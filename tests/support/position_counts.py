@@ -20,7 +20,7 @@ def known_counts():
 COUNTS = known_counts()
 
 
-def positions(deal, cells=4, foundation_moves=False, symmetry="columns"):
+def known_count(deal, cells=4, foundation_moves=False, symmetry="columns"):
     """The table's count for this deal and these rules (the defaults: the standard game)."""
     found = [n for d, c, fm, sym, n in COUNTS if (d, c, fm, sym) == (deal, cells, foundation_moves, symmetry)]
     assert len(found) == 1, (deal, cells, foundation_moves, symmetry)
