@@ -3,7 +3,8 @@
 ** the legal moves of the position it is made from, in the move order (to the foundation
 ** first, then to columns 1..8, then to a free cell; within one destination by ascending card).
 ** certificate.move_indices is the reference; search.c (engine.move_indices) and solver.c (the
-** census's one call a deal) both include this file, so that there is one home for the order.
+** census's one call a deal) both include this file, so that there is one home for the order,
+** and for the replay of a line (line_wins(): is it legal and does it end won).
 **
 ** A move is (card, destination: 0..7 a column, 8 a free cell, 9 the foundation). A card is free
 ** to move from the top of a column, from a free cell, or, when the rules allow foundation moves
@@ -295,6 +296,37 @@ static int line_indices(Layout *b, const uint8_t *line, size_t n, uint8_t *out, 
         layout_play(b, card, dest);
     }
     return LINE_OK;
+}
+
+/* Whether the line (n moves, two bytes each) is legal move by move from b and ends with all 52
+** cards home, b followed along it: prove()'s replays_to_win (search.c's replays()), and the
+** solver's check of its own line (solver.c). Each move is as rules.moves states it: the card
+** free to move (the top of a column, a free cell, or with `back` the top of its foundation)
+** to the foundation onto exactly the rank below, to a free cell from a column with one empty,
+** or to another column, empty or with a top the card may lie on. */
+static int line_wins(Layout *b, const uint8_t *line, size_t n) {
+    for (size_t m = 0; m < n; m++) {
+        int card = line[2 * m], dest = line[2 * m + 1];
+        if (card >= NCARDS || dest > HOME) return 0;
+        int suit = card_suit(card), rank = card_rank(card);
+        int from_col = -1, from_cell = -1, from_home = 0;
+        for (int j = 0; j < 8; j++)
+            if (b->len[j] && b->cols[j][b->len[j] - 1] == card) from_col = j;
+        for (int c = 0; c < b->ncells_used; c++)
+            if (b->cells[c] == card) from_cell = c;
+        if (b->back && b->found[suit] == rank + 1) from_home = 1;
+        if (from_col < 0 && from_cell < 0 && !from_home) return 0;
+        if (dest == HOME) {
+            if (from_home || b->found[suit] != rank) return 0;
+        } else if (dest == CELL) {
+            if (from_col < 0 || b->ncells_used >= b->ncells) return 0;
+        } else {
+            if (dest == from_col) return 0;
+            if (b->len[dest] && !stacks_on(card, b->cols[dest][b->len[dest] - 1])) return 0;
+        }
+        layout_play(b, card, dest);
+    }
+    return b->found[0] == 13 && b->found[1] == 13 && b->found[2] == 13 && b->found[3] == 13;
 }
 
 #endif

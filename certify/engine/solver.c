@@ -1044,75 +1044,6 @@ static int single_card_moves(Solver *s, const Position *start, const Move *moves
     return e;
 }
 
-/* ---- the check: replay the line under the plain single-card rules ------------------------ */
-
-typedef struct {    /* a position as plain card arrays, independent of the trie */
-    uint8_t found[4];
-    int ncell;
-    uint8_t cells[8];
-    int len[8];
-    uint8_t cards[8][NCARDS];
-} Board;
-
-/* Does the line of single-card moves take `b` to all 52 cards home? (The cards free to move
-** are kept as masks, the column of each top card beside them.) */
-static int replays_to_win(Board b, int ncells, const Line *line) {
-    uint64_t tops = 0, in_cells = 0;  /* the cards atop a column, and in a cell: a bit each */
-    int8_t where[NCARDS];              /* a top card's column, for the cards in `tops` only */
-    for (int j = 0; j < 8; j++)
-        if (b.len[j]) {
-            tops |= 1ULL << b.cards[j][b.len[j] - 1];
-            where[b.cards[j][b.len[j] - 1]] = (int8_t)j;
-        }
-    for (int c = 0; c < b.ncell; c++)
-        in_cells |= 1ULL << b.cells[c];
-    for (size_t i = 0; i < line->n; i += 2) {
-        int card = line->at[i], dest = line->at[i + 1];
-        if (card >= NCARDS)
-            return 0;
-        uint64_t bit = 1ULL << card;
-        int from_cell = (in_cells & bit) != 0, source = tops & bit ? where[card] : -1;
-        if (!from_cell && source < 0)
-            return 0;  /* not a card that may move */
-        if (dest == HOME) {
-            if (b.found[card_suit(card)] != card_rank(card))
-                return 0;
-        } else if (dest == CELL) {
-            if (from_cell || b.ncell >= ncells)
-                return 0;
-        } else if (dest < NCOLUMNS) {
-            if (dest == source
-                || (b.len[dest] && !stacks_on(card, b.cards[dest][b.len[dest] - 1])))
-                return 0;
-        } else {
-            return 0;
-        }
-        if (from_cell) {
-            in_cells &= ~bit;
-            b.ncell--;
-        } else {
-            tops &= ~bit;
-            if (--b.len[source]) {
-                tops |= 1ULL << b.cards[source][b.len[source] - 1];
-                where[b.cards[source][b.len[source] - 1]] = (int8_t)source;
-            }
-        }
-        if (dest == HOME) {
-            b.found[card_suit(card)]++;
-        } else if (dest == CELL) {
-            in_cells |= bit;
-            b.ncell++;
-        } else {
-            if (b.len[dest])
-                tops &= ~(1ULL << b.cards[dest][b.len[dest] - 1]);
-            b.cards[dest][b.len[dest]++] = (uint8_t)card;
-            tops |= bit;
-            where[card] = (int8_t)dest;
-        }
-    }
-    return b.found[0] == 13 && b.found[1] == 13 && b.found[2] == 13 && b.found[3] == 13;
-}
-
 /* ---- solve ----------------------------------------------------------------------------- */
 
 static void free_solver(Solver *s) {
@@ -1144,7 +1075,7 @@ static size_t solver_bytes(const Solver *s) {
 }
 
 /* SOLVED with the line in s->line, GAVE_UP, OUT_OF_MEMORY or BROKEN. */
-static int solve_board(Solver *s, const Board *board, long long budget) {
+static int solve_board(Solver *s, const Layout *board, long long budget) {
     Columns *t = &s->columns;
     t->n = 0;
     if (room_for_columns(t, 1024) != OK)  /* (the board's columns among them: 52 at most) */
@@ -1161,14 +1092,14 @@ static int solve_board(Solver *s, const Board *board, long long budget) {
     memcpy(start.found, board->found, 4);
     start.ncell = 0;
     start.cells = 0;
-    for (int i = 0; i < board->ncell; i++)
+    for (int i = 0; i < board->ncells_used; i++)
         cell_add(&start, board->cells[i]);
     start.sums = 8 * t->at[0].share;
     for (int j = 0; j < 8; j++) {
         uint32_t id = 0;
         start.col[j] = 0;
         for (int i = 0; i < board->len[j]; i++)
-            id = column_with(t, id, board->cards[j][i]);
+            id = column_with(t, id, board->cols[j][i]);
         set_column(t, &start, j, id);
     }
     Position root = start;
@@ -1185,7 +1116,10 @@ static int solve_board(Solver *s, const Board *board, long long budget) {
     int e = single_card_moves(s, &start, s->moves, s->nmoves);
     if (e != OK)
         return e;
-    return replays_to_win(*board, s->ncells, &s->line) ? SOLVED : BROKEN;
+    Layout b = *board;  /* the line replayed under the plain rules, which it must win by */
+    b.ncells = s->ncells;
+    b.back = 0;
+    return line_wins(&b, s->line.at, s->line.n / 2) ? SOLVED : BROKEN;
 }
 
 /* The Solvers kept between solves, for the next solve (in any thread) to take: taken and given
@@ -1207,8 +1141,9 @@ static void give_back(Solver *s) {
         free_solver(s);
 }
 
-/* Read the arguments into a Board, or set a ValueError/TypeError and return 0. */
-static int read_board(Board *b, const uint8_t *found, Py_ssize_t nfound, const uint8_t *cells,
+/* Read the arguments into a position (with its ncells; no foundation moves), or set a
+** ValueError/TypeError and return 0. */
+static int read_board(Layout *b, const uint8_t *found, Py_ssize_t nfound, const uint8_t *cells,
                       Py_ssize_t ncell, PyObject *columns, int ncells) {
     int seen[NCARDS] = {0};
     if (nfound != 4) {
@@ -1237,7 +1172,8 @@ static int read_board(Board *b, const uint8_t *found, Py_ssize_t nfound, const u
         for (int r = 0; r < found[s]; r++)
             seen[r * 4 + s]++;
     }
-    b->ncell = (int)ncell;
+    b->ncells_used = (int)ncell;
+    b->ncells = ncells;
     for (Py_ssize_t i = 0; i < ncell; i++) {
         if (cells[i] >= NCARDS || (i > 0 && cells[i] <= cells[i - 1])) {
             PyErr_SetString(PyExc_ValueError, "cells: cards 0..51 in ascending order");
@@ -1263,7 +1199,7 @@ static int read_board(Board *b, const uint8_t *found, Py_ssize_t nfound, const u
                 PyErr_SetString(PyExc_ValueError, "columns: a card outside 0..51");
                 return 0;
             }
-            b->cards[j][i] = cards[i];
+            b->cols[j][i] = cards[i];
             seen[cards[i]]++;
         }
         b->len[j] = (int)len;
@@ -1285,7 +1221,7 @@ static int read_board(Board *b, const uint8_t *found, Py_ssize_t nfound, const u
 ** drawn from to shuffle the 52 cards, dealt round-robin (deals.ms_rand and deals.deal). Past
 ** 2^31 FreeCell Pro sets the top bit of every draw; past 2^32 it seeds with n - 2^32 and draws
 ** 16 bits, plus one. */
-static void deal_board(uint64_t n, Board *b) {
+static void deal_board(uint64_t n, Layout *b) {
     uint32_t state = (uint32_t)n, high = n >= (1ULL << 31) ? 0x8000 : 0;
     int wide = n >= (1ULL << 32);
     uint8_t deck[NCARDS];
@@ -1296,7 +1232,7 @@ static void deal_board(uint64_t n, Board *b) {
         state = state * 214013u + 2531011u;
         uint32_t drawn = wide ? (state >> 16 & 0xFFFF) + 1 : (state >> 16 & 0x7FFF) | high;
         int j = (int)(drawn % (uint32_t)left);
-        b->cards[i % 8][b->len[i % 8]++] = deck[j];
+        b->cols[i % 8][b->len[i % 8]++] = deck[j];
         deck[j] = deck[left - 1];
     }
 }
@@ -1317,7 +1253,7 @@ static int read_budget(PyObject *arg, long long *budget) {
 
 /* Solve `board` with one of the kept Solvers and `styles`, without the GIL: the outcome, the
 ** Solver (with its line) in *taken, to go back by give_back_after() once the line is read. */
-static int solve_released(const Board *board, int ncells, long long budget,
+static int solve_released(const Layout *board, int ncells, long long budget,
                           const Styles *styles, Solver **taken) {
     Solver *s = *taken = take_solver();
     if (s == NULL)
@@ -1408,7 +1344,7 @@ static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs) {
     PyObject *columns, *budget_arg, *styles_arg = Py_None;
     int ncells;
     long long budget;
-    Board board;
+    Layout board;
     Styles styles = MAIN_STYLES;
     (void)module;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y#y#OiO!|O:solve", names, &found, &nfound,
@@ -1428,19 +1364,11 @@ static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs) {
     return result;
 }
 
-/* The solver's line from the start of `board` as move indices (move_order.h), under the rules
-** whose foundation moves are `back`: a bytes object, or NULL with the error set (a line that
-** is not legal move by move is a bug here). */
-static PyObject *indices_of(const Board *board, int ncells, int back, const Line *line) {
-    Layout b;
-    memset(&b, 0, sizeof b);
-    memcpy(b.found, board->found, 4);
-    memcpy(b.cells, board->cells, sizeof b.cells);
-    memcpy(b.cols, board->cards, sizeof b.cols);
-    memcpy(b.len, board->len, sizeof b.len);
-    b.ncells_used = board->ncell;
-    b.ncells = ncells;
-    b.back = back;
+/* The solver's line from the start of `board` as move indices (move_order.h), under the
+** board's rules: a bytes object, or NULL with the error set (a line that is not legal move by
+** move is a bug here). */
+static PyObject *indices_of(const Layout *board, const Line *line) {
+    Layout b = *board;
     size_t n = line->n / 2, bad;
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
     if (out == NULL)
@@ -1472,11 +1400,13 @@ static PyObject *solve_deal(PyObject *module, PyObject *args, PyObject *kwargs) 
         PyErr_SetString(PyExc_ValueError, "ncells: 0 to 8 free cells");
         return NULL;
     }
-    Board board;
+    Layout board;
     deal_board(deal, &board);
+    board.ncells = ncells;
+    board.back = back;
     Solver *s;
     int outcome = solve_released(&board, ncells, budget, &MAIN_STYLES, &s);
-    PyObject *result = outcome == SOLVED ? indices_of(&board, ncells, back, &s->line)
+    PyObject *result = outcome == SOLVED ? indices_of(&board, &s->line)
                                          : no_line(outcome);
     give_back_after(s, outcome);
     return result;
