@@ -17,8 +17,6 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import islice
 
-import xxhash
-
 from .. import certificate, deals
 from ..options import result_json
 from ..outcome import UNKNOWN, VERDICTS, WIN, Result
@@ -73,9 +71,11 @@ def prove_deal(deal, settings, attempt=None):
     if result is None:
         return won_item(deal, indices, t0, settings.rules())
     row = result_json(result, deal)
-    # No file per deal: `certify extract` rebuilds it from the range certificate, and its
-    # SHA-256 and size are the row's.
+    # No file per deal: `certify extract` rebuilds it from the range certificate. A no-win's
+    # row keeps that file's SHA-256 and size; a win's names none (won_item() says why).
     row["path"] = None
+    if result.verdict == WIN:
+        row["sha256"] = row["bytes"] = None
     row["seconds"] = round(time.monotonic() - t0, 3)
     entry = None
     if result.verdict != UNKNOWN:
@@ -104,19 +104,17 @@ def attempted(deal, settings):
 def won_item(deal, indices, t0, rules):
     """The Item of a deal won by the line of these move indices: the row and the entry that
     as_certify_does() gives for it (tests/test_census.py holds the two to the same bytes), made
-    straight from the indices. The row's SHA-256 and size are those of the deal's own
-    certificate file, which `certify extract` rebuilds."""
+    straight from the indices. The row names no SHA-256 or size of the deal's own certificate:
+    that file is never written, compressing it only to hash it was a tenth of a census's CPU,
+    and `certify extract` rebuilds it and prints both."""
     values = certificate.bin_header(len(indices)) + indices
     moves = len(indices)
-    head = certificate.values_header(WIN, deal, None, rules, moves,
-                                     xxhash.xxh3_64_hexdigest(values))
-    data = certificate.encode_values(head, values)
     # json.dumps of {"deal": deal, "claim": WIN, "positions": moves + 1, "path": None,
-    # "sha256": ..., "bytes": ..., "seconds": ..., "most_home": 52, "moves": moves,
+    # "sha256": None, "bytes": None, "seconds": ..., "most_home": 52, "moves": moves,
     # "reason": None}, written out (json.dumps costs a tenth of a deal's Python): ints and a
-    # float as json writes them (repr), a hex digest that needs no escape.
+    # float as json writes them (repr).
     row = (f'{{"deal": {deal:d}, "claim": {_WIN_JSON}, "positions": {moves + 1:d}, '
-           f'"path": null, "sha256": "{certificate.digest(data)}", "bytes": {len(data):d}, '
+           f'"path": null, "sha256": null, "bytes": null, '
            f'"seconds": {round(time.monotonic() - t0, 3)!r}, "most_home": 52, '
            f'"moves": {moves:d}, "reason": null}}')
     return Item(deal, WIN, row, pack_entry(deal, WIN, moves, values))
