@@ -11,7 +11,7 @@ For each deal, exports the published certificate (certificates/DEAL.msgpack.zst)
 times. coqc's CPU time (user + system) and peak resident memory come from the operating
 system's accounting of the finished child (os.wait4). Prints, for each deal and method, the
 file's size and the median CPU seconds and peak MB; then the ratio data/search per deal, and
-the issue's targets: 11982 at most 15 s and 600 MB; the eight deals below one million at
+the targets: 11982 at most 15 s and 600 MB; the eight deals below one million at
 most 60 s together; 7484159 at most 20 minutes and 8 GB.
 
 The machine is shared: CPU time depends on the load much less than wall time does, but it

@@ -1,4 +1,4 @@
-"""Benchmark: the engine side by side with Freecell Solver, in one run (issue 9 section 5).
+"""Benchmark: the engine side by side with Freecell Solver, in one run.
 
     python benchmarks/bench_engine.py [--runs 7]         11982 whole process, search alone,
                                                          7484159 peak memory
@@ -247,7 +247,7 @@ def levels(args, report):
 
 def grid(args, report):
     """For the 11982 target: every zstd parameter set of a grid on 11982's content, the fastest
-    ones within issue 9's 1.1 bytes a position; then the same records with the column ids' high
+    ones within 1.1 bytes a position; then the same records with the column ids' high
     bytes as planes before their low bytes (a layout format version 2 does not have)."""
     import itertools
     import msgpack

@@ -84,7 +84,7 @@ def test_show_rows(capsys):
     assert capsys.readouterr().out.splitlines()[-1] == "KC 8D 2S 3S"
 
 
-# ---- Output that never does harm (issue 12, section 1) ---------------------------------------
+# ---- Output that never does harm ----------------------------------------------------------
 
 def make_null_device(path):
     """A character device at `path` that behaves as /dev/null (root only; CI runs as root)."""
@@ -318,7 +318,7 @@ def test_a_closed_standard_output_is_refused_before_the_search(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-# ---- Budgets, numbers, commands (issue 12 sections 3-4, issue 10) ---------------------------
+# ---- Budgets, numbers, commands -------------------------------------------------------------
 
 @pytest.mark.parametrize("args, words", [
     (["--max-positions", "0"], "must be at least 1"),
@@ -388,7 +388,7 @@ def test_version_names_the_engine():
     assert re.fullmatch(rf"certify \S+ \(engine: {re.escape(engine)}\)\n", run.stdout)
 
 
-# ---- Input that must never hang or grow (issue 10, section 4) -------------------------------
+# ---- Input that must never hang or grow -----------------------------------------------------
 
 def make_zero_device(path):
     try:

@@ -25,6 +25,7 @@ from certify.outcome import (FORMAT, MEMORY, MOST_RECORD_BYTES, NO_WIN, UNKNOWN,
 from certify.prove import prove
 from certify.rules import Rules, encode, moves, replays_to_win, start
 from support.boards import reachable, small_boards
+from support.position_counts import known_count
 
 ROOT = Path(__file__).resolve().parent.parent
 if os.environ.get("CERTIFY_ENGINE") == "python":
@@ -455,9 +456,9 @@ def test_a_reused_compressor_writes_what_a_fresh_one_writes():
             write_content_size=True, write_checksum=False, **certificate.ZSTD_SETTINGS))
         assert content == fresh.compress(msgpack.packb(head) + body)
         assert content == certificate.encode_values(head, body, fresh=True)
-    # and within 1.1 bytes a position on deal 11982 (issue 9)
-    head = certificate.header("no-win", 11982, None, rules, 83_239, big)
-    assert len(certificate.encode_file(head, big)) <= 1.1 * 83_239
+    # and within 1.1 bytes a position on deal 11982 (the size the format's layout was chosen for)
+    head = certificate.header("no-win", 11982, None, rules, known_count(11982), big)
+    assert len(certificate.encode_file(head, big)) <= 1.1 * known_count(11982)
 
 
 @pytest.mark.parametrize("number", [11982, 146692])
@@ -492,7 +493,7 @@ def test_a_large_no_win_is_written_a_frame_a_plane_the_same_on_any_number_of_pro
         assert certificate.encode_file(head, body) == data
         assert certificate.encode_file(head, body, fresh=True) == data
     assert certificate.read_bytes(data) == (head, body)
-    assert number != 11982 or len(data) <= 1.1 * n   # (issue 9's bound)
+    assert number != 11982 or len(data) <= 1.1 * n   # (the 1.1 bytes a position bound)
 
 
 @pytest.fixture(scope="module")
@@ -565,14 +566,14 @@ def test_load_wants_a_search_that_has_not_run(with_hooks, monkeypatch):
 
 # ---- The search's own limits: the format's room, memory ------------------------------------
 
-@pytest.mark.parametrize("capacity", [1, 2, 1000, 83_238, 83_239])
+@pytest.mark.parametrize("capacity", [1, 2, 1000, known_count(11982) - 1, known_count(11982)])
 def test_both_engines_stop_for_good_where_a_certificate_could_not_hold_the_positions(capacity):
     position, rules = start(deal(11982)), Rules(4)
     a = engine.NativeSearch(position, rules, capacity=capacity)
     b = reference.Search(position, rules, capacity=capacity)
     x, y = a.run(), b.run()
     same_outcome(x, y)
-    if capacity < 83_239:
+    if capacity < known_count(11982):
         assert (x.verdict, x.positions, x.limit) == (UNKNOWN, capacity, FORMAT)
         assert x.reason == f"more positions than the search in memory holds " \
                            f"({capacity:,})"
@@ -764,7 +765,7 @@ def test_running_out_of_memory_anywhere_is_an_honest_unknown(monkeypatch, tmp_pa
         assert result.verdict == UNKNOWN and result.sha256 is None
         assert result.reason == out_of_memory(result.positions)
         if where in ("writer", "zstd", "file"):
-            assert result.positions == 83_239
+            assert result.positions == known_count(11982)
         assert list(tmp_path.iterdir()) == []
 
 

@@ -19,6 +19,7 @@ from certify.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN
 from certify.rules import Rules, start
 from certify.search import Search as Reference
+from support.position_counts import known_count
 
 pytestmark = pytest.mark.skipif(not external.available(), reason="the disk search is not built")
 
@@ -543,5 +544,5 @@ def test_a_full_disk_under_the_certificate_keeps_the_search(tmp_path, monkeypatc
     monkeypatch.undo()
     resumed = prove(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20,
                     disk=external.Disk(tmp_path / "w", resume=True))
-    assert resumed.verdict == NO_WIN and resumed.positions == 83_239 and out.exists()
+    assert resumed.verdict == NO_WIN and resumed.positions == known_count(11982) and out.exists()
     assert not (tmp_path / "w").exists()

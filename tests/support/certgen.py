@@ -571,7 +571,7 @@ def bad_corpus():
                                  'a win must have symmetry none'),
         'board-duplicate-card': (rebuild(good, board=board_bytes(NOWIN1, 1).replace(b'\x33', b'\x32')), 'rejected',
                                  'the board is not a position: the 52 cards are not each in one place'),
-        # Issue 14's mutants: each of these verified under one of them.
+        # Checker mutants (tools/mutants.py): each of these verified under one of them.
         'start-only-winnable': (nowin_file(WIN1, 1, {canon(WIN1, 'columns')}), 'rejected', 'record 1 ('),
         'last-record-not-closed': (last_record_not_closed(), 'rejected', 'record 2490 ('),
         'win-trailing-bytes': (rebuild(win_file(WIN1, 1, moves), bytes(b for mv in moves for b in mv) + b'\x09\x09'),
