@@ -298,9 +298,15 @@ static int line_indices(Layout *b, const uint8_t *line, size_t n, uint8_t *out, 
     return LINE_OK;
 }
 
+/* All 52 cards home? */
+static int layout_won(const Layout *b) {
+    return b->found[0] == 13 && b->found[1] == 13 && b->found[2] == 13 && b->found[3] == 13;
+}
+
 /* Whether the line (n moves, two bytes each) is legal move by move from b and ends with all 52
 ** cards home, b followed along it: prove()'s replays_to_win (search.c's replays()), and the
-** solver's check of its own line (solver.c). Each move is as rules.moves states it: the card
+** solver's check of a line it gives as moves (solver.c; a line it gives as indices is checked
+** as line_indices() converts it). Each move is as rules.moves states it: the card
 ** free to move (the top of a column, a free cell, or with `back` the top of its foundation)
 ** to the foundation onto exactly the rank below, to a free cell from a column with one empty,
 ** or to another column, empty or with a top the card may lie on. */
@@ -326,7 +332,7 @@ static int line_wins(Layout *b, const uint8_t *line, size_t n) {
         }
         layout_play(b, card, dest);
     }
-    return b->found[0] == 13 && b->found[1] == 13 && b->found[2] == 13 && b->found[3] == 13;
+    return layout_won(b);
 }
 
 #endif

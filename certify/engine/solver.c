@@ -1074,7 +1074,8 @@ static size_t solver_bytes(const Solver *s) {
     return bytes;
 }
 
-/* SOLVED with the line in s->line, GAVE_UP, OUT_OF_MEMORY or BROKEN. */
+/* SOLVED with the line in s->line, GAVE_UP, OUT_OF_MEMORY or BROKEN. The line is not yet
+** replayed: solve() and solve_deal() each replay it once, as they give it. */
 static int solve_board(Solver *s, const Layout *board, long long budget) {
     Columns *t = &s->columns;
     t->n = 0;
@@ -1113,13 +1114,8 @@ static int solve_board(Solver *s, const Layout *board, long long budget) {
         if (e != OK)
             return e;
     }
-    int e = single_card_moves(s, &start, s->moves, s->nmoves);
-    if (e != OK)
-        return e;
-    Layout b = *board;  /* the line replayed under the plain rules, which it must win by */
-    b.ncells = s->ncells;
-    b.back = 0;
-    return line_wins(&b, s->line.at, s->line.n / 2) ? SOLVED : BROKEN;
+    /* (The caller replays the line: as moves, or as it converts them to indices.) */
+    return single_card_moves(s, &start, s->moves, s->nmoves);
 }
 
 /* The Solvers kept between solves, for the next solve (in any thread) to take: taken and given
@@ -1357,6 +1353,8 @@ static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs) {
         return NULL;
     Solver *s;
     int outcome = solve_released(&board, ncells, budget, &styles, &s);
+    if (outcome == SOLVED && !line_wins(&board, s->line.at, s->line.n / 2))
+        outcome = BROKEN;  /* (replayed under the plain rules, which the line must win by) */
     PyObject *result = outcome == SOLVED
         ? PyBytes_FromStringAndSize((const char *)s->line.at, (Py_ssize_t)s->line.n)
         : no_line(outcome);
@@ -1365,15 +1363,16 @@ static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs) {
 }
 
 /* The solver's line from the start of `board` as move indices (move_order.h), under the
-** board's rules: a bytes object, or NULL with the error set (a line that is not legal move by
-** move is a bug here). */
+** board's rules, replayed as it is converted: a bytes object, or NULL with the error set (a line
+** that is not legal move by move or does not end won is a bug here). */
 static PyObject *indices_of(const Layout *board, const Line *line) {
     Layout b = *board;
     size_t n = line->n / 2, bad;
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
     if (out == NULL)
         return NULL;
-    if (line_indices(&b, line->at, n, (uint8_t *)PyBytes_AS_STRING(out), &bad) != LINE_OK) {
+    if (line_indices(&b, line->at, n, (uint8_t *)PyBytes_AS_STRING(out), &bad) != LINE_OK
+        || !layout_won(&b)) {
         Py_DECREF(out);
         return no_line(BROKEN);
     }
