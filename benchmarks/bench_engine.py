@@ -163,9 +163,11 @@ def parts(args, report):
             times.append(time.perf_counter() - t0)
         return med(times) * 1000
 
-    def together():
-        engine.solve_and_search(position, rules, SOLVER_FIRST, engine.Search(position, rules),
-                                SEARCH_FIRST)
+    def together():   # (as prove() overlaps them: the search in the Background, the solver here)
+        running = engine.Background(engine.Search(position, rules), SEARCH_FIRST)
+        if engine.solve_line(position, rules, SOLVER_FIRST) is not None:
+            running.stop()
+        running.outcome()
 
     bodies = []
 
@@ -186,7 +188,7 @@ def parts(args, report):
          timed(lambda: engine.search(position, rules, SEARCH_FIRST)),
          f"engine.search(position, rules, {SEARCH_FIRST})")
     part("both at once (two threads)          ", "solver and search at once", timed(together),
-         "engine.solve_and_search")
+         "engine.Background and engine.solve_line")
     part("writer (renumber, sort, planes)     ", "writer",
          med(write() for _ in range(args.runs)) * 1000, "engine.no_win_body")
     head = certificate.header("no-win", 11982, None, rules, 83_239, bodies[-1])

@@ -285,18 +285,21 @@ def test_the_solver_and_the_search_together_claim_what_they_claim_in_turn(
 
 
 def test_a_search_stopped_by_the_solvers_line_runs_on_as_if_never_stopped():
+    """prove() runs the bounded search in the Background while the solver tries, and stops it
+    when a line comes: the search goes on from there to the outcome of one uninterrupted run."""
     position, rules = start(deal(1)), Rules(4)
     search = engine.Search(position, rules)
-    line, outcome = engine.solve_and_search(position, rules, 32_000, search, 150_000)
-    assert outcome is None and line == engine.solve_line(position, rules, 32_000)
+    running = engine.Background(search, 150_000)
+    line = engine.solve_line(position, rules, 32_000)
+    running.stop()
+    assert running.outcome() is None
     assert engine.moves_of(line) == engine.solve(position, rules, 32_000)
     same_outcome(search.run(150_000), engine.Search(position, rules).run(150_000))
-    # No line: the search's own outcome; no solver budget at all: the search alone.
-    for budget in (50, 0):
-        search = engine.Search(position, rules)
-        line, outcome = engine.solve_and_search(position, rules, budget, search, 3_000)
-        assert line is None
-        same_outcome(outcome, engine.Search(position, rules).run(3_000))
+    # Not stopped: the search's own outcome.
+    search = engine.Search(position, rules)
+    assert engine.solve_line(position, rules, 50) is None
+    same_outcome(engine.Background(search, 3_000).outcome(),
+                 engine.Search(position, rules).run(3_000))
 
 
 @pytest.mark.parametrize("compiled", [True, False])

@@ -5,8 +5,6 @@
     Search(position, rules, memory).run(max_positions, time_limit, progress) -> outcome.Outcome
     search(position, rules, max_positions, time_limit, progress)     -> outcome.Outcome
     Background(search, max_positions)    a search's run on a thread of its own: .stop(), .outcome()
-    solve_and_search(position, rules, budget, search, max_positions)
-                         -> (line, Outcome): the two at once, on two threads
     solve(position, rules, budget)       -> a winning line [(card, dest), ...] or None
     solve_line(position, rules, budget)  -> the same line as bytes (card, dest, ...) or None,
                                             replayed once by the rules before it is given
@@ -37,7 +35,7 @@ from ..search import decode_key  # a search key's position: both engines spell k
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SLICE = 0.25  # seconds the compiled search runs between looks at progress and Ctrl-C
-STOP_SLICE = 0.004  # ... and between looks at a `stop` (solve_and_search)
+STOP_SLICE = 0.004  # ... and between looks at a `stop` (Background)
 
 
 def _load(name):
@@ -303,26 +301,6 @@ class Background:
         return self.ran["outcome"]
 
 
-def solve_and_search(position, rules, budget, search, max_positions):
-    """(solve_line(position, rules, budget), search.run(max_positions)) worked out at once, the
-    search in the Background. Neither part depends on the other, so each gives what it gives
-    alone. When the solver finds a line, the search is stopped and its outcome is None:
-    `search` is left as after a budget stop, to be run on if need be. A budget of 0 or less
-    tries no solver."""
-    if budget <= 0:
-        return None, search.run(max_positions)
-    running = Background(search, max_positions)
-    try:
-        line = solve_line(position, rules, budget)
-    except BaseException:  # Ctrl-C, MemoryError: the search is not needed either
-        running.stop()
-        raise
-    if line is not None:
-        running.stop()
-        return line, None
-    return None, running.outcome()
-
-
 def replays_to_win(position, line, rules):
     """Whether a line of (card, dest) moves (or its bytes, as solve_line gives) is legal move by
     move and ends won (rules.replays_to_win, in C when the engine is compiled)."""
@@ -350,5 +328,4 @@ def no_win_body(outcome, rules):
 
 
 __all__ = ["NAME", "describe", "Search", "search", "solve", "solve_line", "solver_budget",
-           "Background", "solve_and_search",
-           "moves_of", "replays_to_win", "no_win_body", "move_indices", "Line", "decode_key"]
+           "Background", "moves_of", "replays_to_win", "no_win_body", "move_indices", "Line", "decode_key"]
