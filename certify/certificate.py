@@ -31,6 +31,7 @@ import hashlib
 import itertools
 import operator
 import os
+import stat
 import threading
 
 import msgpack
@@ -681,6 +682,31 @@ def v3_from_v2(body, count, ncells):
         raise CertificateError("the body is not [column table, records]") from None
     width = record_width(ncells, len(table))
     return nowin_values(table, from_planes(data, count, width), width)
+
+
+# Reading a certificate's header alone: what claim a file holds, before a run may replace it.
+
+HEADER_READ = 1 << 16  # a certificate's header is its first msgpack value, ~200 bytes
+
+
+def peek_header(path):
+    """The header of the certificate (or range certificate) at `path`, read from its first bytes
+    only and not checked, or None if the file is not one (or is not a regular file, or cannot be
+    read): enough to say what a file claims, never to believe it (load() does that)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as f:
+            first = zstandard.ZstdDecompressor().stream_reader(
+                f, read_across_frames=True).read(HEADER_READ)
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=HEADER_READ)
+        unpacker.feed(first)
+        head = unpacker.unpack()
+    except Exception:  # unreadable, not zstd, not msgpack: not a certificate, whatever it is
+        return None
+    if isinstance(head, dict) and head.get("format") == FORMAT:
+        return head
+    return None
 
 
 # Reading a certificate whole: one Certificate for every reader.

@@ -110,29 +110,6 @@ def starting_point(deal_text, board_path, ncells, neither_or_both):
     return deal, start(deals.deal(deal)), str(deal)
 
 
-HEADER_READ = 1 << 16  # a certificate's header is its first msgpack value, ~200 bytes
-
-
-def certificate_header(path):
-    """The header of the certificate at `path`, read from its first bytes only, or None if
-    the file is not a certificate (or cannot be read)."""
-    import msgpack
-    import zstandard
-    try:
-        regular_file(path)
-        with open(path, "rb") as f:
-            start_ = zstandard.ZstdDecompressor().stream_reader(
-                f, read_across_frames=True).read(HEADER_READ)
-        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=HEADER_READ)
-        unpacker.feed(start_)
-        head = unpacker.unpack()
-    except Exception:  # unreadable, not zstd, not msgpack: not a certificate, whatever it is
-        return None
-    if isinstance(head, dict) and head.get("format") == "freecell-certificate":
-        return head
-    return None
-
-
 def keep_other_claims(out, given, deal, position, rules):
     """Refuse (Usage, before any search) to let a default name replace what is not this run's
     certificate: `out` is the target settled from `given` (-o, or None); a path the user named
@@ -145,11 +122,11 @@ def keep_other_claims(out, given, deal, position, rules):
             return  # nothing there, or a device or FIFO, written to as it is
     except OSError:
         return
-    head = certificate_header(out)
+    from .certificate import board_bytes, peek_header
+    head = peek_header(out)
     if head is None:
         raise Usage(f"{out} exists and is not a certificate; not replaced: name the output "
                     f"with -o")
-    from .certificate import board_bytes
     board = None if deal is not None else board_bytes(position, rules.ncells)
     symmetry = "none" if rules.fixed_columns else "columns"
     if (head.get("deal") == deal and head.get("board") == board

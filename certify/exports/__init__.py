@@ -125,8 +125,7 @@ def read_certificate(path):
     try:
         return certificate.load(path)
     except certificate.CertificateError as e:
-        from ..inputs import certificate_header
-        whole = certificate_header(path) or {}
+        whole = certificate.peek_header(path) or {}
         if whole.get("claim") == "range":
             raise Usage(f"{path} is a range certificate (deals {whole.get('first')}.."
                         f"{whole.get('last')}): export one deal's own, written by "
