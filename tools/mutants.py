@@ -15,6 +15,7 @@ run, and are scored apart.
     python tools/mutants.py --only check -j 1     # or --only rules, --only writer
     python tools/mutants.py --list           # the mutants and whether each still applies
     python tools/mutants.py -k closure --tests tests    # some mutants, against the whole default run
+    python tools/mutants.py --only check --skip 40 -j 2  # go on after the 40 a cut-short run printed
 
 Not part of the pytest run: it takes minutes. Exit 0 when every live mutant that is not listed as
 equivalent is killed, 1 otherwise.
@@ -736,8 +737,11 @@ def main(argv=None):
     parser.add_argument('--tests', nargs='+', metavar='PATH', help="test files to run instead of each group's subset")
     parser.add_argument('--timeout', type=float, default=900, help='seconds a mutant may take before it counts as killed')
     parser.add_argument('--list', action='store_true', help='list the mutants and whether each applies; run nothing')
+    parser.add_argument('--skip', type=int, default=0, metavar='N',
+                        help='leave out the first N mutants chosen (to go on where a run that printed N stopped)')
     args = parser.parse_args(argv)
     chosen = [m for m in MUTANTS if (not args.only or m.group == args.only) and (not args.k or any(k in m.name for k in args.k))]
+    chosen = chosen[max(0, args.skip):]
     if args.list:
         for m in chosen:
             print(f"{'stale' if apply(m) is None else 'live':5}  {m.group:5}  {m.name}" +

@@ -194,9 +194,17 @@ def solve(position, rules, budget=None):
 
 
 def solver_budget():
-    """The positions the solver expands in its full attempt (solver.BUDGET)."""
-    from ..solver import BUDGET
-    return BUDGET
+    """The positions the solver expands in its full attempt (solver.BUDGET), looked up once:
+    certify/solver.py is imported only when asked for (it is the reference solver, which a
+    compiled engine does not run), and a census asks once a deal."""
+    global _budget
+    if _budget is None:
+        from ..solver import BUDGET
+        _budget = BUDGET
+    return _budget
+
+
+_budget = None
 
 
 def solve_line(position, rules, budget=None, styles=None):

@@ -14,8 +14,8 @@
 ** move (card, destination: 0..7 a column, 8 a free cell, 9 the foundation), replayed here
 ** under the plain rules first. solve_deal() is a census's one call a deal: it deals the cards
 ** itself (certify/deals.py) and gives the line as format version 3's move indices
-** (move_order.h), what the deal's entry holds, so that Python makes no position, line or list
-** for a deal won at once.
+** (move_order.h), what the deal's entry holds, replayed as it is converted, so that Python
+** makes no position, line or list for a deal won at once.
 **
 ** What makes it fast:
 **  - Columns are interned in a trie: a column is (the column below its top card, the top
