@@ -606,8 +606,13 @@ def spool_folder(out):
 def read(path, max_size=1 << 32):
     """(header, body) of a certificate file: for versions 1 and 2 the body bin, for version 3
     the body values (everything after the header); raises CertificateError on anything
-    malformed."""
+    malformed. Only a regular file is opened: opening a FIFO waits for a writer, and a device
+    may do something when opened."""
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise CertificateError(f"cannot read {path}: {output.file_kind(mode)}, "
+                                   f"not a regular file")
         with open(path, "rb") as f:
             content = zstandard.ZstdDecompressor().stream_reader(
                 f, read_across_frames=True).read(max_size + 1)

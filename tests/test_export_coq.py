@@ -7,6 +7,7 @@ measured under load, 11982 the largest share; under 600 MB each), the sanity lem
 boards with both methods.
 """
 
+import os
 import random
 import re
 import shutil
@@ -310,6 +311,23 @@ def test_export_refuses_files_that_are_not_certificates(tmp_path, capsys, conten
     out = tmp_path / "Bad.v"
     assert export(cert, out) == 2
     assert capsys.readouterr().err.count("\n") == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("kind, words", [("fifo", "a FIFO (named pipe), not a regular file"),
+                                         ("folder", "a folder, not a regular file")])
+def test_export_refuses_what_is_not_a_regular_file_without_opening_it(tmp_path, capsys, kind,
+                                                                      words):
+    """A FIFO with no writer would hold the export at open() for ever; it is refused at once."""
+    cert = tmp_path / kind
+    if kind == "fifo":
+        os.mkfifo(cert)
+    else:
+        cert.mkdir()
+    out = tmp_path / "Bad.v"
+    assert export(cert, out) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
     assert not out.exists()
 
 
