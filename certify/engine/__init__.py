@@ -336,4 +336,5 @@ def no_win_body(outcome, rules):
 
 
 __all__ = ["NAME", "describe", "Search", "search", "solve", "solve_line", "solver_budget",
-           "Background", "moves_of", "replays_to_win", "no_win_body", "move_indices", "Line", "decode_key"]
+           "Background", "moves_of", "replays_to_win", "no_win_body", "move_indices", "Line",
+           "decode_key"]

@@ -1354,7 +1354,8 @@ static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs) {
     Solver *s;
     int outcome = solve_released(&board, ncells, budget, &styles, &s);
     if (outcome == SOLVED && !line_wins(&board, s->line.at, s->line.n / 2))
-        outcome = BROKEN;  /* (replayed under the plain rules, which the line must win by) */
+        outcome = BROKEN;  /* (board, not used again, is followed along the line under the
+                           ** plain rules read_board() gave it, which the line must win by) */
     PyObject *result = outcome == SOLVED
         ? PyBytes_FromStringAndSize((const char *)s->line.at, (Py_ssize_t)s->line.n)
         : no_line(outcome);
