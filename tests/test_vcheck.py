@@ -221,6 +221,24 @@ def test_range_certificate(build, tmp_path):
     assert "exactly 1 cannot be won: 11982; each of the other 2 is won" in run.stdout
 
 
+@pytest.mark.parametrize("deals", ["2147483646-2147483649", "4294967294-4294967297",
+                                   "8589934589-8589934591"])
+def test_deals_across_freecell_pros_boundaries(build, tmp_path, deals):
+    """The deal generator's three ranges (below 2^31, below 2^32, above), which vcheck deals
+    with the realised step and draw of coq/Deal.v: each side of both boundaries and the last
+    deal. The census's lines are proved against pysol_cards' deals (test_deals.py); a deal
+    that vcheck dealt otherwise would not replay its line."""
+    first, last = (int(n) for n in deals.split("-"))
+    census = subprocess.run([sys.executable, "-m", "certify", deals, "-j", "1", "-q",
+                             "--out", str(tmp_path)], capture_output=True, text=True)
+    assert census.returncode == 0, census.stdout + census.stderr
+    path = tmp_path / f"{deals}.msgpack.zst"
+    run = vcheck(build, path)
+    assert run.returncode == 0, run.stdout
+    assert f" deals {first:,}..{last:,} " in run.stdout, run.stdout
+    assert run.stdout == check(path).stdout
+
+
 def test_usage(build):
     assert vcheck(build).returncode == 2
     assert vcheck(build, "--help").returncode == 0

@@ -4,7 +4,8 @@
     [/ 2 ^ 16] is a long division of binary numbers and every [2 ^ k] a walk of multiplications.
     Here the same numbers come from masks and shifts ([N.land], [N.shiftr]) and the powers are
     computed once; [start_of_eq] says the result is [Rules.start], so the checker may use
-    either and its theorems speak of [Rules.start]. *)
+    either and its theorems speak of [Rules.start]. coq/Extract.v realises [next_state_fast]
+    and [rand_value_fast] by the same operations in OCaml's int; the rest runs as extracted. *)
 
 From VCheck Require Import Rules.
 From Coq Require Import Arith List NArith.
@@ -19,12 +20,16 @@ Definition low15 : N := N.ones 15.
 Definition low16 : N := N.ones 16.
 Definition low32 : N := N.ones 32.
 
-Definition next_state_fast (x : N) : N := N.land (214013 * x + 2531011) low32.
+(** The state is masked to 32 bits before it is multiplied, which changes nothing modulo 2 ^ 32
+    ([next_state_fast_eq]) and bounds the product below 2 ^ 50 for every input: so coq/Extract.v
+    can realise this function by OCaml's own arithmetic, exact on every non-negative int. *)
+Definition next_state_fast (x : N) : N := N.land (214013 * N.land x low32 + 2531011) low32.
 
 Lemma next_state_fast_eq x : next_state_fast x = next_state x.
 Proof.
-  unfold next_state_fast, next_state, low32; rewrite N.land_ones, (N.mul_comm 214013).
-  reflexivity.
+  unfold next_state_fast, next_state, low32; rewrite !N.land_ones, (N.mul_comm 214013).
+  rewrite <- N.add_mod_idemp_l, <- N.mul_mod_idemp_l, N.mod_mod, N.mul_mod_idemp_l,
+    N.add_mod_idemp_l; try reflexivity; apply N.pow_nonzero; discriminate.
 Qed.
 
 Definition rand_value_fast (n x : N) : N :=
