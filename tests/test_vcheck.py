@@ -114,6 +114,16 @@ def test_board_rules_replace_only_the_deal_section():
     assert board == derived[:first] + derive_rules.START_VARIABLE + derived[last:]
 
 
+def test_board_extraction_has_no_deal():
+    """A custom layout has no deal: its extraction neither loads Deal.v nor realises its
+    generator, and everything else of Extract.v is kept."""
+    numbered = (VCHECK / "coq" / "Extract.v").read_text(encoding="utf-8")
+    board = derive_rules.board_variant(numbered)
+    assert "Deal" in numbered and "Require Deal" not in board
+    assert "Extract Constant" not in board and 'Extraction "vcheck_board.ml"' in board
+    assert board.count("Extract Inlined Constant") == numbered.count("Extract Inlined Constant")
+
+
 def test_derive_refuses_a_changed_template():
     with pytest.raises(derive_rules.DeriveError):
         derive_rules.derive(TEMPLATE.read_text(encoding="utf-8").replace(

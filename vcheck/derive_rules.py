@@ -85,9 +85,16 @@ BOARD_EDITS = [
 ]
 
 
+# Extract.v's realisers of the numbered deal's generator: a custom layout has no deal, so its
+# extraction loads neither Deal.v nor them. The block runs from this line to the blank line.
+DEAL_REALISERS = "From VCheck Require Deal.\n"
+
+
 def board_variant(text):
     for old, new in BOARD_EDITS:
         text = text.replace(old, new)
+    if (first := text.find(DEAL_REALISERS)) >= 0:
+        text = text[:first] + text[text.index("\n\n", first) + 2:]
     return text
 
 

@@ -7,7 +7,8 @@
     - [N.eqb], [N.ltb], [N.leb] as OCaml's comparisons on int, exact on non-negative ints.
     - Deal.v's [next_state_fast] and [rand_value_fast], the generator's step and draw, as the
       same masks, shifts, products and sums in OCaml's arithmetic: each is exact on every
-      non-negative int, as no intermediate value reaches 2 ^ 50.
+      non-negative int, as no intermediate value reaches 2 ^ 50. (A custom layout has no deal:
+      its build, ExtractBoard.v, leaves these out.)
     Everything else, [nat] included, runs as the extracted Coq code itself. *)
 
 From VCheck Require Import Rules Check.
