@@ -120,10 +120,12 @@ def section(rows, times):
 
 
 # Ranges whose certificate is too large to commit (over 50 MB): the run that made it, one row each,
-# written by hand from the census's --json summary and `check`'s, in large-ranges.tsv.
+# written by hand from the census's --json summary and the checkers' (`check`, `vcheck`), in
+# large-ranges.tsv.
 LARGE = "large-ranges.tsv"
 LARGE_COLUMNS = ("file", "deals", "cannot_be_won", "bytes", "sha256", "census_wall_s", "census_cpu_s",
-                 "peak_mb", "check_wall_s", "check_cpu_s", "when", "command")
+                 "peak_mb", "check_wall_s", "check_cpu_s", "vcheck_wall_s", "vcheck_cpu_s", "when",
+                 "command")
 
 
 def large_runs(folder):
@@ -142,18 +144,19 @@ def large_section(rows):
     lines = ["", "## Range certificates too large to commit", "",
              "These files are larger than 50 MB, so they are not in the repository; the command "
              "remakes each one byte for byte (check its SHA-256 against this table), and `check` "
-             "verifies it in one run. The times are those of the run that wrote the file, on a "
-             "2-core machine shared with other work, from `/usr/bin/time -v`; *cpu* is user + "
-             "system seconds of the whole process tree. The table is certificates/large-ranges.tsv.",
+             "verifies it in one run, as does `vcheck` (the checker proved in Coq, vcheck/) where "
+             "its columns have figures. The times are those of the run that wrote or checked the "
+             "file, on a 2-core machine, from `/usr/bin/time -v`; *cpu* is user + system seconds "
+             "of the whole process tree. The table is certificates/large-ranges.tsv.",
              "",
              "| file | deals | cannot be won | bytes | SHA-256 | census wall s | census cpu s | "
-             "peak MiB | check wall s | check cpu s | when | command |",
-             "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|---|"]
+             "peak MiB | check wall s | check cpu s | vcheck wall s | vcheck cpu s | when | command |",
+             "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in rows:
         lines.append("| " + " | ".join([
             f"`{r['file']}`", r["deals"], r["cannot_be_won"], f"{int(r['bytes']):,}", f"`{r['sha256']}`",
             r["census_wall_s"], r["census_cpu_s"], r["peak_mb"], r["check_wall_s"], r["check_cpu_s"],
-            r["when"], f"`{r['command']}`"]) + " |")
+            r["vcheck_wall_s"], r["vcheck_cpu_s"], r["when"], f"`{r['command']}`"]) + " |")
     return lines
 
 
