@@ -294,7 +294,7 @@ def synthetic(n, report):
     random.seed(1)
     with tempfile.TemporaryDirectory(prefix="bench-census-") as scratch:
         folder = os.path.join(scratch, "census")
-        settings = Settings(4, False, False).recorded()
+        settings = Settings(4, False, False, autoplay=True).recorded()   # (certify A-B's default)
         lock, settings = open_folder(folder, settings, True)
         lock.close()
         t0 = time.monotonic()

@@ -78,21 +78,22 @@ def coq_summary(rows, coq):
             f"by coqc, {waiting} not yet compiled, {rest} not proved (the Coq column).", ""]
 
 
-def table(rows, times, coq=None):
-    coq = coq or {}
-    lines = ["| deal | cells | fm | claim | positions or moves | most home | cards that never move "
-             "(by column, bottom first) | closest to moving | bytes | bytes/position | seconds | "
-             "SHA-256 | Coq | regenerate (from the repository root) |",
-             "|---:|---:|:-:|:-:|---:|---:|---|---|---:|---:|---:|---|---|---|"]
+def table(rows, times, coq=None, plain=None):
+    coq, plain = coq or {}, plain or {}
+    lines = ["| deal | cells | fm | claim | positions or moves | plain positions | most home | "
+             "cards that never move (by column, bottom first) | closest to moving | bytes | "
+             "bytes/position | seconds | SHA-256 | Coq | regenerate (from the repository root) |",
+             "|---:|---:|:-:|:-:|---:|---:|---:|---|---|---:|---:|---:|---|---|---|"]
     for r in rows:
         seconds = times.get(r["file"], (None, None, None))[2]
         seconds = f"{seconds:.1f}" if seconds is not None else "–"
         if r["claim"] == "win":
             size = f"{r['moves']} moves"
-            rest = ["52", "–", "–", f"{r['bytes']:,}", "–"]
+            rest = ["–", "52", "–", "–", f"{r['bytes']:,}", "–"]
         else:
             size = f"{r['positions']:,}"
-            rest = [str(r["most_home"]), frozen_text(r["frozen"]), closest_text(r["closest"]),
+            every = plain.get((r["deal"], r["cells"], r["fm"]))
+            rest = [f"{every:,}" if every is not None else "–", str(r["most_home"]), frozen_text(r["frozen"]), closest_text(r["closest"]),
                     f"{r['bytes']:,}", f"{r['bytes'] / r['positions']:.2f}"]
         lines.append("| " + " | ".join(
             [str(r["deal"]), str(r["cells"]), "yes" if r["fm"] else "no", r["claim"], size] +
@@ -129,7 +130,10 @@ comparing them all takes about half as long as the seconds column adds up to.
 `sha256sum -c SHA256SUMS` (in this folder) checks the digests without regenerating. The same
 zstandard library version gives the same bytes (docs/certificate-format.md, section 4).
 
-Columns: *positions* reachable (up to column order), or the *moves* of a win; *most home*, the
+Columns: *positions*, the certificate's (closed under every move then safe moves home, up to
+column order: docs/certificate-format.md, section 8), or the *moves* of a win; *plain positions*,
+every position reachable by single-card moves (what `certify DEAL --no-autoplay` holds, from
+[plain-counts.tsv](plain-counts.tsv)); *most home*, the
 most cards ever on the foundations; the cards that *never move* in any reachable position and
 the frozen card *closest to moving* with the number of positions in which it is uncovered (and
 how many of those have every free cell full), both as defined by `certify explain`
@@ -145,10 +149,17 @@ at a time, resuming where it stopped (the table's figures were measured this way
 """
 
 
-def summary(rows, listed):
+def summary(rows, listed, plain):
     claims = {r["deal"]: r["claim"] for r in rows if r["cells"] == 4 and not r["fm"]}
+    listed_rows = [r for r in rows if (r["cells"], r["fm"], r["claim"]) == (4, False, "no-win")
+                   and r["deal"] in set(listed)]
     lines = [f"Files: {len(rows)}, {sum(r['bytes'] for r in rows):,} bytes in all; "
-             f"{sum(r.get('positions', 0) for r in rows):,} positions in the no-win files.", ""]
+             f"{sum(r.get('positions', 0) for r in rows):,} positions in the no-win files.", "",
+             f"The {len(listed_rows)} listed deals' no-wins hold "
+             f"{sum(r['positions'] for r in listed_rows):,} positions closed under every move "
+             f"then safe autoplay, against "
+             f"{sum(plain.get((r['deal'], 4, False), 0) for r in listed_rows):,} reachable by "
+             f"single-card moves (plain-counts.tsv: the files made before autoplay).", ""]
     won = [d for d in listed if claims.get(d) == "win"]
     missing = [d for d in listed if d not in claims]
     if won:
@@ -174,8 +185,9 @@ def write_index(folder, files, times, listed):
     coq = read_coq_results(os.path.join(folder, "coq-results.tsv"))
     # The range certificates (certify A-B) have a section of their own: certificates/ranges.py.
     spans = [ranges.facts(folder, f) for f in ranges.published(folder)]
+    plain = published.read_plain_counts(os.path.join(folder, "plain-counts.tsv"))
     text = HEAD.format(listed=len(listed)) + "\n".join(
-        summary(rows, listed) + coq_summary(rows, coq) + table(rows, times, coq) +
+        summary(rows, listed, plain) + coq_summary(rows, coq) + table(rows, times, coq, plain) +
         ranges.section(spans, times) + ranges.large_section(ranges.large_runs(folder)))
     write_atomic(os.path.join(folder, "README.md"), (text + "\n").encode())
     sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows + spans)

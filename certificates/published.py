@@ -19,6 +19,7 @@ from certify.rules import DEFAULT_CELLS, Rules
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEALS = os.path.join(HERE, "deals.txt")
 TIMES = os.path.join(HERE, "generation-times.tsv")
+PLAIN_COUNTS = os.path.join(HERE, "plain-counts.tsv")
 
 
 def read_deals(path=DEALS):
@@ -100,3 +101,12 @@ def sort_key(name):
 def published_files(folder=HERE):
     """The single certificates in `folder` (named by file_name), in deal order."""
     return sorted((n for n in os.listdir(folder) if parse_name(n)), key=sort_key)
+
+
+def read_plain_counts(path=PLAIN_COUNTS):
+    """{(deal, cells, foundation_moves): positions} of plain-counts.tsv: each no-win's count
+    under the plain closure (every position reachable), beside the autoplay closure's."""
+    with open(path, encoding="utf-8") as f:
+        lines = [line.rstrip("\n").split("\t") for line in f if not line.startswith("#")]
+    assert lines[0] == ["deal", "cells", "foundation_moves", "positions"], lines[0]
+    return {(int(d), int(c), fm == "yes"): int(n) for d, c, fm, n in lines[1:]}

@@ -45,6 +45,7 @@ from .rules import CELL, HOME, Rules, moves, start
 FORMAT = "freecell-certificate"
 VERSION = 3  # what certify writes; read() reads VERSIONS
 VERSIONS = (1, 2, 3)
+AUTOPLAY = "autoplay"  # the header's closure key's one value (docs/certificate-format.md, section 8)
 CHUNK = 1 << 20  # records in each chunk of a version 3 no-win body, but the last
 # zstd's settings, spelled out rather than as a level (what a level means may move between
 # zstd releases; these do not): the fastest found that keeps deal 11982 within 1.1 bytes a
@@ -93,9 +94,17 @@ def values_header(claim, deal, board, rules, count, xxh3):
         "cells": rules.ncells,
         "foundation_moves": rules.foundation_moves,
         "symmetry": "none" if claim == WIN or rules.fixed_columns else "columns",
+        **closure(claim, rules),
         "count": count,
         "xxh3_64": xxh3,
     }
+
+
+def closure(claim, rules):
+    """The header's closure key (section 8): {"closure": "autoplay"} for a no-win (or a range)
+    closed under every move then safe autoplay, else nothing: a plain closure's header, and
+    every win's, is as it was before the key."""
+    return {"closure": AUTOPLAY} if claim != WIN and rules.autoplay else {}
 
 
 def board_bytes(position, ncells):
@@ -298,7 +307,7 @@ def body_values(claim, body, deal, board, rules):
 def encode_file(head, body, level=None, fresh=False):
     """The certificate file of `head` and its body (as inside certify: a win's line, a
     no-win's body values): encode_values()."""
-    rules = Rules(head["cells"], head["symmetry"] == "none", head["foundation_moves"])
+    rules = rules_of(head)
     values = body_values(head["claim"], body, head["deal"], head["board"], rules)
     return encode_values(head, values, level, fresh)
 
@@ -821,7 +830,13 @@ def rules_of(head):
         raise CertificateError(f"foundation_moves must be true or false, not {back!r}")
     if symmetry not in ("none", "columns"):
         raise CertificateError(f"unknown symmetry {symmetry!r}")
-    return Rules(cells, symmetry == "none", back)
+    autoplay = "closure" in head
+    if autoplay and (head["closure"] != AUTOPLAY or head.get("version") != 3 or back
+                     or head.get("claim") == WIN):
+        raise CertificateError(f"closure {head['closure']!r} is not allowed here: only "
+                               f'"autoplay", in a version 3 no-win or range without foundation '
+                               f"moves")
+    return Rules(cells, symmetry == "none", back, autoplay)
 
 
 def start_of(deal, board, ncells):

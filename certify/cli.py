@@ -21,7 +21,7 @@ from .board import write_board
 from .inputs import input_name, keep_other_claims, starting_point
 from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                       Parser, RawDescriptionHelpFormatter, Usage, add_budget_options,
-                      add_disk_options, add_memory_option, add_rule_options, deal_number,
+                      add_disk_options, add_memory_option, add_rule_options, deal_number, rules_of,
                       deal_range, looks_like_range, result_json)
 from .names import certificate_name
 from .outcome import UNKNOWN
@@ -144,7 +144,7 @@ def certify_parser():
 
 def run_certify(argv):
     args = certify_parser().parse_args(argv)
-    rules = Rules(args.cells, args.fixed_columns, args.foundation_moves)
+    rules = rules_of(args)
     deal, position, label = starting_point(args.deal, args.board, rules.ncells,
                                            "give a deal number or --board FILE (not both)")
     name = certificate_name(label, rules, deal is None)
@@ -243,8 +243,10 @@ def describe(result, deal, board, rules, notation=None):
     else:
         home = "no card ever reaches a foundation" if result.most_home == 0 else \
             f"at most {result.most_home} cards ever reach the foundations"
+        closed = "reachable, each with its safe moves home made" if rules.autoplay else \
+            "reachable"
         claim = (f"NO WIN: {what} ({setting}) cannot be won: {result.positions:,} positions "
-                 f"reachable, {home}")
+                 f"{closed}, {home}")
     where = "written to standard output" if result.path == "-" else \
         output.printable(result.path)
     text = (f"{claim} [{result.seconds:.2f} s]\n"

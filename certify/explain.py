@@ -316,7 +316,7 @@ def fewest_cells(src, budget, time_limit, use_solver=True, progress=None):
     def attempt(cells):
         # Winnability does not depend on whether columns are taken up to order, so the searches
         # take them so (fewer positions); the solver, if it finds a line, settles a win at once.
-        rules = Rules(cells, False, r.foundation_moves)
+        rules = Rules(cells, False, r.foundation_moves, r.autoplay)
         phase(progress, f"solving with {cells} free cells")
         if use_solver and solved(src.start, rules) is not None:
             attempts.append((cells, WIN, None))
@@ -502,6 +502,9 @@ def explain_parser():
                         "column order")
     p.add_argument("--foundation-moves", action="store_true", default=None,
                    help="allow a foundation's top card back onto a column (a variant)")
+    p.add_argument("--no-autoplay", action="store_true", default=None,
+                   help="search every position reachable, not the set closed under every move "
+                        "then safe moves home (the default, as certify's)")
     p.add_argument("--svg", metavar="FILE",
                    help="draw the deal, frozen cards outlined and the one closest to moving "
                         "marked: a file, a folder (DEAL.svg inside it), or - for standard "
@@ -525,7 +528,8 @@ def explain_parser():
 
 
 def source_from_args(args, progress=None):
-    rule_given = args.cells is not None or args.fixed_columns or args.foundation_moves
+    rule_given = (args.cells is not None or args.fixed_columns or args.foundation_moves
+                  or args.no_autoplay)
     if args.board is None and args.deal is not None and not is_number(args.deal):
         if rule_given:
             raise Usage("rule options do not go with a certificate: its header gives the rules")
@@ -535,7 +539,7 @@ def source_from_args(args, progress=None):
         except ExplainError as e:
             raise Usage(str(e)) from None
     rules = Rules(4 if args.cells is None else args.cells, bool(args.fixed_columns),
-                  bool(args.foundation_moves))
+                  bool(args.foundation_moves), autoplay=not args.no_autoplay)
     deal, position, _ = starting_point(
         args.deal, args.board, rules.ncells,
         "give a deal number, a certificate file, or --board FILE (one of them)")

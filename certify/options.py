@@ -14,7 +14,7 @@ import os
 import re
 
 from . import deals
-from .rules import DEFAULT_CELLS
+from .rules import DEFAULT_CELLS, Rules
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -219,7 +219,18 @@ def add_rule_options(p):
     p.add_argument("--fixed-columns", action="store_true",
                    help="keep columns in fixed places instead of taking them up to permutation")
     p.add_argument("--foundation-moves", action="store_true",
-                   help="allow a foundation's top card to move back onto a column (a variant)")
+                   help="allow a foundation's top card to move back onto a column (a variant; "
+                        "its no-win is closed under every move alone)")
+    p.add_argument("--no-autoplay", action="store_true",
+                   help="close a no-win under every move alone, not under every move then safe "
+                        "moves home (the default: the same claim in fewer positions, the ones "
+                        "Freecell Solver counts; docs/certificate-format.md, section 8)")
+
+
+def rules_of(args):
+    """The Rules that add_rule_options' options ask for."""
+    return Rules(args.cells, args.fixed_columns, args.foundation_moves,
+                 autoplay=not args.no_autoplay)
 
 
 def add_budget_options(p, scope="the whole run, the solver's attempt included"):

@@ -19,17 +19,13 @@ VERDICTS = (WIN, NO_WIN, UNKNOWN)  # the order the census counts them in
 COLUMNS, MEMORY, SYSTEM_MEMORY, FORMAT = LIMITS = ("columns", "memory", "system memory", "format")
 MOST_COLUMNS = 1 << 24  # 3-byte ids, the format's widest
 TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
-# The in-memory engines index their positions with 32 bits and are built and tested up to as many
-# positions as the narrowest records fill 4 GiB (what format version 2's one-bin body held; version
-# 3 has no such limit). A search that meets more stops there (UNKNOWN, limit FORMAT), and certify
-# goes on on disk (certify/external.py), or says UNKNOWN with --no-spill.
-MOST_RECORD_BYTES = 0xFFFFFFFF
-
-
-def format_capacity(ncells):
-    """The most positions an in-memory search holds with `ncells` free cells: as many as records
-    of the narrowest width (2-byte column ids) fit in MOST_RECORD_BYTES."""
-    return MOST_RECORD_BYTES // (4 + ncells + 8 * 2)
+# The in-memory engines index their positions with 32 bits, and their hash table keeps 32 bits of
+# each key's hash, which spread over at most 2^32 slots: so at most 2^31 positions, the table then
+# 70% full at most (the format, version 3, has no limit of its own; version 2's one-bin body held
+# 4 GiB of records). A search that meets more stops there (UNKNOWN, limit FORMAT), and certify
+# goes on on disk (certify/external.py), or says UNKNOWN with --no-spill. Memory (--memory, about
+# 40 bytes a position) stops a search on this machine long before.
+SEARCH_CAPACITY = 1 << 31
 
 
 def format_full(capacity):

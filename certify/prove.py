@@ -24,7 +24,7 @@ from . import engine, output
 from .outcome import (FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, Result,
                       budget_reason, out_of_memory)
 from .progress import phase
-from .rules import encode as canonical, is_won, moves
+from .rules import HOME, autoplay, encode as canonical, is_won, successors
 
 
 def load_writer():
@@ -43,14 +43,20 @@ def moves_along(start, keys, ncells, columns, rules):
 
     Under symmetry the keys do not say which column is which, so at each step we pick the first
     legal move (by rules.moves, the readable rules) whose result is the next key's position.
+    Under autoplay each step is a move and then the safe moves home it led to, each one of the
+    line too, as is the autoplay of the start.
     """
     line = []
     position = start
+    if rules.autoplay:
+        position, homed = autoplay(start)
+        line.extend((card, HOME) for card in homed)
     for k in keys[1:]:
         target = canonical(engine.decode_key(k, ncells, columns), ncells, rules.fixed_columns)
-        for card, dest, after in moves(position, ncells, rules.foundation_moves):
+        for card, dest, homed, after in successors(position, rules):
             if canonical(after, ncells, rules.fixed_columns) == target:
                 line.append((card, dest))
+                line.extend((c, HOME) for c in homed)
                 position = after
                 break
         else:

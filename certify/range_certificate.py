@@ -65,6 +65,7 @@ def header(first, last, rules, digest):
         "cells": rules.ncells,
         "foundation_moves": rules.foundation_moves,
         "symmetry": symmetry(rules),
+        **certificate.closure(CLAIM, rules),
         "count": last - first + 1,
         "xxh3_64": digest,
     }
@@ -204,7 +205,7 @@ def _check_header(head):
         raise RangeError(f"not a range certificate (claim {head.get('claim')!r})")
     if head.get("version") not in VERSIONS:
         raise RangeError(f"unsupported version {head.get('version')!r}")
-    if set(head) != KEYS:
+    if set(head) - {"closure"} != KEYS:
         raise RangeError("header keys are not those of a range certificate")
     first, last = head["first"], head["last"]
     if not (_int(first) and _int(last) and 1 <= first <= last <= 2**33 - 1):

@@ -21,12 +21,17 @@ DEFAULT_CELLS = 4
 class Rules:
     """Which game: how many free cells, whether columns keep fixed places (or are taken up to
     permutation, which the rules never distinguish), and whether a foundation's top card may
-    come back onto a column (a variant)."""
+    come back onto a column (a variant). And which closure a no-win proves its claim with:
+    `autoplay`, every move then safe moves home (autoplay() below), or every move alone. The
+    claim is the same either way; autoplay is unsound with foundation moves, so it is off there
+    whatever is asked."""
 
-    def __init__(self, ncells=DEFAULT_CELLS, fixed_columns=False, foundation_moves=False):
+    def __init__(self, ncells=DEFAULT_CELLS, fixed_columns=False, foundation_moves=False,
+                 autoplay=False):
         self.ncells = ncells
         self.fixed_columns = fixed_columns
         self.foundation_moves = foundation_moves
+        self.autoplay = autoplay and not foundation_moves
 
 
 def start(columns):
@@ -100,6 +105,57 @@ def replays_to_win(position, line, rules):
         else:
             return False
     return is_won(position)
+
+
+# The suits of the other colour, and the other suit of the same colour (C D H S: D and H red).
+OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
+SAME_COLOUR = (3, 2, 1, 0)
+
+
+def is_safe(card, found):
+    """May `card` go home automatically (Horne's rule, as Freecell Solver applies it)? When it
+    may go home, both foundations of the other colour hold at least its rank - 1 cards and the
+    other one of its colour at least rank - 2: then no card still out could ever need to lie on
+    it (docs/certificate-format.md, section 8)."""
+    rank, suit = card >> 2, card & 3
+    a, b = OTHER_COLOUR[suit]
+    return (found[suit] == rank and found[a] >= rank - 1 and found[b] >= rank - 1
+            and found[SAME_COLOUR[suit]] >= rank - 2)
+
+
+def autoplay(position):
+    """The position after safe moves home until no card is safe, and the cards moved, in the
+    order moved: a column's top card first (columns in order), else a free cell's (ascending),
+    looking again from the start after each. Every order moves the same cards (a safe card
+    stays safe as others go home), so the position does not depend on this one."""
+    found, cells, cols = bytes(position[0]), bytes(position[1]), tuple(map(bytes, position[2]))
+    moved = []
+    while True:
+        for i, col in enumerate(cols):
+            if col and is_safe(col[-1], found):
+                card = col[-1]
+                cols = cols[:i] + (col[:-1],) + cols[i + 1:]
+                break
+        else:
+            for card in cells:
+                if is_safe(card, found):
+                    cells = cells.replace(bytes((card,)), b"")
+                    break
+            else:
+                return (found, cells, cols), moved
+        found = with_home(found, card)
+        moved.append(card)
+
+
+def successors(position, rules):
+    """Every legal move and where the closure goes from it: yields (card, destination, the
+    cards autoplay then moves home, next position); with the plain closure none are moved."""
+    for card, dest, after in moves(position, rules.ncells, rules.foundation_moves):
+        if rules.autoplay:
+            after, homed = autoplay(after)
+            yield card, dest, homed, after
+        else:
+            yield card, dest, [], after
 
 
 def with_home(found, card):

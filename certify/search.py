@@ -26,9 +26,9 @@ import time
 
 from .cards import RED
 from .outcome import (COLUMNS, FORMAT, MEMORY, MOST_COLUMNS, NO_WIN, SYSTEM_MEMORY,
-                      TOO_MANY_COLUMNS, UNKNOWN, WIN, Outcome, budget_reason, format_capacity,
+                      TOO_MANY_COLUMNS, UNKNOWN, WIN, Outcome, budget_reason, SEARCH_CAPACITY,
                       format_full, out_of_memory)
-from .rules import WON
+from .rules import WON, autoplay, is_safe, with_home
 
 # The cards a given card may be stacked on: one rank higher, other colour.
 PARENTS = [
@@ -105,8 +105,11 @@ def make_expander(rules, columns, width=2):
     pad = [b"\xff" * k for k in range(F + 1)]
     pack, unpack = id_packing(width)
     top, pop, push = columns.top, columns.pop, columns.push
+    settle = make_autoplay(columns) if rules.autoplay else None
 
     def key(found, occupied, ids):
+        if settle is not None:
+            found, occupied = settle(found, occupied, ids)
         if not fixed:
             ids.sort()
         return found + occupied + pad[F - len(occupied)] + pack(*ids)
@@ -169,7 +172,33 @@ def make_expander(rules, columns, width=2):
     return expand
 
 
+def make_autoplay(columns):
+    """settle(found, occupied, ids) -> (found, occupied): rules.autoplay on a key's parts, in
+    its order, the ids changed in place (the columns' pops interned as it goes)."""
+    top, pop = columns.top, columns.pop
+
+    def settle(found, occupied, ids):
+        while True:
+            for j in range(8):
+                card = top[ids[j]]
+                if card >= 0 and is_safe(card, found):
+                    ids[j] = pop(ids[j])
+                    break
+            else:
+                for card in occupied:
+                    if is_safe(card, found):
+                        occupied = occupied.replace(bytes((card,)), b"")
+                        break
+                else:
+                    return found, occupied
+            found = with_home(found, card)
+
+    return settle
+
+
 def start_key(position, rules, columns, width=2):
+    if rules.autoplay:
+        position = autoplay(position)[0]
     found, cells, cols = position
     ids = [columns.id(bytes(c)) for c in cols]
     if not rules.fixed_columns:
@@ -196,7 +225,7 @@ class Search:
         self.rules = rules
         # The search stops for good (UNKNOWN) rather than hold more positions than a certificate
         # can (`capacity`, smaller only in tests), or than --memory's bytes leave room for.
-        self.capacity = format_capacity(rules.ncells) if capacity is None else capacity
+        self.capacity = SEARCH_CAPACITY if capacity is None else capacity
         self.memory = memory
         self.room = None if memory is None else memory // REFERENCE_BYTES
         self.columns = Columns()

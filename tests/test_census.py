@@ -42,7 +42,7 @@ def test_the_folder_holds_settings_chunks_table_and_range_certificate(reference)
     assert sorted(os.listdir(reference)) == [NAME, "census.json", "chunks", "results.jsonl"]
     assert os.listdir(reference / "chunks") == ["1-999.chunk.zst"]
     settings = json.loads((reference / "census.json").read_text())
-    assert settings == work.Settings(4, False, False).recorded()
+    assert settings == work.Settings(4, False, False, autoplay=True).recorded()
     assert settings["chunk"] == 1000
 
 
@@ -226,9 +226,9 @@ def test_unknown_exits_3_writes_no_range_certificate_and_can_be_retried(tmp_path
     code, out, _ = run(capsys, "11982-11982", "--retry-unknown", "-q", "--out", folder)
     assert code == 0 and out.startswith("1 deal: 0 won, 1 no win (11982), 0 unknown\n")  # ... unless asked
     [row] = table(folder)
-    assert row["claim"] == "no-win" and row["positions"] == known_count(11982)
+    assert row["claim"] == "no-win" and row["positions"] == known_count(11982, closure="autoplay")
     head, entries = range_certificate.read(folder / "11982-11982.msgpack.zst")
-    assert [(d, c, n) for d, c, n, _ in entries] == [(11982, "no-win", known_count(11982))]
+    assert [(d, c, n) for d, c, n, _ in entries] == [(11982, "no-win", known_count(11982, closure="autoplay"))]
 
 
 def test_each_deals_search_keeps_to_the_memory_budget(tmp_path, capsys):
@@ -239,7 +239,7 @@ def test_each_deals_search_keeps_to_the_memory_budget(tmp_path, capsys):
     assert row["claim"] == "unknown" and "--memory 1" in row["reason"]
     code, _, _ = run(capsys, "11982-11982", "--memory", "200M", "--retry-unknown", "-q",
                      "--out", folder)
-    assert code == 0 and table(folder)[0]["positions"] == known_count(11982)
+    assert code == 0 and table(folder)[0]["positions"] == known_count(11982, closure="autoplay")
 
 
 def test_the_default_memory_budget_is_shared_among_the_local_workers(monkeypatch):
@@ -294,7 +294,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, monkeypatch, capsys, arg
 
 def test_folder_of_other_settings_or_other_things_is_refused(reference, tmp_path, capsys):
     code, _, err = run(capsys, SMALL, "--cells", 3, "-q", "--out", reference)
-    assert code == 2 and "under other rules (4 free cells)" in err
+    assert code == 2 and "under other rules (4 free cells, autoplay)" in err
     code, _, err = run(capsys, SMALL, "--chunk", 10, "-q", "--out", reference)
     assert code == 2 and "in chunks of 1000 deals, not 10" in err
     (tmp_path / "old").mkdir()

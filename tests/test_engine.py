@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from certify import certificate, engine, prove as prove_module, search as reference
 from certify.deals import deal
 from certify.engine import decode_key
-from certify.outcome import (FORMAT, MEMORY, MOST_RECORD_BYTES, NO_WIN, UNKNOWN, WIN,
+from certify.outcome import (FORMAT, MEMORY, SEARCH_CAPACITY, NO_WIN, UNKNOWN, WIN,
                              out_of_memory, size_text)
 from certify.prove import prove
-from certify.rules import Rules, encode, moves, replays_to_win, start
+from certify.rules import Rules, autoplay, encode, moves, replays_to_win, start, successors
 from support.boards import reachable, small_boards
 from support.position_counts import known_count
 
@@ -32,14 +32,14 @@ if os.environ.get("CERTIFY_ENGINE") == "python":
     pytest.skip("the comparison needs both engines", allow_module_level=True)
 from certify.engine import _search as native  # (not built: fail, never skip)
 
-rules_variants = st.builds(Rules, st.just(0), st.booleans(), st.booleans())
+rules_variants = st.builds(Rules, st.just(0), st.booleans(), st.booleans(), st.booleans())
 
 
 @st.composite
 def boards_and_rules(draw, max_left=7):
     position, ncells = draw(small_boards(max_left=max_left, max_cells=3))
-    fixed, back = draw(st.booleans()), draw(st.booleans())
-    return position, Rules(ncells, fixed, back)
+    fixed, back, autoplay = draw(st.booleans()), draw(st.booleans()), draw(st.booleans())
+    return position, Rules(ncells, fixed, back, autoplay)
 
 
 def native_search(position, rules, narrow=1 << 16):
@@ -80,8 +80,11 @@ def test_native_explores_exactly_as_the_reference(case, narrow):
 @given(boards_and_rules(max_left=6))
 def test_the_reachable_set_is_the_readable_rules_one(case):
     position, rules = case
-    expected = reachable(position, rules.ncells, rules.fixed_columns, rules.foundation_moves,
-                         limit=5000)
+    if rules.autoplay:
+        expected = closed_by_readable_rules(position, rules, limit=5000)
+    else:
+        expected = reachable(position, rules.ncells, rules.fixed_columns, rules.foundation_moves,
+                             limit=5000)
     outcome = native_search(position, rules).run(max_positions=20_000)
     if any(p[0] == bytes([13] * 4) for p in expected.values()):
         # (with foundation moves a small board can open up to the deck: no win found in time)
@@ -93,6 +96,21 @@ def test_the_reachable_set_is_the_readable_rules_one(case):
     got = {encode(decode_key(k, rules.ncells, outcome.columns), rules.ncells,
                   rules.fixed_columns) for k in outcome.keys}
     assert got == set(expected)
+
+
+def closed_by_readable_rules(position, rules, limit):
+    """The autoplay closure by rules.successors: {canonical key: position}, from the autoplayed
+    start, stopping once more than `limit` are found."""
+    first = autoplay(position)[0]
+    found = {encode(first, rules.ncells, rules.fixed_columns): first}
+    todo = [first]
+    while todo and len(found) <= limit:
+        for _, _, _, after in successors(todo.pop(), rules):
+            key = encode(after, rules.ncells, rules.fixed_columns)
+            if key not in found:
+                found[key] = after
+                todo.append(after)
+    return found
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
@@ -114,11 +132,13 @@ def test_budgeted_steps_end_as_one_run(case, steps):
     same_outcome(b.run(end), reference.search(position, rules, end))
 
 
-@pytest.mark.parametrize("rules", [Rules(4), Rules(3),
+@pytest.mark.parametrize("rules", [Rules(4), Rules(3), Rules(4, autoplay=True),
+                                   Rules(4, fixed_columns=True, autoplay=True),
                                    pytest.param(Rules(4, fixed_columns=True), marks=pytest.mark.slow),
                                    pytest.param(Rules(4, foundation_moves=True),
                                                 marks=pytest.mark.slow)],
-                         ids=["default", "cells3", "fixed", "foundation-moves"])
+                         ids=["default", "cells3", "autoplay", "autoplay-fixed", "fixed",
+                              "foundation-moves"])
 def test_deal_11982_both_engines(rules):
     position = start(deal(11982))
     a, b = engine.search(position, rules), reference.search(position, rules)
@@ -133,6 +153,18 @@ def test_a_win_by_search_is_the_same_path_and_replays():
     same_outcome(a, b)
     line = prove_module.moves_along(position, a.path, 5, a.columns, rules)
     assert replays_to_win(position, line, rules)
+
+
+@pytest.mark.parametrize("number, cells", [(11982, 5), (617, 4), (2, 2)])
+def test_a_win_by_search_under_autoplay_is_the_same_path_and_replays_move_by_move(number, cells):
+    """The search's path steps from an autoplayed position to the next; its line is each step's
+    move and the safe moves home after it, every one a single-card move that rules.py allows."""
+    position, rules = start(deal(number)), Rules(cells, autoplay=True)
+    a, b = engine.search(position, rules), reference.search(position, rules)
+    same_outcome(a, b)
+    assert a.verdict == WIN
+    line = prove_module.moves_along(position, a.path, cells, a.columns, rules)
+    assert replays_to_win(position, line, Rules(cells)) and len(line) >= len(a.path) - 1
 
 
 def test_unknown_counts_agree_on_a_published_deal():
@@ -594,8 +626,8 @@ def test_the_capacity_a_compiled_search_takes_is_checked():
     for bad in (2 ** 32 - 1, 2 ** 32):
         with pytest.raises((ValueError, OverflowError)):
             native.Search(found, cells, cols, 4, False, False, 1 << 16, 0, bad)
-    # (its default is search.format_capacity's quotient, of the same constant)
-    assert native.MOST_RECORD_BYTES == MOST_RECORD_BYTES
+    # (its default is outcome.SEARCH_CAPACITY)
+    assert native.SEARCH_CAPACITY == SEARCH_CAPACITY
 
 
 def test_a_memory_budget_stops_the_compiled_search_for_good():
@@ -618,7 +650,8 @@ def test_a_memory_budget_stops_the_compiled_search_for_good():
 
 
 @pytest.mark.parametrize("number, rules", [(11982, Rules(4)), (11982, Rules(3)),
-                                           (7484159, Rules(4)), (1, Rules(4))])
+                                           (7484159, Rules(4)), (1, Rules(4)),
+                                           (7484159, Rules(4, autoplay=True))])
 def test_a_certificate_found_within_a_memory_budget_is_the_same_bytes(number, rules):
     """(The bytes compared by their SHA-256, as prove() gives it: the files need not be made.)"""
     position = start(deal(number))
@@ -627,16 +660,19 @@ def test_a_certificate_found_within_a_memory_budget_is_the_same_bytes(number, ru
     for memory in (170 << 20 if number == 7484159 else 16 << 20, 1 << 40):
         assert claims(prove(position, rules, number, memory=memory, together=True)) == \
             claims(without)
-    if number == 7484159:
-        # The published file is of format version 2 until certificates/ is remade: its records
-        # are those certify writes now, laid out in chunks.
-        published = certificate.load(ROOT / "certificates" / "7484159.msgpack.zst")
+    if number == 7484159 and not rules.autoplay:
+        # 2,449,032 positions: three chunks, and a budget short of the tables is an unknown.
         table, chunks = certificate.nowin_parts(without.body, without.positions, 4)
-        assert published.records()[0] == table and len(chunks) == 3
-        assert b"".join(certificate.byte_planes(r, 24) for r in batched(
-            published.records()[1], certificate.CHUNK)) == b"".join(chunks)
+        assert len(chunks) == 3
         short = prove(position, rules, number, memory=150 << 20)
         assert short.verdict == UNKNOWN and "--memory 150M" in short.reason
+    if number == 7484159 and rules.autoplay:
+        # The published file's records are these (certify's default closure).
+        published = certificate.load(ROOT / "certificates" / "7484159.msgpack.zst")
+        table, chunks = certificate.nowin_parts(without.body, without.positions, 4)
+        assert published.records()[0] == table and len(chunks) == 1
+        assert b"".join(certificate.byte_planes(r, 24) for r in batched(
+            published.records()[1], certificate.CHUNK)) == b"".join(chunks)
 
 
 def batched(items, n):
@@ -807,7 +843,7 @@ def assert_honest_unknown(done, folder, budget=None):
     assert list(folder.iterdir()) == []  # nothing written, no temporary file left
 
 
-CAP = 120  # MiB of address space: 11982 is proved within it, 7484159's tables take 165
+CAP = 120  # MiB of address space: 11982 is proved within it, 7484159's tables take 165 (plain)
 
 
 @pytest.mark.parametrize("options", [[], ["--no-solver"]], ids=["solver", "no-solver"])
@@ -817,8 +853,8 @@ def test_certify_out_of_memory_is_unknown_exit_3_and_nothing_written(tmp_path, o
     cap, so that it is the system that says no."""
     folder = tmp_path / "out"
     folder.mkdir()
-    done = certify_capped(["7484159", "-q", "--memory", "64G", "-o", folder / "x.zst",
-                           *options], CAP, tmp_path)
+    done = certify_capped(["7484159", "-q", "--no-autoplay", "--memory", "64G", "-o",
+                           folder / "x.zst", *options], CAP, tmp_path)
     assert_honest_unknown(done, folder)
     # (not a cap too small for certify to run at all)
     fits = certify_capped(["11982", "-q", "--memory", "64G", "-o", folder / "y.zst", *options],
@@ -830,7 +866,7 @@ def test_certify_out_of_memory_is_unknown_exit_3_and_nothing_written(tmp_path, o
 def test_certify_out_of_memory_in_the_reference_engine(tmp_path):
     folder = tmp_path / "out"
     folder.mkdir()
-    done = certify_capped(["7484159", "-q", "--no-solver", "--memory", "64G", "-o",
+    done = certify_capped(["7484159", "-q", "--no-solver", "--no-autoplay", "--memory", "64G", "-o",
                            folder / "x.zst"], CAP, tmp_path, "python")
     assert_honest_unknown(done, folder)
 
@@ -838,7 +874,7 @@ def test_certify_out_of_memory_in_the_reference_engine(tmp_path):
 def test_certify_stops_at_its_memory_budget(tmp_path):
     folder = tmp_path / "out"
     folder.mkdir()
-    done = run_certify(["7484159", "-q", "--memory", "20M", "--no-spill", "-o",
+    done = run_certify(["7484159", "-q", "--no-autoplay", "--memory", "20M", "--no-spill", "-o",
                         str(folder / "x.zst")],
                        "native", tmp_path)
     assert_honest_unknown(done, folder, "20M")

@@ -154,7 +154,7 @@ def test_11982_as_published(report_11982):
 
 def test_11982_fixed_columns_count(capsys):
     # The published 8 counts positions with columns in place; ours agree in both countings.
-    code, r = run_json(capsys, "11982", "--fixed-columns", "--cell-budget", "0")
+    code, r = run_json(capsys, "11982", "--fixed-columns", "--no-autoplay", "--cell-budget", "0")
     assert code == 0 and r["symmetry"] == "none" and r["positions"] == known_count(11982, symmetry="none")
     qc = next(t for t in r["tops"] if t["card"] == "QC")
     assert (qc["uncovered"], qc["uncovered_cells_full"]) == (8, 8)

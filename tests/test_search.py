@@ -201,15 +201,13 @@ def test_the_unwinnable_boards_cannot_be_won():
 
 # ---- The search's own limits: the format's room, memory --------------------------------------
 
-def test_the_formats_room_is_what_records_of_the_narrowest_width_fill_of_a_bin():
-    from certify.outcome import MOST_RECORD_BYTES, format_capacity
-    assert MOST_RECORD_BYTES == 2 ** 32 - 1
-    assert format_capacity(4) == 178_956_970  # 24-byte records
-    for ncells in range(9):
-        width = 4 + ncells + 16
-        n = format_capacity(ncells)
-        assert n * width <= MOST_RECORD_BYTES < (n + 1) * width
-        assert n < 2 ** 32  # (so a count always fits the format's and the engines' 32 bits)
+def test_the_search_capacity_is_what_32_bit_indices_and_hashes_can_hold():
+    from certify.engine import _search as native
+    from certify.outcome import SEARCH_CAPACITY
+    # An index (and index + 1 in a slot) fits 32 bits, and the hash table, at most 70% full,
+    # needs no more than 2^32 slots, the most a 32-bit stored hash spreads over.
+    assert SEARCH_CAPACITY == 2 ** 31 == native.SEARCH_CAPACITY
+    assert SEARCH_CAPACITY * 10 <= 2 ** 32 * 7 and SEARCH_CAPACITY + 1 < 2 ** 32
 
 
 def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_positions():

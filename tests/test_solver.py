@@ -133,17 +133,18 @@ def test_notation_is_printed_ten_moves_a_line(tmp_path, capsys):
 
 
 def test_no_solver_searches_exhaustively(tmp_path, capsys):
-    # A board close to the end, so that the exhaustive search is quick.
+    # A board close to the end, so that the exhaustive search is quick (with every move: safe
+    # autoplay would win it before the search makes a move).
     found, cells, cols = bytes([11, 11, 13, 13]), b"", [b""] * 8
     cols[0] = bytes([12 * 4, 11 * 4 + 1, 11 * 4])  # KC QD QC
     cols[1] = bytes([12 * 4 + 1])  # KD
     board = tmp_path / "end.txt"
     board.write_text(write_board((found, cells, tuple(cols))))
     code, text = run_certify(["--board", str(board), "-q", "--json", "--no-solver",
-                              "-o", str(tmp_path / "a.zst")], capsys)
+                              "--no-autoplay", "-o", str(tmp_path / "a.zst")], capsys)
     exhaustive = json.loads(text)
     assert code == 0 and exhaustive["positions"] > exhaustive["moves"] + 1
-    code, text = run_certify(["--board", str(board), "-q", "--json",
+    code, text = run_certify(["--board", str(board), "-q", "--json", "--no-autoplay",
                               "-o", str(tmp_path / "b.zst")], capsys)
     solved = json.loads(text)
     assert code == 0 and solved["positions"] == solved["moves"] + 1  # the solver's line only

@@ -63,7 +63,8 @@ def run_census(argv):
         raise Usage(f"--chunk must be 1 to {chunks.MAX_SIZE:,}")
     folder = args.out or f"census-{span.start}-{span.stop - 1}"
     settings = work.Settings(args.cells, args.fixed_columns, args.foundation_moves,
-                             args.chunk or 1000, args.max_positions, args.time_limit)
+                             args.chunk or 1000, args.max_positions, args.time_limit,
+                             autoplay=not args.no_autoplay)
     memory = memory_budget(args.memory, args.jobs or len(os.sched_getaffinity(0)), args.scheduler)
     name = range_name(span.start, span.stop - 1, settings.rules())
     target = os.path.join(folder, name) if args.output is None else output.target(args.output, name)
@@ -78,7 +79,7 @@ def run_census(argv):
         try:
             settings = work.Settings(args.cells, args.fixed_columns, args.foundation_moves,
                                      recorded["chunk"], args.max_positions, args.time_limit,
-                                     memory)
+                                     memory, not args.no_autoplay)
             try:
                 census = Census(folder, recorded)
             except chunks.ChunkError as e:

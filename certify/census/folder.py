@@ -80,8 +80,8 @@ def difference(recorded, wanted):
         if recorded.get("body_version") != wanted["body_version"]:
             return (f"with certificate bodies of format version {recorded.get('body_version')} "
                     f"(this certify writes version {wanted['body_version']})")
-        rules = [k for k in ("cells", "fixed_columns", "foundation_moves")
-                 if recorded.get(k) != wanted[k]]
+        rules = [k for k in ("cells", "fixed_columns", "foundation_moves", "autoplay")
+                 if recorded.get(k, False) != wanted.get(k, False)]
         if rules:
             return f"under other rules ({describe_rules(recorded)})"
         if recorded.get("chunk") != wanted["chunk"]:
@@ -95,7 +95,8 @@ def describe_rules(recorded):
     try:
         return (f"{recorded['cells']} free cells"
                 + (", fixed columns" if recorded["fixed_columns"] else "")
-                + (", foundation moves" if recorded["foundation_moves"] else ""))
+                + (", foundation moves" if recorded["foundation_moves"] else "")
+                + (", autoplay" if recorded.get("autoplay") else ""))
     except (TypeError, KeyError):
         return "unreadable"
 

@@ -35,12 +35,13 @@ class Settings:
     max_positions: int = None
     time_limit: float = None
     memory: int = None   # bytes each deal's search may take (None: no budget)
+    autoplay: bool = False   # the no-wins' closure: every move, then safe moves home
 
     def rules(self):
         """The rules, made once (a census asks for them several times a deal)."""
         made = self.__dict__.get("_rules")
         if made is None:
-            made = Rules(self.cells, self.fixed_columns, self.foundation_moves)
+            made = Rules(self.cells, self.fixed_columns, self.foundation_moves, self.autoplay)
             object.__setattr__(self, "_rules", made)  # (frozen: not a field, not compared)
         return made
 
@@ -50,7 +51,9 @@ class Settings:
         budgets may change from run to run (they only decide what stays unknown)."""
         return {"cells": self.cells, "fixed_columns": self.fixed_columns,
                 "foundation_moves": self.foundation_moves, "chunk": self.chunk,
-                "body_version": certificate.VERSION}
+                "body_version": certificate.VERSION,
+                # (named only when on: a folder of the plain closure reads as it always has)
+                **({"autoplay": True} if self.rules().autoplay else {})}
 
 
 class DealFailed(RuntimeError):

@@ -29,8 +29,9 @@ import time
 import warnings
 
 from ..outcome import (COLUMNS, FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, TOO_MANY_COLUMNS,
-                       UNKNOWN, WIN, Outcome, budget_reason, format_capacity, format_full,
+                       UNKNOWN, WIN, Outcome, budget_reason, SEARCH_CAPACITY, format_full,
                        out_of_memory)
+from ..rules import autoplay
 from ..search import decode_key  # a search key's position: both engines spell keys alike
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -110,13 +111,15 @@ class NativeSearch:
     --memory stops it: each engine counts its own bytes)."""
 
     def __init__(self, position, rules, narrow=1 << 16, memory=None, capacity=None):
+        if rules.autoplay:
+            position = autoplay(position)[0]
         found, cells, cols = position
         self.memory = memory
-        self.capacity = format_capacity(rules.ncells) if capacity is None else capacity
+        self.capacity = SEARCH_CAPACITY if capacity is None else capacity
         self.native = _search.Search(bytes(found), bytes(sorted(cells)),
                                      tuple(bytes(c) for c in cols), rules.ncells,
                                      rules.fixed_columns, rules.foundation_moves, narrow,
-                                     memory or 0, self.capacity)
+                                     memory or 0, self.capacity, rules.autoplay)
         self.seconds = 0.0
 
     @property

@@ -27,4 +27,15 @@ static inline int stacks_on(int card, int onto) {
     return card_rank(onto) == card_rank(card) + 1 && is_red(card) != is_red(onto);
 }
 
+/* May `card` go home automatically (Horne's rule, as rules.is_safe)? When it may go home (its
+** foundation holds `found[suit] == rank` cards), both foundations of the other colour hold at
+** least rank - 1 and the other one of its colour at least rank - 2. Suits 0 and 3 are black,
+** 1 and 2 red: the other of a suit's colour is 3 - suit. */
+static inline int is_safe(int card, const unsigned char *found) {
+    int rank = card_rank(card), suit = card_suit(card);
+    int a = is_red(card) ? 0 : 1, b = is_red(card) ? 3 : 2;   /* the other colour's suits */
+    return found[suit] == rank && found[a] + 1 >= rank && found[b] + 1 >= rank &&
+           found[3 - suit] + 2 >= rank;
+}
+
 #endif

@@ -191,4 +191,35 @@ HEADER_FUNCTION size_t columns_bytes(const Columns *t) {
     return (size_t)t->cap * sizeof *t->col + t->cards_cap + (size_t)t->nslots * sizeof *t->slot;
 }
 
+/* ---- Autoplay ----------------------------------------------------------------------------- */
+
+/* Safe moves home (cards.h's is_safe) until no card is safe, on a position's parts in place, in
+** certify/search.py's order (settle): a column's top card first, columns in order, else a free
+** cell's card, looking again from the start after each; the columns' pops interned as it goes.
+** FITS, or the table's IDS_FULL / ALLOC_FAILED (t->full says so too): the parts are then
+** garbage, and the expansion that asked is done again once there is room. */
+HEADER_FUNCTION int settle(Columns *t, uint8_t *found, uint8_t *occ, int *nocc, uint32_t *ids) {
+    for (;;) {
+        int card = -1;
+        for (int j = 0; j < 8 && card < 0; j++) {
+            int top = t->col[ids[j]].top;
+            if (top >= 0 && is_safe(top, found)) {
+                int32_t popped = column_pop(t, ids[j]);
+                if (popped < 0) return popped;
+                ids[j] = (uint32_t)popped;
+                card = top;
+            }
+        }
+        for (int c = 0; c < *nocc && card < 0; c++) {
+            if (is_safe(occ[c], found)) {
+                card = occ[c];
+                memmove(occ + c, occ + c + 1, (size_t)(*nocc - c - 1));
+                (*nocc)--;
+            }
+        }
+        if (card < 0) return FITS;
+        found[card_suit(card)]++;
+    }
+}
+
 #endif

@@ -41,14 +41,14 @@
 #define CHECK_EVERY 1024            /* expansions between looks at the clock */
 #define MAX_SUCCESSORS 256          /* more than any position has (at most 204) */
 #define MAX_KEY (4 + 8 + 8 * 3)
-#define MOST_RECORD_BYTES 0xFFFFFFFFu  /* outcome.format_capacity's: the default capacity */
+#define SEARCH_CAPACITY (1u << 31)   /* outcome.SEARCH_CAPACITY: the default capacity */
 
 /* What run() stops on; certify/engine/__init__.py gives them names. The last four are limits
 ** of the search itself, final: run() again gives them again. */
 enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS = 4,
        OUT_OF_MEMORY = 5,   /* malloc or realloc failed */
        MEMORY_BUDGET = 6,   /* the tables would outgrow the `memory` budget */
-       FORMAT_FULL = 7 };   /* more positions than a certificate holds (`capacity`) */
+       FORMAT_FULL = 7 };   /* more positions than the tables index (`capacity`) */
 
 /* The one error discipline below the binding: a function that can fail returns a code, never
 ** jumps and never sets a Python exception: the tables' FITS, IDS_FULL, ALLOC_FAILED (columns.h),
@@ -87,6 +87,7 @@ static int same_key(const uint8_t *a, const uint8_t *b, size_t n) {
 typedef struct {
     PyObject_HEAD
     int ncells, fixed, back;     /* the rules: free cells, columns in fixed places, foundation moves */
+    int autoplay;                /* the closure: every move, then safe moves home (settle) */
     int width;                   /* bytes per column id in the keys: 2 or 3 */
     int keylen;                  /* 4 + ncells + 8 * width */
     Columns columns;
@@ -112,7 +113,7 @@ static uint8_t *key_at(Search *s, uint32_t i) { return s->keys + (size_t)i * (si
 
 /* Sizes are size_t throughout: a 32-bit count of slots would double to 0 past 2^31 of them. The
 ** stored hash has 32 bits, so past 2^32 slots the upper ones would fill by probing alone (still
-** exact, only slower); the format's capacity keeps every search far below that. */
+** exact, only slower); SEARCH_CAPACITY keeps every table within 2^32 slots. */
 static int grow_slots(Search *s) {
     size_t n = s->nslots ? s->nslots * 2 : (size_t)1 << 12;
     uint64_t *slot = zeroed(n, sizeof *slot);
@@ -217,12 +218,19 @@ typedef struct {
 } Expansion;
 
 /* Write the key of (found, occupied cells, ids) as the next successor, like search.py's key(). */
-static void emit(Expansion *e, const uint8_t *found, const uint8_t *occ, int nocc,
+static void emit(Expansion *e, const uint8_t *found_in, const uint8_t *occ_in, int nocc,
                  const uint32_t *ids_in) {
     Search *s = e->s;
     uint8_t *k = s->succ + (size_t)e->nout++ * (size_t)s->keylen;
     uint32_t ids[8];
+    uint8_t found[4], occ[8];
     memcpy(ids, ids_in, sizeof ids);
+    memcpy(found, found_in, 4);
+    memcpy(occ, occ_in, (size_t)nocc);
+    /* A column that did not fit left garbage in ids: expand() is then done again, and this key
+    ** is never used. */
+    if (s->autoplay && (s->columns.full || settle(&s->columns, found, occ, &nocc, ids) != FITS))
+        return;
     if (!s->fixed) sort8(ids);
     memcpy(k, found, 4);
     memcpy(k + 4, occ, (size_t)nocc);
@@ -463,25 +471,28 @@ static int bytes_arg(PyObject *o, const char *what, const uint8_t **p, Py_ssize_
 ** columns bottom card first) under the rules. `narrow`, the ids that 2-byte keys may hold, is
 ** smaller only in tests, which widen the keys early that way. `memory`: the budget in bytes of
 ** the tables (0: none). `capacity`: the most positions the search may hold, by default as many
-** as a certificate can (search.format_capacity); smaller only in tests. */
+** as the tables index (outcome.SEARCH_CAPACITY); smaller only in tests. */
 static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     static char *names[] = {"found", "cells", "columns", "ncells", "fixed_columns",
-                            "foundation_moves", "narrow", "memory", "capacity", NULL};
+                            "foundation_moves", "narrow", "memory", "capacity", "autoplay",
+                            NULL};
     PyObject *found, *cells, *cols;
-    int ncells, fixed, back;
+    int ncells, fixed, back, autoplay = 0;
     long narrow = NARROW_COLUMNS;
     unsigned long long memory = 0, capacity = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!ipp|lKK", names, &found, &cells,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!ipp|lKKp", names, &found, &cells,
                                      &PyTuple_Type, &cols, &ncells, &fixed, &back, &narrow,
-                                     &memory, &capacity))
+                                     &memory, &capacity, &autoplay))
         return -1;
+    if (autoplay && back) {
+        PyErr_SetString(PyExc_ValueError, "autoplay is unsound with foundation moves");
+        return -1;
+    }
     if (narrow < 8 || narrow > (long)NARROW_COLUMNS) {
         PyErr_SetString(PyExc_ValueError, "narrow must be 8..65536");
         return -1;
     }
-    if (capacity == 0)   /* search.py's format_capacity (a bad ncells is refused below) */
-        capacity = MOST_RECORD_BYTES / (4 + (unsigned)(ncells >= 0 && ncells <= 8 ? ncells : 0)
-                                        + 8 * 2);
+    if (capacity == 0) capacity = SEARCH_CAPACITY;
     if (capacity < 1 || capacity > UINT32_MAX - 1 || memory > SIZE_MAX) {
         /* (indices, and index + 1 in a slot, must fit in 32 bits) */
         PyErr_SetString(PyExc_ValueError, "capacity must be 1 .. 2^32 - 2, memory a size");
@@ -514,6 +525,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->ncells = ncells;
     s->fixed = fixed;
     s->back = back;
+    s->autoplay = autoplay;
     s->width = 2;
     s->keylen = 4 + ncells + 16;
     s->won = -1;
@@ -806,7 +818,7 @@ PyMODINIT_FUNC PyInit__search(void) {
     PyModule_AddIntConstant(m, "OUT_OF_MEMORY", OUT_OF_MEMORY);
     PyModule_AddIntConstant(m, "MEMORY_BUDGET", MEMORY_BUDGET);
     PyModule_AddIntConstant(m, "FORMAT_FULL", FORMAT_FULL);
-    PyModule_AddIntConstant(m, "MOST_RECORD_BYTES", MOST_RECORD_BYTES);
+    PyModule_AddIntConstant(m, "SEARCH_CAPACITY", SEARCH_CAPACITY);
     PyModule_AddIntConstant(m, "CHUNK", (long)CHUNK);
     PyModule_AddIntConstant(m, "MOST_COLUMNS", MOST_COLUMNS);
     return m;
