@@ -375,6 +375,8 @@ def explain(src, cell_budget=DEFAULT_CELL_BUDGET, cell_time=DEFAULT_CELL_TIME, u
             out["closest"]["held_back"] = held_back(facts.closest.card, shown, r.ncells)
             out["_uncovered"] = shown  # for --positions; dropped from the JSON
         out["_facts"] = facts  # for --positions and --svg; dropped from the JSON
+        out["closure"] = "autoplay" if r.autoplay else "moves"
+        out["summary"] = summary(out)
     else:
         out["moves"] = src.move_count
     if cell_budget > 0:
@@ -429,6 +431,32 @@ def held_back_text(c, card_name=str):
     return "; ".join(parts) + "."
 
 
+SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def listed(words):
+    words = list(words)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def summary(report):
+    """A no-win's short answer, the one sentence a person wants first: the aces that can never
+    move, and so the suits that never go home; else how many cards never move and how far the
+    foundations get."""
+    aces = [card for run in report["frozen"] for card in run if card[0] == "A"]
+    home = report["most_home"]
+    if aces:
+        return (f"{listed(aces)} can never move, so {listed(SUITS[a[1]] for a in aces)} "
+                f"never go home.")
+    reach = ("no card ever reaches a foundation" if home == 0 else
+             "only one card ever reaches a foundation" if home == 1 else
+             f"at most {home} cards ever reach the foundations")
+    frozen = report["frozen_count"]
+    if frozen:
+        return f"{frozen} card{'s' * (frozen != 1)} can never move, and {reach}."
+    return reach[0].upper() + reach[1:] + "."
+
+
 def wrapped(sentence, indent, width=80):
     import textwrap
     return textwrap.wrap(sentence, width, initial_indent=indent, subsequent_indent=indent,
@@ -452,8 +480,10 @@ def text(report):
                      "(the line certify writes; not necessarily the shortest)")
     else:
         order = "with columns fixed" if report["symmetry"] == "none" else "up to column order"
-        lines.append(f"NO WIN: {what} ({setting}) cannot be won")
-        lines.append(f"  {report['positions']:,} reachable positions ({order})")
+        lines.append(f"NO WIN: {what} ({setting}) cannot be won. {report['summary']}")
+        closed = ("positions closed under every move then safe moves home"
+                  if report["closure"] == "autoplay" else "reachable positions")
+        lines.append(f"  {report['positions']:,} {closed} ({order})")
         lines.append(f"  most cards ever on the foundations: {report['most_home']}")
         lines.append(f"  cards that never move: {report['frozen_count']}")
         for j, run in enumerate(report["frozen"]):
@@ -614,11 +644,7 @@ def caption(report):
         (", columns fixed" if report["symmetry"] == "none" else "")
     if report["claim"] == WIN:
         return [f"{what} ({setting}) can be won, in {report['moves']} single-card moves."]
-    home = report["most_home"]
-    lines = [f"{what} ({setting}) cannot be won: " +
-             ("no card ever reaches a foundation." if home == 0 else
-              "only one card ever reaches a foundation." if home == 1 else
-              f"at most {home} cards ever reach the foundations.")]
+    lines = [f"{what} ({setting}) cannot be won: {report['summary']}"]
     frozen = report["frozen_count"]
     if frozen:
         lines.append(f"Orange: the {frozen} card{'' if frozen == 1 else 's'} that never move"
@@ -632,8 +658,6 @@ def caption(report):
                if c["uncovered"] else
                f"never uncovered: always at least {c['fewest_above']} cards above it")
         lines.append(f"Blue \u2191: {card}, the frozen card closest to moving ({how}).")
-        if "held_back" in c:
-            lines.append(held_back_text(c, lambda n: label(parse(n))))
     return lines
 
 

@@ -308,12 +308,13 @@ def test_svg_holds_what_the_report_says(tmp_path, cert_11982, capsys):
     # Free cells and foundations are drawn as slots, empty at the start.
     assert sorted(slots) == ["foundation C", "foundation D", "foundation H", "foundation S",
                              "free cell 1", "free cell 2", "free cell 3", "free cell 4"]
-    # The caption says what the text says, in words for people.
-    assert f"Deal 11982 (4 free cells) cannot be won: at most {r['most_home']} cards ever " \
-           "reach the foundations." in caption
+    # The caption says the short answer first, in words for people, and what the marks mean;
+    # the long why of the closest card is the text's, not the picture's.
+    assert r["summary"] == "AS and AC can never move, so spades and clubs never go home."
+    assert caption.startswith(f"Deal 11982 (4 free cells) cannot be won: {r['summary']}")
     assert f"the {r['frozen_count']} cards that never move" in caption
     assert "6\u2665, the frozen card closest to moving (uncovered in 12 positions" in caption
-    assert "6\u2665 never moves from there" in caption and "5\u2665 is not home" in caption
+    assert "never moves from there" not in caption and len(caption) < 300
     assert "ever home" not in caption
     # Columns drawn as dealt, bottom card first; suits in colour.
     assert cards["QC"].get("data-place") == "column 4" and "AC" in r["frozen"][3]
@@ -341,13 +342,28 @@ def test_marks_stay_inside_their_cards_edges(tmp_path, cert_11982, capsys):
 
 
 def test_a_deal_that_frees_nothing_is_captioned_in_words():
-    from certify.explain import caption
+    from certify.explain import caption, summary
     report = {"deal": 5, "cells": 0, "foundation_moves": False, "symmetry": "columns",
-              "claim": "no-win", "most_home": 0, "frozen_count": 52,
-              "closest": None}
+              "claim": "no-win", "most_home": 0, "frozen_count": 52, "closest": None,
+              "frozen": [["2C"], [], [], [], [], [], [], []]}
+    report["summary"] = summary(report)
     lines = caption(report)
-    assert lines[0] == "Deal 5 (0 free cells) cannot be won: no card ever reaches a foundation."
+    assert lines[0] == ("Deal 5 (0 free cells) cannot be won: 52 cards can never move, and no "
+                        "card ever reaches a foundation.")
     assert "the 52 cards that never move" in lines[1]
+
+
+@pytest.mark.parametrize("frozen, most_home, said", [
+    ([["AS", "3H"], [], ["AC"]], 2, "AS and AC can never move, so spades and clubs never go home."),
+    ([["AD"]], 3, "AD can never move, so diamonds never go home."),
+    ([["AD", "AH", "AS"]], 0,
+     "AD, AH and AS can never move, so diamonds, hearts and spades never go home."),
+    ([["KS"]], 7, "1 card can never move, and at most 7 cards ever reach the foundations."),
+    ([[]], 1, "Only one card ever reaches a foundation.")])
+def test_the_short_answer_comes_first(frozen, most_home, said):
+    from certify.explain import summary
+    report = {"frozen": frozen, "frozen_count": sum(map(len, frozen)), "most_home": most_home}
+    assert summary(report) == said
 
 
 def test_svg_of_a_win_draws_the_cells_and_foundations(tmp_path, capsys):
