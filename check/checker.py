@@ -3,14 +3,15 @@ proving what --deal, ... ask); 1: some REJECTED; 2: none rejected, some UNREADAB
 # Records, moves and entries count from 1, columns 1..8. Several files or folders: a line each,
 # then a summary.
 # The trusted core comes first, between the two marker lines: the cards and the deal, the moves and
-# their effect, the record encoding and its exact lookup, the closure loop, the replay of a win,
-# the won test, and the sentence the verdict prints from the header. Everything after the core
-# (reading the file, the well-formedness of records, the limits, the command line) can only reject:
-# it raises Rejected or Unreadable, or hands the core the data as it stands in the file. Whatever
-# set of records reaches the core, the core's own checks (the start is one of them, every move from
-# each leads to one of them, none is won) prove the sentence printed; a reader that mangled the
-# records could only make those checks fail. Likewise a win's line reaches the core as a choice
-# among the legal moves the core lists, so every move it plays is legal whatever the reader chose.
+# their effect, safe autoplay, the record encoding and its exact lookup, the start's test and the
+# closure loop, the replay of a win, the won test, and the sentence the verdict prints from the
+# header. Everything after the core (reading the file, the well-formedness of records, the limits,
+# the command line) can only reject: it raises Rejected or Unreadable, or hands the core the data
+# as it stands in the file. Whatever set of records reaches the core, the core's own checks (the
+# start is one of them, every move from each leads to one of them, none is won) prove the sentence
+# printed; a reader that mangled the records could only make those checks fail. Likewise a win's
+# line reaches the core as a choice among the legal moves the core lists, so every move it plays is
+# legal whatever the reader chose.
 # "§n" is section n of the format document.
 import argparse, concurrent.futures, contextlib, functools, hashlib, importlib.metadata, itertools
 import json, mmap, multiprocessing, os, reprlib, shutil, signal, stat, struct, sys, tempfile, time
@@ -94,6 +95,32 @@ def after(found, free, cols, card, source, dest):
     return found, free, cols
 
 
+# The cards that may go home and are safe there by Horne's rule (§8), given the foundations alone:
+# a card of rank r whose other-colour foundations hold at least r - 1 cards and the other one of
+# its colour at least r - 2 (so aces and twos always).
+@functools.lru_cache(maxsize=None)
+def safe(found): return [n * 4 + suit for suit, n in enumerate(found) if n < 13 and all(
+    found[other] >= n - 1 - (RED[other] == RED[suit]) for other in range(4) if other != suit)]
+
+
+# Safe autoplay (§8): a safe card on a column's top or in a free cell goes home, again until none
+# is (in any order: a safe card stays safe as the foundations grow).
+# Why records closed under "every move, then autoplay" prove that no position reachable by single
+# moves is won: say Q covers P when Q is P with some cards moved home, each of them safe in Q. If a
+# move takes P to P', then Q covers P' already (the card is home in Q), or Q can make the same move,
+# or (the card goes onto one Q has sent home) Q sends the card home instead; the result, autoplayed,
+# covers P'. The autoplayed start covers the start, so by induction a record covers every
+# reachable position; a won position is covered only by a won one, and no record is won. A card
+# taken back from a foundation would break the cover: autoplay is refused with foundation moves.
+def autoplay(found, free, cols):
+    tops = [col[-1:] for col in cols]   # (b'' for an empty column)
+    for card in safe(found):
+        if card in free or BYTE[card] in tops:
+            source = CELL if card in free else tops.index(BYTE[card])
+            return autoplay(*after(found, free, cols, card, source, FOUNDATION))
+    return found, free, cols
+
+
 # The records of a no-win, held flat (record k is rows[k*W:(k+1)*W]) and found by exact
 # comparison: the hash of a record only picks the slot of the lookup table to start looking from.
 # layout splits a record into its foundations, its cells and its eight column ids.
@@ -107,9 +134,24 @@ class Records:
         return slots[i] != 0
 
 
-# Records lo..hi-1 are closed: every legal move from each leads to one of the records (§3, step 7).
+# Step 5: the starting position (after autoplay, if the records are closed under it: §8) is one of
+# the records.
+def begins(records, index, rules, found, free, cols):
+    auto = rules['closure'] == 'autoplay'
+    if auto: found, free, cols = autoplay(found, free, cols)
+    ids = [index.get(col, b'') for col in cols]   # (b'': a column not in the table)
+    if rules['symmetry'] == 'columns': ids.sort()
+    pad = b'\xff' * (rules['cells'] - len(free))
+    if b'' in ids or found + free + pad + b''.join(ids) not in records:
+        raise Rejected(f'the starting position{" after autoplay" * auto} '
+                       f'({show(found, free, cols)}) is not one of the records')
+
+
+# Records lo..hi-1 are closed: every legal move from each leads to one of the records (§3, step 7),
+# after autoplay if the header says so (§8).
 def close(records, column, index, rules, lo, hi):
     cells, sort_ids = rules['cells'], rules['symmetry'] == 'columns'
+    auto = rules['closure'] == 'autoplay'
     rows, W, pad = records.rows, records.W, [b'\xff' * k for k in range(cells + 1)]
     for n in range(lo, hi):
         found, cellbytes, *ids = records.layout.unpack(rows[n * W:(n + 1) * W])
@@ -123,9 +165,14 @@ def close(records, column, index, rules, lo, hi):
             to_ids = ids.copy()
             if source < 8: to_ids[source] = index.get(to_cols[source], b'')
             if dest < 8: to_ids[dest] = index.get(to_cols[dest], b'')
+            if auto and (played := autoplay(to_found, to_free, to_cols))[0] != to_found:
+                # Cards went home, from any columns: every column that differs is looked up.
+                to_found, to_free, to_cols = played
+                to_ids = [i if new == old else index.get(new, b'')
+                          for i, old, new in zip(ids, cols, to_cols)]
             if sort_ids: to_ids.sort()   # canonical (§3): big-endian ids sort like their numbers
             if to_found + to_free + pad[cells - len(to_free)] + b''.join(to_ids) not in records:
-                raise Rejected(leaves(n, found, free, cols, card, source, dest))
+                raise Rejected(leaves(n, found, free, cols, card, source, dest, auto))
         if (n + 1) % 8192 == 0: progress(f'record {n + 1:,} of {records.count:,} closed')
 
 
@@ -162,7 +209,7 @@ def theorem(h, path):
         return (f'{who} ({rules}) can be won: {plural(h["count"], "single-card move")} '
                 f'replay{"s" * (h["count"] == 1)} to a won position')
     return (f'{who} ({rules}) cannot be won: {plural(h["count"], "position")} closed under every '
-            f'legal move, none won')
+            f'legal move{" then safe autoplay" * (h["closure"] == "autoplay")}, none won')
 
 # ---- trusted core: end ----
 # Below: reading, well-formedness, limits and the command line. They reject; they never accept.
@@ -191,7 +238,8 @@ def integer(x, low, high): return type(x) is int and low <= x <= high   # (type(
 LIMITS = {'positions': 4_000_000, 'columns': 1_000_000, 'moves': 100_000, 'memory': None,
           'range-moves': 250, 'range-positions': 10_000, 'byte-moves': 4, 'byte-positions': 16}
 KEYS = set('format version claim deal board cells foundation_moves symmetry count xxh3_64'.split())
-SHOWN = 'claim deal first last unwinnable cells foundation_moves symmetry count'.split()   # --json
+# The header's values that --json shows (closure: 'moves' when the key is absent).
+SHOWN = 'claim deal first last unwinnable cells foundation_moves symmetry closure count'.split()
 SPLIT = 8192     # records (or a range's wins) from which the check is split across processes (-j)
 CHUNK = 2**20    # the records of a version 3 chunk (§7); the last chunk holds the rest
 
@@ -211,9 +259,9 @@ def named(body, rules, n, position):
 
 
 # Why record n + 1 is not closed.
-def leaves(n, found, free, cols, card, source, dest): return (
+def leaves(n, found, free, cols, card, source, dest, auto): return (
     f'record {n + 1} ({show(found, free, cols)}): moving {name(card)} from {PLACE[source]} to '
-    f'{PLACE[dest]} gives a position not in the certificate')
+    f'{PLACE[dest]}{" then autoplay" * auto} gives a position not in the certificate')
 
 
 PLACE = [f'column {c + 1}' for c in range(8)] + ['a free cell', 'its foundation']   # by code
@@ -313,7 +361,8 @@ def header(s):
     need(type(h) is dict, 'the file does not start with a msgpack map', Unreadable)
     keys = (KEYS - {'deal', 'board'} | {'first', 'last'} if (ranged := h.get('claim') == 'range')
             else KEYS)
-    need(set(h) == keys, f'the header keys are not exactly: {", ".join(sorted(keys))}', Unreadable)
+    need(set(h) - {'closure'} == keys,   # (closure is optional: §8)
+         f'the header keys are not exactly: {", ".join(sorted(keys))}', Unreadable)
     # Each test runs only once those before it have passed (first's type before last >= first).
     tests = [('format', lambda: h['format'] == 'freecell-certificate'),
              ('version', lambda: integer(h['version'], 1 + ranged, 3)),
@@ -326,9 +375,12 @@ def header(s):
         [('first', lambda: integer(h['first'], 1, 2**33 - 1)),
          ('last', lambda: integer(h['last'], h['first'], 2**33 - 1))] if ranged else
         [('deal', lambda: h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)),   # or board
-         ('board', lambda: type(h['board']) is (bytes if h['deal'] is None else type(None)))])
+         ('board', lambda: type(h['board']) is (bytes if h['deal'] is None else type(None)))]) + (
+        [('closure', lambda: h['closure'] == 'autoplay' and h['version'] == 3   # only so (§8)
+          and h['claim'] != 'win' and not h['foundation_moves'])] if 'closure' in h else [])
     for key, ok in tests: need(ok(), f'header {key} = {reprlib.repr(h[key])} is not allowed',
                                Unreadable)   # (reprlib: a few characters, however long or deep)
+    h.setdefault('closure', 'moves')   # without the key: closed under every legal move alone
     return h
 
 
@@ -424,12 +476,7 @@ def check_nowin(s, rules, limits, read=lambda: None):
         well_formed(records, produced, column, rules)
         need(s.end in (None, s.taken), 'the body has data after it')
         s.end = read()   # (None: nothing more of this body)
-        found, free, cols = start(rules)
-        begin = [index.get(col, b'') for col in cols]   # (b'': a column not in the table)
-        if rules['symmetry'] == 'columns': begin.sort()
-        need(b'' not in begin and found + free + b'\xff' * (cells - len(free)) + b''.join(begin)
-             in records, f'the starting position ({show(found, free, cols)}) is not one of the '
-                         'records')   # step 5
+        begins(records, index, rules, *start(rules))   # step 5
         in_parts(close, (records, column, index, rules), count, limits.get('jobs', 1))   # step 7
     except MemoryError:
         raise Unreadable(f'not enough memory for {count:,} positions: --max-positions / --memory')
@@ -563,7 +610,7 @@ def check_range(h, s, limits):
 def differs(h, want):
     first, last = want.get('range') or (None, None)
     for key, asked in {**want, 'first': first, 'last': last}.items():
-        if key in KEYS | {'first', 'last'} and asked is not None and h.get(key) != asked:
+        if key in KEYS | {'first', 'last', 'closure'} and asked is not None and h.get(key) != asked:
             option = 'range' if key in ('first', 'last') else key.replace('_', '-')
             return f'its {key} is {h.get(key)!r}, not {asked!r} (--{option})'
 
@@ -661,6 +708,7 @@ OPTIONS = [
     (['--cells'], N),
     (['--foundation-moves'], dict(action=argparse.BooleanOptionalAction)),
     (['--symmetry'], dict(choices=['columns', 'none'])),
+    (['--closure'], dict(choices=['moves', 'autoplay'])),
     (['--max-positions'], dict(N, dest='positions', help='limits (past one a file is UNREADABLE): '
                                                          'positions of a no-win (%(default)s)')),
     (['--max-moves'], dict(N, dest='moves', help='moves of a win (%(default)s)')),

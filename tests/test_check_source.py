@@ -23,8 +23,8 @@ def test_lines_are_at_most_100_columns():
         assert not long, (path.name, long)
 
 
-def test_check_is_at_most_400_logical_lines():
-    assert sum(logical_lines(path.read_text()) for path in CHECK.glob('*.py')) <= 400
+def test_check_is_at_most_420_logical_lines():
+    assert sum(logical_lines(path.read_text()) for path in CHECK.glob('*.py')) <= 420
 
 
 def crude_lines(text):
@@ -32,9 +32,9 @@ def crude_lines(text):
     return sum(1 for line in text.splitlines() if not re.match(r'\s*(#|$)', line))
 
 
-# Where check/ stands by the crude measure with version 3 read and every feature it has (a range's
-# wins replayed across processes the last of them); it grows only with a feature asked of it.
-CRUDE_NOW = 500
+# Where check/ stands by the crude measure with version 3 read and every feature it has (closure
+# under safe autoplay the last of them); it grows only with a feature asked of it.
+CRUDE_NOW = 524
 
 
 def test_check_does_not_grow_by_the_crude_measure():

@@ -106,20 +106,55 @@ def is_won(pos):
     return pos[0] == (13, 13, 13, 13)
 
 
+def safe_home(found):
+    """The cards Horne's rule (section 8) lets go home with these foundations: for each suit its next
+    card, when both foundations of the other colour hold at least its rank - 1 cards and the other
+    one of its colour at least its rank - 2."""
+    out = []
+    for s in range(4):
+        r = found[s]
+        mate = {0: 3, 3: 0, 1: 2, 2: 1}[s]              # the other suit of the same colour
+        others = [t for t in range(4) if is_red(t) != is_red(s)]
+        if r < 13 and found[mate] >= r - 2 and min(found[t] for t in others) >= r - 1:
+            out.append(r * 4 + s)
+    return out
+
+
+def autoplay(pos):
+    """pos after safe autoplay (section 8): a safe card on a column's top or in a free cell goes
+    home, again and again, until there is none (here: suits in order C D H S, then round again)."""
+    found, cells, cols = list(pos[0]), list(pos[1]), [list(c) for c in pos[2]]
+    moved = True
+    while moved:
+        moved = False
+        for c in safe_home(found):
+            if c in cells:
+                cells.remove(c)
+            elif any(col and col[-1] == c for col in cols):
+                next(col for col in cols if col and col[-1] == c).pop()
+            else:
+                continue
+            found[c % 4] += 1
+            moved = True
+    return make(found, cells, cols)
+
+
 def canon(pos, symmetry):
     return (pos[0], pos[1], tuple(sorted(pos[2]))) if symmetry == 'columns' else pos
 
 
-def explore(start, ncells, fmoves=False, symmetry='columns', limit=2_000_000, unexpanded=()):
+def explore(start, ncells, fmoves=False, symmetry='columns', limit=2_000_000, unexpanded=(), closure=None):
     """All positions reachable from start, canonical under the symmetry (breadth-first); the
-    moves from a position in `unexpanded` are not followed (its successors may be left out)."""
-    seen, todo = {canon(start, symmetry)}, deque([canon(start, symmetry)])
+    moves from a position in `unexpanded` are not followed (its successors may be left out). With
+    closure='autoplay' (section 8) the start and every move's result are autoplayed first."""
+    settle = autoplay if closure == 'autoplay' else (lambda p: p)
+    seen, todo = {canon(settle(start), symmetry)}, deque([canon(settle(start), symmetry)])
     while todo:
         pos = todo.popleft()
         if pos in unexpanded:
             continue
         for _, nxt in successors(pos, ncells, fmoves):
-            k = canon(nxt, symmetry)
+            k = canon(settle(nxt), symmetry)
             if k not in seen:
                 seen.add(k)
                 todo.append(k)
@@ -325,9 +360,12 @@ def unplane(data, count):
     return [bytes(data[j * count + k] for j in range(W)) for k in range(count)]
 
 
-def header(claim, count, body, deal=None, board=None, cells=4, foundation_moves=False, symmetry='columns', version=1):
+def header(claim, count, body, deal=None, board=None, cells=4, foundation_moves=False, symmetry='columns', version=1,
+           closure=None):
+    """The header map; closure (section 8) is written after symmetry when given, left out when None."""
     return {'format': 'freecell-certificate', 'version': version, 'claim': claim, 'deal': deal, 'board': board,
-            'cells': cells, 'foundation_moves': foundation_moves, 'symmetry': symmetry, 'count': count,
+            'cells': cells, 'foundation_moves': foundation_moves, 'symmetry': symmetry,
+            **({} if closure is None else {'closure': closure}), 'count': count,
             'xxh3_64': xxhash.xxh3_64_hexdigest(body)}
 
 
@@ -361,15 +399,16 @@ def nowin_body(parts, version=1, chunk=None):
 
 
 def nowin_file(start, ncells, positions=None, fmoves=False, symmetry='columns', deal=None, parts=None,
-               version=1, width=None, chunk=None, **changes):
-    """A no-win certificate file (correct unless positions/parts/width/chunk/changes make it otherwise)."""
+               version=1, width=None, chunk=None, closure=None, **changes):
+    """A no-win certificate file (correct unless positions/parts/width/chunk/changes make it otherwise);
+    closure='autoplay' writes that header key (section 8) and, without positions, explores under it."""
     if parts is None:
         if positions is None:
-            positions = explore(start, ncells, fmoves, symmetry)
+            positions = explore(start, ncells, fmoves, symmetry, closure=closure)
         parts = nowin_parts(positions, ncells, symmetry, width)
     body = nowin_body(parts, version, chunk)
     h = header('no-win', len(parts[1]), body, deal=deal, board=None if deal else board_bytes(start, ncells),
-               cells=ncells, foundation_moves=fmoves, symmetry=symmetry, version=version)
+               cells=ncells, foundation_moves=fmoves, symmetry=symmetry, version=version, closure=closure)
     return finish(h, body, changes)
 
 
@@ -397,9 +436,11 @@ def entry(deal, claim, count, body, version=2):
     return msgpack.packb([deal, claim, count, body], use_bin_type=True)
 
 
-def range_header(first, last, entries, cells=4, foundation_moves=False, symmetry='columns', version=2):
+def range_header(first, last, entries, cells=4, foundation_moves=False, symmetry='columns', version=2,
+                 closure=None):
     return {'format': 'freecell-certificate', 'version': version, 'claim': 'range', 'first': first, 'last': last,
-            'cells': cells, 'foundation_moves': foundation_moves, 'symmetry': symmetry, 'count': last - first + 1,
+            'cells': cells, 'foundation_moves': foundation_moves, 'symmetry': symmetry,
+            **({} if closure is None else {'closure': closure}), 'count': last - first + 1,
             'xxh3_64': xxhash.xxh3_64_hexdigest(b''.join(entries))}
 
 
@@ -407,7 +448,8 @@ def range_file(start, entries, level=3, **changes):
     """A range certificate for deals start.. from entry bytes (see entry()); the rules (cells, foundation_moves,
     symmetry) given, and then other header changes (the entries' hash is not redone for those)."""
     h = range_header(start, start + len(entries) - 1, entries, **{k: changes.pop(k) for k in
-                                                                 ('cells', 'foundation_moves', 'symmetry', 'version')
+                                                                 ('cells', 'foundation_moves', 'symmetry', 'version',
+                                                                  'closure')
                                                                  if k in changes})
     h.update(changes)
     data = msgpack.packb(h, use_bin_type=True) + b''.join(entries)
@@ -592,6 +634,31 @@ def bad_corpus():
                                      unpack_file(v3)[1] + b'\xc4\x00'), 'unreadable', 'the body has data after it'),
         'v3-hash-mismatch': (rebuild(v3, xxh3_64='0123456789abcdef'), 'rejected', 'does not match its xxh3_64'),
     }
+    # Closure under safe autoplay (section 8), on NOWIN0 (0 cells), whose start autoplays at once:
+    # a successor after autoplay left out, the start present but not autoplayed, a won record, the
+    # autoplay set without the key; the key with another value, in version 2, in a win, with
+    # foundation moves.
+    auto = explore(NOWIN0, 0, closure='autoplay')
+    first = canon(autoplay(NOWIN0), 'columns')
+    gone = sorted(auto - {first})[len(auto) // 2]
+    v3_auto = nowin_file(NOWIN0, 0, auto, version=3, closure='autoplay')
+    not_allowed = "header closure = 'autoplay' is not allowed"
+    out.update({
+        'autoplay-missing-successor': (nowin_file(NOWIN0, 0, auto - {gone}, version=3, closure='autoplay'),
+                                       'rejected', 'then autoplay gives a position not in the certificate'),
+        'autoplay-start-not-autoplayed': (nowin_file(NOWIN0, 0, auto - {first} | {canon(NOWIN0, 'columns')},
+                                                     version=3, closure='autoplay'), 'rejected',
+                                          'the starting position after autoplay ('),
+        'autoplay-won-record': (nowin_file(NOWIN0, 0, auto | {won}, version=3, closure='autoplay'), 'rejected',
+                                'is won'),
+        'autoplay-without-key': (nowin_file(NOWIN0, 0, auto, version=3), 'rejected', 'the starting position ('),
+        'closure-moves': (rebuild(v3_auto, closure='moves'), 'unreadable', "header closure = 'moves' is not allowed"),
+        'closure-version-2': (nowin_file(NOWIN0, 0, auto, version=2, closure='autoplay'), 'unreadable',
+                              not_allowed),
+        'closure-in-win': (rebuild(win_file(WIN1, 1, moves, version=3), closure='autoplay'), 'unreadable',
+                           not_allowed),
+        'closure-foundation-moves': (rebuild(v3_auto, foundation_moves=True), 'unreadable', not_allowed),
+    })
     return out
 
 

@@ -126,6 +126,36 @@ def is_position(position, ncells):
             and sorted(home + list(cells) + [c for col in cols for c in col]) == list(range(52)))
 
 
+# ---- safe autoplay (section 8) ----
+
+def is_safe(position, card):
+    """Horne's rule, word for word: the card may go home, each foundation of the other colour holds
+    at least rank - 1 cards and the other foundation of its own colour at least rank - 2."""
+    found = position[0]
+    if found[suit(card)] != rank(card):
+        return False
+    for other in range(4):
+        if other == suit(card):
+            continue
+        least = rank(card) - 1 if is_red(other) != is_red(card) else rank(card) - 2
+        if found[other] < least:
+            return False
+    return True
+
+
+def autoplay(position):
+    """The position once every safe card on a column's top or in a free cell has gone home, one at a
+    time, until none is left (the order does not matter, section 8; here: lowest card first)."""
+    while True:
+        found, cells, cols = position
+        free = sorted({col[-1] for col in cols if col} | set(cells))
+        home = [card for card in free if is_safe(position, card)]
+        if not home:
+            return position
+        card = home[0]
+        position = after(position, card, where(position, card, False), FOUNDATION)
+
+
 # ---- canonical form and records (section 3) ----
 
 def canonical(position, symmetry):
@@ -152,14 +182,17 @@ def record(position, table, ncells, symmetry):
 
 # ---- everything reachable ----
 
-def reachable(position, ncells, foundation_moves=False, symmetry='columns', limit=None):
+def reachable(position, ncells, foundation_moves=False, symmetry='columns', limit=None,
+              closure='moves'):
     """{canonical form: a position of that form} for every position reachable from `position`
-    (breadth-first). With a limit, stops once more than `limit` are found."""
-    first = canonical(position, symmetry)
+    (breadth-first). With a limit, stops once more than `limit` are found. With closure='autoplay'
+    the start and every move's result are autoplayed (section 8)."""
+    settle = autoplay if closure == 'autoplay' else (lambda p: p)
+    first = canonical(settle(position), symmetry)
     seen, queue = {first: first}, deque([first])
     while queue and (limit is None or len(seen) <= limit):
         for _, _, nxt in moves(queue.popleft(), ncells, foundation_moves):
-            key = canonical(nxt, symmetry)
+            key = canonical(settle(nxt), symmetry)
             if key not in seen:
                 seen[key] = key
                 queue.append(key)
@@ -168,3 +201,15 @@ def reachable(position, ncells, foundation_moves=False, symmetry='columns', limi
 
 def can_be_won(position, ncells, foundation_moves=False, limit=None):
     return any(is_won(p) for p in reachable(position, ncells, foundation_moves, limit=limit))
+
+
+def closed(positions, start_position, ncells, symmetry='columns', closure='moves'):
+    """Section 3's steps 5 to 7 (section 8's with closure='autoplay') for a set of canonical
+    positions, foundation moves off: the (autoplayed) start is in it, none is won, and every move
+    from each, (autoplayed,) leads into it."""
+    settle = autoplay if closure == 'autoplay' else (lambda p: p)
+    members = {canonical(p, symmetry) for p in positions}
+    return (canonical(settle(start_position), symmetry) in members
+            and not any(is_won(p) for p in members)
+            and all(canonical(settle(nxt), symmetry) in members
+                    for p in members for _, _, nxt in moves(p, ncells)))
