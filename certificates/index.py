@@ -13,6 +13,7 @@ from certify.cards import name
 from certify.output import write_atomic
 from certify.explain import from_certificate, stuck
 
+import hard
 import published
 import ranges
 from prove_coq import read_results as read_coq_results  # certificates/coq-results.tsv
@@ -188,7 +189,8 @@ def write_index(folder, files, times, listed):
     plain = published.read_plain_counts(os.path.join(folder, "plain-counts.tsv"))
     text = HEAD.format(listed=len(listed)) + "\n".join(
         summary(rows, listed, plain) + coq_summary(rows, coq) + table(rows, times, coq, plain) +
-        ranges.section(spans, times) + ranges.large_section(ranges.large_runs(folder)))
+        ranges.section(spans, times) + ranges.large_section(ranges.large_runs(folder)) +
+        hard.section(hard.runs(folder)))
     write_atomic(os.path.join(folder, "README.md"), (text + "\n").encode())
     sums = "".join(f"{r['sha256']}  {r['file']}\n" for r in rows + spans)
     write_atomic(os.path.join(folder, "SHA256SUMS"), sums.encode())

@@ -83,10 +83,13 @@ def test_every_file_records_the_rules_its_name_gives():
         h = header(FOLDER / name)
         assert (h["deal"], h["cells"], h["foundation_moves"]) == (deal, cells, fm), name
         assert h["symmetry"] == ("none" if h["claim"] == "win" else "columns"), name
+        # every no-win is closed under safe autoplay but where foundation moves forbid it
+        assert h.get("closure") == ("autoplay" if h["claim"] == "no-win" and not fm else None)
 
 
 def test_index_and_sums_match_the_files():
     rows, coq = index_rows(), prove_coq.read_results()
+    plain = published.read_plain_counts()
     names = published.published_files()
     assert sorted(rows) == sorted(names)  # every file has a row, every row a file
     sums = dict(line.split()[::-1] for line in
@@ -96,17 +99,21 @@ def test_index_and_sums_match_the_files():
         data = (FOLDER / name).read_bytes()
         digest = hashlib.sha256(data).hexdigest()
         row = rows[name]
-        assert sums[name] == digest and row[11] == f"`{digest}`", name
-        assert row[8] == f"{len(data):,}", name
+        assert sums[name] == digest and row[12] == f"`{digest}`", name
+        assert row[9] == f"{len(data):,}", name
         deal, cells, fm = published.parse_name(name)
         assert row[-1] == f"`{published.command_line(deal, cells, fm)}`"
         assert (row[0], row[1], row[2]) == (str(deal), str(cells), "yes" if fm else "no")
         h = header(FOLDER / name)
         assert row[3] == h["claim"]
         assert row[4] == (f"{h['count']:,}" if h["claim"] == "no-win" else f"{h['count']} moves")
+        # beside it, the plain closure's count (plain-counts.tsv), never fewer positions
+        every = plain.get((deal, cells, fm))
+        assert row[5] == ("–" if every is None else f"{every:,}"), name
+        assert h["claim"] == "win" or every >= h["count"], name
         # the Coq column: coq-results.tsv's result for this very file (its digest), or none
         fact = {"deal": deal, "cells": cells, "fm": fm, "claim": h["claim"], "sha256": digest}
-        assert row[12] == index.coq_text(fact, coq), name
+        assert row[13] == index.coq_text(fact, coq), name
 
 
 @pytest.mark.parametrize("deal", FEW)
@@ -116,9 +123,9 @@ def test_index_row_says_what_explain_finds(deal):
     facts = stuck(src.start[2], src.table, src.records, 4, src.width, False)
     import index  # certificates/index.py
     row = index_rows()[name]
-    assert row[5] == str(facts.most_home)
-    assert row[6] == index.frozen_text(facts.frozen)
-    assert row[7] == index.closest_text(facts.closest)
+    assert row[6] == str(facts.most_home)
+    assert row[7] == index.frozen_text(facts.frozen)
+    assert row[8] == index.closest_text(facts.closest)
 
 
 def test_names_and_commands():
