@@ -5,18 +5,24 @@ about 40 bytes a position; a deal of a billion positions does not fit. This sear
 bucket of positions (below) and a buffer of successors in memory, within --memory, and keeps
 the rest in sorted files in a work folder, so that the disk bounds the problem. The positions
 it finds are exactly the set the in-memory engine finds (the closure of the start under every
-move), so the certificate is the same, byte for byte: tests/test_external.py holds it to that.
+move, or under rules.autoplay every move then safe moves home, from the autoplayed start), so
+the certificate is the same, byte for byte: tests/test_external.py holds it to that.
 
 How (the classical design: breadth-first layers with delayed duplicate detection, Korf's
 external-memory search):
 
-- Without foundation moves (the default rules) no move lowers the number of cards home, and a
-  move raises it by at most one. So the positions fall into buckets by cards home, 0..52, and a
-  bucket can be finished, then never read again but for the certificate, before the next one
-  starts: bucket s needs only its own positions to tell which of its successors are new, and
-  its successors with one more card home are kept, unsorted, as the next bucket's pending runs.
+- Without foundation moves (the default rules) no move lowers the number of cards home: a
+  move raises it by at most one, and the safe moves home autoplay makes after it (under
+  rules.autoplay) by as many more as it makes. So the positions fall into buckets by cards
+  home, 0..52, and a bucket can be finished, then never read again but for the certificate,
+  before a later one starts: bucket s needs only its own positions to tell which of its
+  successors are new, and its successors with more cards home are kept as pending runs, one run
+  a bucket at each spill (a key's first 2 bytes say its cards home). The next bucket is the
+  fewest cards home with pending runs (those between may have no position: skipped): every
+  bucket that could still send it positions has fewer cards home, and is done.
   (With foundation moves a card can go back, so every position is in one bucket, bucket 0, and
-  each layer is checked against all that was found: the same algorithm, slower.)
+  each layer is checked against all that was found: the same algorithm, slower; autoplay is
+  never on there.)
 - A bucket that fits in memory is closed there, as the in-memory engine closes a search: a hash
   set and a stack, each successor looked up once (Expander.hold/explore/dump); it is written out
   sorted when closed, and saved (all its keys, and those still to expand) every few minutes so
@@ -30,8 +36,8 @@ external-memory search):
   merged into the visited file, so that no layer rewrites all the bucket has found; the fresh
   files are merged into the visited file once they outweigh it, or into one once they are many
   (_settle), so a position is rewritten a few times in a bucket, not once a layer. An empty
-  frontier closes the bucket (its files merged into one); its pending runs, merged, are the
-  next bucket's first frontier.
+  frontier closes the bucket (its files merged into one); the next bucket's pending runs,
+  merged, are its first frontier.
 - Runs do not pile up (delayed duplicate detection within them, as Korf's search and Freecell
   Solver's disk queue do it): once a few wait, or the later ones outweigh the first, they are
   merged into one, repeats dropped, and a layer's runs less the bucket's files as well
@@ -65,7 +71,13 @@ last checkpoint left it, and the command that resumes. The work since that check
 The folder's layout has a version (VERSION, in its state). A folder of another version is
 refused in one line and never read: version 1 wrote keys raw, and version 2 kept a bucket's
 positions in one file; the runs a version 1 search left are not worth converting (removing the
-folder and starting again costs less than its pending runs did).
+folder and starting again costs less than its pending runs did). Version 4 names the bucket of
+each pending run (3's were all the next bucket's, as a move's successors are); its key files
+are 3's, so a version 3 folder is read, its pending runs given the bucket after its own
+(read_state), and goes on as version 4. The folder's identity names the closure (`closure`,
+as a certificate's header does: absent for every move alone, so a version 3 folder, of the
+plain closure, is still its own search's): a folder of one closure is not resumed under the
+other.
 
 A won position met by this search makes it stop, UNKNOWN: it keeps no parents, so it has no
 line to give (the solver had its chance before the search began).
@@ -75,11 +87,12 @@ import os
 import time
 
 from .outcome import NO_WIN, UNKNOWN, Outcome, budget_reason, size_text
+from .rules import autoplay
 
 STATE = "search.json"
 LOCK = "search.lock"
 FORMAT = "certify-disk-search"
-VERSION = 3  # (1: keys raw; 2: one visited file a bucket; refused, not read: see above)
+VERSION = 4  # (1: keys raw; 2: one visited file a bucket; refused, not read; 3 read: see above)
 FANIN = 64  # runs one merge reads at most at once (each a reader in memory: fanin())
 MERGE_AT = 8  # runs waiting for one merge that are merged into one at once (see _compact)
 SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
@@ -168,11 +181,12 @@ def default_folder(out, label):
 
 
 def identity(position, rules):
-    """What a work folder's search is of: the start position and the rules."""
+    """What a work folder's search is of: the start position, the rules and the closure."""
     found, cells, cols = position
     return {"found": bytes(found).hex(), "cells": bytes(sorted(cells)).hex(),
             "columns": [bytes(c).hex() for c in cols], "ncells": rules.ncells,
-            "fixed_columns": rules.fixed_columns, "foundation_moves": rules.foundation_moves}
+            "fixed_columns": rules.fixed_columns, "foundation_moves": rules.foundation_moves,
+            **({"closure": "autoplay"} if rules.autoplay else {})}
 
 
 def buffer_bytes(memory):
@@ -261,7 +275,7 @@ class DiskSearch:
                  "seconds": 0.0}
         self.state = state
         self.expander = self._expander(columns=[])
-        found, cells, cols = self.position
+        found, cells, cols = autoplay(self.position)[0] if self.rules.autoplay else self.position
         name = self._name("start")
         self.expander.start(self._b(name), bytes(found), bytes(sorted(cells)),
                             tuple(bytes(c) for c in cols))
@@ -309,7 +323,7 @@ class DiskSearch:
             columns = self._read_columns()
         return self.x.Expander(self.rules.ncells, self.rules.fixed_columns,
                                self.rules.foundation_moves, self.state["idw"], columns,
-                               buffer_bytes(self.memory), self.narrow)
+                               buffer_bytes(self.memory), self.narrow, self.rules.autoplay)
 
     def _read_columns(self):
         name = self.state["columns"]
@@ -394,7 +408,7 @@ class DiskSearch:
         how = f"{self.expander.held:,} held in memory, {self.expander.open:,} to expand" \
             if self.holding else f"layer {s['layer']} on disk"
         pending = sum(r[1] for r in s["pending"])
-        later = f", {pending:,} successors for the next" if pending else ""
+        later = f", {pending:,} successors for later buckets" if pending else ""
         return f"{at}: {how}{later}; {size_text(self.disk_bytes())} of disk"
 
     # ---- the search ------------------------------------------------------------------------
@@ -610,28 +624,45 @@ class DiskSearch:
         visited keys too, once they weigh half as much as those (so that reading them is paid
         for); then checkpointed. So their bytes stay near the distinct new positions among them,
         not the successors made (mostly positions met before, or made twice), and a key is
-        rewritten a few times in all (each such merge at least doubles the first)."""
+        rewritten a few times in all (each such merge at least doubles the first). Pending runs
+        are merged a bucket at a time (a run holds one bucket's keys)."""
         s = self.state
-        for which in ("runs", "pending"):
-            runs = s[which]
-            if which == "runs" and s["step"] != "expand" or len(runs) < 2:
-                continue  # (at a layer's end its merge takes the runs: no merge of them before)
-            sizes = [os.path.getsize(self._path(r[0])) for r in runs]
-            less = self._parts() if which == "runs" else []
-            least = max([sizes[0]] + [os.path.getsize(self._path(e[0])) // 2 for e in less])
-            if len(runs) < MERGE_AT and sum(sizes[1:]) < least:
-                continue
-            s[which] = [self._merge(runs[:self.fanin], less)] + runs[self.fanin:]
-            self._checkpoint()
+        if s["step"] == "expand":  # (at a layer's end its merge takes the runs: none before)
+            merged = self._compacted(s["runs"], self._parts())
+            if merged is not None:
+                s["runs"] = merged
+                self._checkpoint()
+        for bucket in sorted({r[2] for r in s["pending"]}):
+            runs = [r for r in s["pending"] if r[2] == bucket]
+            merged = self._compacted(runs, [])
+            if merged is not None:
+                s["pending"] = [r for r in s["pending"] if r[2] != bucket] + \
+                    [merged[0] + [bucket]] + merged[1:]
+                self._checkpoint()
+
+    def _compacted(self, runs, less):
+        """`runs` with their first fanin() merged into one less the files `less`, if _compact
+        says they should be; else None."""
+        if len(runs) < 2:
+            return None
+        sizes = [os.path.getsize(self._path(r[0])) for r in runs]
+        least = max([sizes[0]] + [os.path.getsize(self._path(e[0])) // 2 for e in less])
+        if len(runs) < MERGE_AT and sum(sizes[1:]) < least:
+            return None
+        return [self._merge(runs[:self.fanin], less)] + runs[self.fanin:]
 
     def _spill(self):
+        """The buffer written: this bucket's successors as a run of the layer, each later
+        bucket's as a pending run of that bucket ([name, keys, bucket])."""
         s = self.state
-        same, following = self._name("run"), self._name("pending")
-        a, b = self.expander.spill(self._b(same), self._b(following))
+        same = self._name("run")
+        later = {h: self._name(f"pending{h:02d}") for h in self.expander.ahead}
+        a, written = self.expander.spill(self._b(same),
+                                         {h: self._b(name) for h, name in later.items()})
         if a:
             s["runs"].append([same, a])
-        if b:
-            s["pending"].append([following, b])
+        for h, count in sorted(written.items()):
+            s["pending"].append([later[h], count, h])
 
     def _widen(self):
         """Past 65,536 columns: every file rewritten with 3-byte ids (the order kept)."""
@@ -727,19 +758,25 @@ class DiskSearch:
         self._checkpoint()
 
     def _next_bucket(self):
-        """The next bucket begun: its pending runs merged into its first frontier (which is
-        also all it has visited); or, with none, the search is over."""
+        """The next bucket begun, the one of fewest cards home with pending runs (every bucket
+        that could send it more is done): its runs merged into its first frontier (which is also
+        all it has visited), fanin() at a time; or, with none, the search is over."""
         s = self.state
-        if len(s["pending"]) > self.fanin:
-            self._pass("pending")
-            return
         if not s["pending"]:
             s["step"] = "done"
             self._checkpoint()
             return
-        first = self._merge(s["pending"])
-        s["pending"] = []
-        s["bucket"] += 1
+        bucket = min(r[2] for r in s["pending"])
+        runs = [r for r in s["pending"] if r[2] == bucket]
+        others = [r for r in s["pending"] if r[2] != bucket]
+        if len(runs) > self.fanin:
+            s["pending"] = others + [self._merge(runs[:self.fanin]) + [bucket]] + \
+                runs[self.fanin:]
+            self._checkpoint()
+            return
+        first = self._merge(runs)
+        s["pending"] = others
+        s["bucket"] = bucket
         s["layer"] = 0
         s["visited"], s["frontier"], s["fresh"] = first, list(first), []
         s["step"] = "memory"
@@ -819,8 +856,8 @@ class DiskSearch:
 
 
 def read_state(folder, position, rules, resume):
-    """The state of the search in `folder`, if it is of this position and rules and a resume
-    was asked for; else WorkFolderError."""
+    """The state of the search in `folder` (a version 3 state read as this version's), if it is
+    of this position, rules and closure and a resume was asked for; else WorkFolderError."""
     import json
     path = os.path.join(folder, STATE)
     try:
@@ -830,13 +867,18 @@ def read_state(folder, position, rules, resume):
         raise WorkFolderError(f"{path} cannot be read: {e}") from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise WorkFolderError(f"{path} is not the state of a search on disk")
+    if state.get("version") == 3 and isinstance(state.get("pending"), list):
+        # (3's pending runs were all the next bucket's: see the module's docstring)
+        state["pending"] = [r[:2] + [state["bucket"] + 1] for r in state["pending"]]
+        state["version"] = VERSION
     if state.get("version") != VERSION:
         raise WorkFolderError(f"the work folder {folder} is of another certify's search on disk "
                               f"(its layout {state.get('version')!r}, this one's {VERSION}) and "
                               f"cannot be resumed: remove it to start again")
     if state.get("identity") != identity(position, rules):
         raise WorkFolderError(f"the work folder {folder} holds the search of another deal or "
-                              f"other rules; name another with --work-dir")
+                              f"other rules (or closure: --no-autoplay); name another with "
+                              f"--work-dir")
     if not resume:
         raise WorkFolderError(f"the work folder {folder} holds a search begun before: --resume "
                               f"to go on with it, or remove it to start again")

@@ -117,7 +117,8 @@ def test_memory_budget_and_malloc_failing_under_asan(sanitized, tmp_path):
 
 def test_the_search_on_disk_under_asan(sanitized, tmp_path):
     """external.c: spilling, merging in passes, widening the ids, a resume, the records streamed
-    out; the same file as the in-memory engine's."""
+    out, under both closures (certify's default, autoplay; and every move alone); the same file
+    as the in-memory engine's."""
     out = tmp_path / "11982.msgpack.zst"
     certify_in(sanitized, 11982, "-q", "--on-disk", "--memory", "1M", "--time-limit", "0.5",
                "-o", out, exit_code=3)
@@ -136,12 +137,13 @@ import sys
 from certify import external
 from certify.deals import deal
 from certify.rules import Rules, start
-for memory in (1 << 16, 64 << 20):   # buckets on disk in layers, and held in memory
-    s = external.DiskSearch(start(deal(11982)), Rules(3), external.Disk(sys.argv[1]), memory,
-                            64)
-    assert s.run().verdict == "no-win" and s.state["idw"] == 3
-    assert sum(len(r) for r in s.records()) == s.positions * (4 + 3 + 16)
-    s.remove()
+for rules in (Rules(3), Rules(3, autoplay=True)):
+    for memory in (1 << 16, 64 << 20):   # buckets on disk in layers, and held in memory
+        s = external.DiskSearch(start(deal(11982)), rules, external.Disk(sys.argv[1]), memory,
+                                64)
+        assert s.run().verdict == "no-win" and s.state["idw"] == 3
+        assert sum(len(r) for r in s.records()) == s.positions * (4 + 3 + 16)
+        s.remove()
 print("ok")
 """
 

@@ -1,8 +1,10 @@
 """The search on disk (certify/external.py, certify/engine/external.c) against the in-memory
 engine and the pure-Python reference: the same positions, the same certificate bytes, whatever
 the memory budget (a tiny one spills at every few thousand successors and merges in passes),
-the symmetry, the cells, the foundation moves; a resume after a stop or a kill gives the same
-bytes; a full disk or an unusable work folder is an UNKNOWN or one line, never a traceback."""
+the symmetry, the cells, the foundation moves, the closure (every move, or every move then safe
+autoplay, whose successors may land buckets ahead); a resume after a stop or a kill gives the
+same bytes; a full disk or an unusable work folder is an UNKNOWN or one line, never a
+traceback."""
 
 import json
 import os
@@ -10,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -57,14 +60,23 @@ def disk_records(position, rules, folder, memory, narrow=1 << 16):
     return table, [rows[i:i + w] for i in range(0, len(rows), w)], search
 
 
+def autoplay(ncells, fixed_columns=False):
+    return Rules(ncells, fixed_columns, autoplay=True)
+
+
+def case_id(number, rules):
+    return (f"{number}-{rules.ncells}{'-fixed' if rules.fixed_columns else ''}"
+            f"{'-fm' if rules.foundation_moves else ''}{'-autoplay' if rules.autoplay else ''}")
+
+
 CASES = [(11982, Rules(4)), (11982, Rules(3)), (11982, Rules(4, True)),
          (7484159, Rules(3)), (1, Rules(2)), (617, Rules(3, False, True)),
-         (7484159, Rules(3, True, True))]
+         (7484159, Rules(3, True, True)),
+         (11982, autoplay(4)), (11982, autoplay(3)), (11982, autoplay(4, True)),
+         (146692, autoplay(4)), (1, autoplay(2)), (52, autoplay(1))]
 
 
-@pytest.mark.parametrize("number,rules", CASES,
-                         ids=[f"{n}-{r.ncells}{'-fixed' if r.fixed_columns else ''}"
-                              f"{'-fm' if r.foundation_moves else ''}" for n, r in CASES])
+@pytest.mark.parametrize("number,rules", CASES, ids=[case_id(n, r) for n, r in CASES])
 def test_the_same_records_as_the_in_memory_engine(tmp_path, number, rules):
     position = start(deal(number))
     memory = engine.search(position, rules)
@@ -77,18 +89,99 @@ def test_the_same_records_as_the_in_memory_engine(tmp_path, number, rules):
 
 @pytest.mark.parametrize("memory", [64 << 20, 1 << 20, 1 << 16],
                          ids=["buckets-in-memory", "some-on-disk", "layers-on-disk"])
-def test_the_same_records_whether_buckets_are_held_in_memory_or_not(tmp_path, memory):
-    position, rules = start(deal(1)), Rules(2)
+@pytest.mark.parametrize("rules", [Rules(2), autoplay(2)], ids=["moves", "autoplay"])
+def test_the_same_records_whether_buckets_are_held_in_memory_or_not(tmp_path, memory, rules):
+    position = start(deal(1))
     table, records, _ = disk_records(position, rules, tmp_path / "work", memory)
     assert (table, records) == records_of(engine.search(position, rules), rules)
 
 
-def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch):
+class Ahead(external.DiskSearch):
+    """A search that keeps, over its spills, the most buckets ahead of the one under way that a
+    successor in the buffer was."""
+
+    furthest = 0
+
+    def _spill(self):
+        ahead = self.expander.ahead
+        if ahead:
+            type(self).furthest = max(type(self).furthest, ahead[-1] - self.state["bucket"])
+        super()._spill()
+
+
+@pytest.mark.parametrize("memory", [64 << 20, 1 << 16], ids=["held", "layers"])
+def test_autoplay_sends_successors_buckets_ahead_and_the_records_are_the_same(tmp_path,
+                                                                             monkeypatch,
+                                                                             memory):
+    """Deal 146692: a move, then the safe moves home after it, takes some positions 3 buckets
+    on (3 more cards home), each spilled to its own bucket's run; the same records."""
+    monkeypatch.setattr(Ahead, "furthest", 0)
+    position, rules = start(deal(146692)), autoplay(4)
+    search = Ahead(position, rules, external.Disk(tmp_path / "work"), memory)
+    assert search.run().verdict == NO_WIN
+    assert Ahead.furthest >= 3
+    assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
+
+
+def test_autoplay_stopped_and_resumed_again_and_again_in_layers(tmp_path, monkeypatch):
+    """Deal 146692 on disk in layers, stopped by a time limit every few slices and resumed from
+    the folder each time, pending runs of several buckets ahead waiting: the same records."""
+    monkeypatch.setattr(external, "SLICE", 0.002)
+    monkeypatch.setattr(Ahead, "furthest", 0)
+    position, rules = start(deal(146692)), autoplay(4)
+    disk = external.Disk(tmp_path / "work", resume=True)
+    stops, waiting = 0, set()
+    while True:
+        search = Ahead(position, rules, disk, 1 << 16)
+        waiting.add(len({r[2] for r in search.state["pending"]}))
+        outcome = search.run(time_limit=0.01)
+        if outcome.verdict == NO_WIN:
+            break
+        assert outcome.verdict == UNKNOWN and "kept in" in outcome.reason
+        search.close()
+        stops += 1
+    assert stops > 3 and max(waiting) >= 2 and Ahead.furthest >= 3
+    assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
+
+
+@pytest.mark.parametrize("memory", [64 << 20, 1 << 16], ids=["held", "layers"])
+def test_autoplay_skips_buckets_that_no_position_falls_in(tmp_path, memory):
+    """Deal 52 with one free cell: positions with 0 and 3..10 cards home, none with 1 or 2 (the
+    safe moves home go three at once there, such as the AS, then the AH under it, then the 2H
+    on a column's top): no bucket of theirs, the same records."""
+    position, rules = start(deal(52)), autoplay(1)
+    search = external.DiskSearch(position, rules, external.Disk(tmp_path / "work"), memory)
+    assert search.run().verdict == NO_WIN
+    assert [e[0] for e in search.state["done"]] == [0, *range(3, 11)]
+    assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
+
+
+def table_and_records(search, rules):
+    """(column table, records in order) of a finished search on disk."""
+    table, ids, width = search.table()
+    rows = b"".join(search.records())
+    w = 4 + rules.ncells + 8 * width
+    return table, [rows[i:i + w] for i in range(0, len(rows), w)]
+
+
+def test_7484159_under_autoplay_spilled_is_the_in_memory_engines(tmp_path):
+    """545,504 positions in 8 buckets: at 8 MiB the smaller ones held in memory, the larger ones
+    in layers on disk."""
+    position, rules = start(deal(7484159)), autoplay(4)
+    memory = engine.search(position, rules)
+    assert memory.positions == 545_504
+    table, records, search = disk_records(position, rules, tmp_path / "work", 8 << 20)
+    assert search.positions == memory.positions
+    assert (table, records) == records_of(memory, rules)
+
+
+@pytest.mark.parametrize("rules", [Rules(4), autoplay(4)], ids=["moves", "autoplay"])
+def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch, rules):
     """Saved at every slice (CHECKPOINT_EVERY 0), stopped after each by a time limit, resumed
     from the folder each time: the same records."""
     monkeypatch.setattr(external, "CHECKPOINT_EVERY", 0)
     monkeypatch.setattr(external, "SLICE", 0.002)
-    position, rules = start(deal(11982)), Rules(4)
+    position = start(deal(11982))
     disk = external.Disk(tmp_path / "work", resume=True)
     stops = 0
     while True:
@@ -107,7 +200,7 @@ def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch)
         records_of(engine.search(position, rules), rules)
     search.remove()
     # a bucket saved from memory is resumed in memory: a smaller --memory is told so (stopped
-    # inside bucket 0, 51,037 positions, whatever the machine's speed)
+    # inside bucket 0, 51,037 positions, 39,573 under autoplay, whatever the machine's speed)
     first = external.DiskSearch(position, rules, disk, 64 << 20)
     assert first.run(max_positions=20_000).verdict == UNKNOWN
     assert first.state["step"] == "memory" and first.state["unsorted"]
@@ -125,19 +218,22 @@ def test_the_same_records_as_the_python_reference(tmp_path):
 
 
 @pytest.mark.parametrize("memory", [64 << 20, 1 << 16], ids=["held", "layers"])
-def test_ids_widened_to_3_bytes_midway(tmp_path, memory):
+@pytest.mark.parametrize("number,rules", [(11982, Rules(3)), (146692, autoplay(4))],
+                         ids=["moves", "autoplay"])
+def test_ids_widened_to_3_bytes_midway(tmp_path, memory, number, rules):
     """Past the columns 2-byte ids name (early here: narrow=64), every file is rewritten with
-    3-byte ids and the search goes on: the same records."""
-    position, rules = start(deal(11982)), Rules(3)
+    3-byte ids and the search goes on: the same records. (Under autoplay a column that does not
+    fit may be met in the safe moves home after a move, as well as in the move.)"""
+    position = start(deal(number))
     table, records, search = disk_records(position, rules, tmp_path / "work", memory, 64)
     assert search.state["idw"] == 3
     assert (table, records) == records_of(engine.search(position, rules), rules)
 
 
 class Watched(external.DiskSearch):
-    """A search that notes, at every checkpoint, the most runs of each kind waiting (and fresh
-    files of a bucket), and how many merges of waiting runs it made; `kill_at`, the merge of
-    waiting runs at which it is killed (Killed)."""
+    """A search that notes, at every checkpoint, the most runs of each kind waiting (pending runs
+    a bucket; and fresh files of a bucket), and how many merges of waiting runs it made;
+    `kill_at`, the merge of waiting runs at which it is killed (Killed)."""
 
     most = {"runs": 0, "pending": 0, "fresh": 0}
     compacted = 0
@@ -146,7 +242,12 @@ class Watched(external.DiskSearch):
 
     def _checkpoint(self):
         for which in self.most:
-            self.most[which] = max(self.most[which], len(self.state[which]))
+            waiting = self.state[which]
+            if which == "pending":
+                waiting = max(Counter(r[2] for r in waiting).values(), default=0)
+            else:
+                waiting = len(waiting)
+            self.most[which] = max(self.most[which], waiting)
         super()._checkpoint()
 
     def _compact(self):
@@ -174,13 +275,16 @@ class Killed(BaseException):
 
 
 @pytest.mark.parametrize("number,rules,memory", [(1, Rules(2), 1 << 16), (11982, Rules(4), 1 << 16),
-                                                 (11982, Rules(4), 64 << 20)],
-                         ids=["layers-on-disk", "11982", "held-buckets"])
+                                                 (11982, Rules(4), 64 << 20),
+                                                 (146692, autoplay(4), 1 << 16),
+                                                 (1387739, autoplay(4), 64 << 20)],
+                         ids=["layers-on-disk", "11982", "held-buckets", "autoplay-layers",
+                              "autoplay-held"])
 def test_waiting_runs_merged_as_they_come_give_the_same_records(tmp_path, monkeypatch, number,
                                                                   rules, memory):
-    """With MERGE_AT 3, waiting runs (a layer's, less the bucket's keys, and the next bucket's)
+    """With MERGE_AT 3, waiting runs (a layer's, less the bucket's keys, and each later bucket's)
     are merged into one every few spills, and a bucket's fresh files (a layer's new keys each)
-    every few layers: never more than 3 wait, and the records are the same.
+    every few layers: never more than 3 wait (of a bucket), and the records are the same.
     (A buffer of 16 KiB: a bucket held in memory fills it with the next one's many times.)"""
     monkeypatch.setattr(external, "MERGE_AT", 3)
     monkeypatch.setattr(external, "buffer_bytes", lambda memory: 1 << 14)
@@ -367,21 +471,57 @@ def test_a_folder_of_another_layout_is_refused_in_one_line(tmp_path):
     assert path.exists() and not (tmp_path / "a.zst").exists()
 
 
+def test_a_folder_of_one_closure_is_not_resumed_under_the_other(tmp_path):
+    """Its positions would be another set: refused in one line (as another deal's would be),
+    and the folder still goes on under its own closure."""
+    position = start(deal(11982))
+    for first, then in ((Rules(4), autoplay(4)), (autoplay(4), Rules(4))):
+        folder = tmp_path / f"{first.autoplay}"
+        begun = external.DiskSearch(position, first, external.Disk(folder), 1 << 20)
+        assert begun.run(max_positions=5000).verdict == UNKNOWN
+        begun.close()
+        with pytest.raises(external.WorkFolderError, match=r"other rules \(or closure"):
+            external.DiskSearch(position, then, external.Disk(folder, resume=True), 1 << 20)
+        again = external.DiskSearch(position, first, external.Disk(folder, resume=True), 1 << 20)
+        assert again.run().verdict == NO_WIN
+        again.close()
+
+
+def test_a_version_3_folder_resumes_to_the_same_records(tmp_path):
+    """A folder of the layout before pending runs named their bucket (all were the next
+    bucket's), stopped with some pending: read as such, and it goes on to the same records."""
+    position, rules = start(deal(11982)), Rules(4)
+    disk = external.Disk(tmp_path / "work", resume=True)
+    begun = external.DiskSearch(position, rules, disk, 1 << 16)
+    assert begun.run(max_positions=30_000).verdict == UNKNOWN
+    begun.close()
+    path = tmp_path / "work" / "search.json"
+    state = json.loads(path.read_text())
+    assert state["pending"] and {r[2] for r in state["pending"]} == {state["bucket"] + 1}
+    state["version"] = 3
+    state["pending"] = [r[:2] for r in state["pending"]]
+    path.write_text(json.dumps(state))
+    search = external.DiskSearch(position, rules, disk, 1 << 16)
+    assert search.run().verdict == NO_WIN and search.state["version"] == external.VERSION
+    assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
+
+
 def run_certify(*args, cwd, env=None, **kwargs):
     return subprocess.run([sys.executable, "-m", "certify", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=900,
                           env=dict(os.environ, **(env or {})), **kwargs)
 
 
-def test_certify_spills_past_its_memory_and_writes_the_same_bytes(tmp_path):
-    spilled = run_certify(11982, "-q", "--memory", "1M", "-o", "a.zst", cwd=tmp_path)
+@pytest.mark.parametrize("closure", [[], ["--no-autoplay"]], ids=["autoplay", "moves"])
+def test_certify_spills_past_its_memory_and_writes_the_same_bytes(tmp_path, closure):
+    spilled = run_certify(11982, "-q", *closure, "--memory", "1M", "-o", "a.zst", cwd=tmp_path)
     assert spilled.returncode == 0, spilled.stderr
-    whole = run_certify(11982, "-q", "--no-spill", "-o", "b.zst", cwd=tmp_path)
+    whole = run_certify(11982, "-q", *closure, "--no-spill", "-o", "b.zst", cwd=tmp_path)
     assert whole.returncode == 0, whole.stderr
     assert (tmp_path / "a.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.zst", "b.zst"]  # work folder gone
-    on_disk = run_certify(11982, "-q", "--on-disk", "--memory", "4M", "--work-dir", "w", "-o",
-                          "c.zst", cwd=tmp_path)
+    on_disk = run_certify(11982, "-q", *closure, "--on-disk", "--memory", "4M", "--work-dir",
+                          "w", "-o", "c.zst", cwd=tmp_path)
     assert on_disk.returncode == 0, on_disk.stderr
     assert (tmp_path / "c.zst").read_bytes() == (tmp_path / "b.zst").read_bytes()
 

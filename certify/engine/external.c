@@ -504,10 +504,12 @@ static PyObject *os_error(int err, const char *path) {
 typedef struct {
     PyObject_HEAD
     int ncells, fixed, back, idw, keylen;
+    int autoplay;        /* the closure: every move, then safe moves home (columns.h's settle) */
     Columns columns;
-    uint8_t *buf;        /* successors: this bucket's from the front, the next one's from the back */
+    uint8_t *buf;        /* successors: this bucket's from the front, later ones' from the back */
     size_t cap;          /* keys the buffer holds */
     size_t nsame, nnext;
+    size_t ahead[NCARDS + 1];  /* the back part's keys by cards home (spill writes a run of each) */
     int most;            /* most cards home in any key seen */
     int won;             /* a won position was met */
     int busy;
@@ -536,20 +538,27 @@ static void Expander_dealloc(Expander *x) {
     Py_TYPE(x)->tp_free((PyObject *)x);
 }
 
-/* Expander(ncells, fixed_columns, foundation_moves, idw, columns, buffer, narrow=65536): the
-** rules, the ids' width, the columns met so far (a list of bytes, by id: a resumed search
-** numbers them as before) and the bytes the successor buffer may take. `narrow`, the columns
-** 2-byte ids may name, is smaller only in tests, which widen the keys early that way. */
+/* Expander(ncells, fixed_columns, foundation_moves, idw, columns, buffer, narrow=65536,
+** autoplay=False): the rules, the ids' width, the columns met so far (a list of bytes, by id: a
+** resumed search numbers them as before) and the bytes the successor buffer may take. `narrow`,
+** the columns 2-byte ids may name, is smaller only in tests, which widen the keys early that
+** way. `autoplay`: the closure, every move then safe moves home, as search.c's. */
 static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
     static char *names[] = {"ncells", "fixed_columns", "foundation_moves", "idw", "columns",
-                            "buffer", "narrow", NULL};
-    int ncells, fixed, back, idw;
+                            "buffer", "narrow", "autoplay", NULL};
+    int ncells, fixed, back, idw, autoplay = 0;
     PyObject *cols;
     unsigned long long buffer;
     long narrow = NARROW_COLUMNS;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ippiO!K|l", names, &ncells, &fixed, &back, &idw,
-                                     &PyList_Type, &cols, &buffer, &narrow))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ippiO!K|lp", names, &ncells, &fixed, &back, &idw,
+                                     &PyList_Type, &cols, &buffer, &narrow, &autoplay))
         return -1;
+    if (autoplay && back) {
+        /* (a card taken back from a foundation could go where autoplay's cover cannot follow:
+        ** docs/certificate-format.md, section 8) */
+        PyErr_SetString(PyExc_ValueError, "autoplay is unsound with foundation moves");
+        return -1;
+    }
     if (ncells < 0 || ncells > 8 || (idw != 2 && idw != 3) || narrow < 8 ||
         narrow > (long)NARROW_COLUMNS) {
         PyErr_SetString(PyExc_ValueError, "ncells 0..8, idw 2 or 3, narrow 8..65536");
@@ -559,6 +568,7 @@ static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
     x->ncells = ncells;
     x->fixed = fixed;
     x->back = back;
+    x->autoplay = autoplay;
     x->idw = idw;
     x->keylen = 2 + ncells + 8 * idw;
     if (columns_init(&x->columns, idw == 2 ? (uint32_t)narrow : MOST_COLUMNS) != FITS) {
@@ -596,11 +606,21 @@ typedef struct {
     uint8_t out[MAX_SUCCESSORS * MAX_KEY];
 } Expansion;
 
-static void emit(Expansion *e, const uint8_t *found, const uint8_t *occ, int nocc,
-                 const uint32_t *ids) {
+/* Write the key of (found, occupied cells, ids) as the next successor, as search.c's emit(). */
+static void emit(Expansion *e, const uint8_t *found_in, const uint8_t *occ_in, int nocc,
+                 const uint32_t *ids_in) {
     Expander *x = e->x;
-    encode(e->out + (size_t)e->nout++ * (size_t)x->keylen, x->ncells, x->idw, x->fixed, found,
-           occ, nocc, ids);
+    uint8_t *k = e->out + (size_t)e->nout++ * (size_t)x->keylen;
+    uint32_t ids[8];
+    uint8_t found[4], occ[8];
+    memcpy(ids, ids_in, sizeof ids);
+    memcpy(found, found_in, 4);
+    memcpy(occ, occ_in, (size_t)nocc);
+    /* A column that did not fit left garbage in ids: expand_key() then fails, the expansion is
+    ** done again once there is room, and this key is never used. */
+    if (x->autoplay && (x->columns.full || settle(&x->columns, found, occ, &nocc, ids) != FITS))
+        return;
+    encode(k, x->ncells, x->idw, x->fixed, found, occ, nocc, ids);
 }
 
 static void land(Expansion *e, int card, int source, const uint8_t *found, const uint8_t *occ,
@@ -694,10 +714,17 @@ static int expand_key(Expansion *e, const uint8_t *k) {
     return e->nout;
 }
 
+/* A successor of a later bucket (hk cards home) into the buffer's back part. */
+static void ahead(Expander *x, const uint8_t *k, int hk) {
+    memcpy(x->buf + (x->cap - ++x->nnext) * (size_t)x->keylen, k, (size_t)x->keylen);
+    x->ahead[hk]++;
+}
+
 /* expand(path, offset, count, seconds) -> (status, offset): expand the keys of the sorted file
 ** `path` from key `offset` on (of `count` in all), putting each successor in the buffer: those
-** with as many cards home as their position's in this bucket's part, those with one more in the
-** next bucket's (with foundation moves, every successor is this bucket's: one bucket holds all).
+** with as many cards home as their position's in this bucket's part, those with more in the
+** later buckets' part: one more card home after a move, or several when autoplay follows it
+** (with foundation moves, every successor is this bucket's: one bucket holds all).
 ** Stops between whole keys: EXHAUSTED at the file's end, BUFFER_FULL when another key's
 ** successors might not fit, SLICE_OVER after `seconds`, COLUMNS_FULL before a key that needs a
 ** column beyond the ids' width (nothing of it is kept), NO_MEMORY likewise. */
@@ -739,7 +766,7 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
                 if (x->back || hk == h)
                     memcpy(x->buf + x->nsame++ * w, k, w);
                 else
-                    memcpy(x->buf + (x->cap - ++x->nnext) * w, k, w);
+                    ahead(x, k, hk);
             }
             offset++;
             if (in_next(&r) == IO_FAILED) { err = r.err; break; }
@@ -778,29 +805,99 @@ static int write_keys(const char *path, const uint8_t *a, size_t n, size_t w, in
     return o.err ? IO_FAILED : stop ? STOPPED : OK;
 }
 
-/* spill(same_path, next_path) -> (same, next): each part of the buffer sorted, without repeats,
-** written to its file (none for an empty part); the buffer is then empty. */
+/* The keys of a[], count[h] of them with h cards home, grouped by cards home in place (an
+** American flag pass, as sort_keys' on a byte), fewest home first: each group is then sorted and
+** written as its bucket's run, with no second buffer and no pass over the keys for each. */
+static void by_home(uint8_t *a, const size_t *count, size_t w) {
+    size_t start[NCARDS + 1], next[NCARDS + 1], sum = 0;
+    for (int h = 0; h <= NCARDS; h++) {
+        start[h] = next[h] = sum;
+        sum += count[h];
+    }
+    for (int h = 0; h <= NCARDS; h++) {
+        size_t end = start[h] + count[h];
+        while (next[h] < end) {
+            uint8_t *r = a + next[h] * w;
+            int v = home(r);
+            if (v == h) { next[h]++; continue; }
+            swap_keys(r, a + next[v]++ * w, w);   /* r's key goes to its place; look again */
+        }
+    }
+}
+
+/* spill(same_path, later_paths) -> (same, later): the buffer's keys sorted, without repeats,
+** and written: this bucket's to `same_path`, the later buckets' one run a bucket, those with h
+** cards home to later_paths[h] (a dict that must name every bucket `ahead` lists); `same` the
+** keys written to the first, `later` {h: keys} of each run written (no file for an empty part).
+** The buffer is then empty. */
 static PyObject *Expander_spill(Expander *x, PyObject *args) {
-    const char *same, *next;
-    if (!PyArg_ParseTuple(args, "yy", &same, &next)) return NULL;
-    size_t w = (size_t)x->keylen, a = x->nsame, b = x->nnext;
+    const char *same;
+    PyObject *later;
+    if (!PyArg_ParseTuple(args, "yO!", &same, &PyDict_Type, &later)) return NULL;
+    PyObject *named[NCARDS + 1] = {NULL};   /* held while the GIL is let go of */
+    const char *paths[NCARDS + 1] = {NULL};
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(later, &pos, &key, &value)) {
+        long h = PyLong_Check(key) ? PyLong_AsLong(key) : -1;
+        if (h < 0 || h > NCARDS || !PyBytes_Check(value)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "spill: later_paths is {cards home: bytes path}");
+            return NULL;
+        }
+        named[h] = value;
+        paths[h] = PyBytes_AS_STRING(value);
+    }
+    for (int h = 0; h <= NCARDS; h++)
+        if (x->ahead[h] && !paths[h]) {
+            PyErr_Format(PyExc_ValueError, "spill: no path for the run of bucket %d", h);
+            return NULL;
+        }
+    for (int h = 0; h <= NCARDS; h++) Py_XINCREF(named[h]);
+    size_t w = (size_t)x->keylen, a = x->nsame, b = x->nnext, written[NCARDS + 1] = {0};
     uint8_t *back = x->buf + (x->cap - b) * w;
     int err = 0, stop = 0, got = OK;
     const char *failed = NULL;
     Py_BEGIN_ALLOW_THREADS
-    stop = sort_keys(x->buf, a, w, 0, 1) == STOPPED || sort_keys(back, b, w, 0, 1) == STOPPED;
+    stop = sort_keys(x->buf, a, w, 0, 1) == STOPPED;
     if (!stop) {
         a = unique_keys(x->buf, a, w);
-        b = unique_keys(back, b, w);
         if (a && (got = write_keys(same, x->buf, a, w, &err)) != OK) failed = same;
-        else if (b && (got = write_keys(next, back, b, w, &err)) != OK) failed = next;
         stop = got == STOPPED;
     }
+    if (!stop && !failed && b) by_home(back, x->ahead, w);
+    uint8_t *part = back;
+    for (int h = 0; h <= NCARDS && !stop && !failed; h++) {
+        size_t n = x->ahead[h];
+        if (!n) continue;
+        stop = sort_keys(part, n, w, 0, 1) == STOPPED;
+        if (stop) break;
+        /* (past its unique keys a part still holds its own bucket's: `ahead` stays true of the
+        ** buffer if a write fails) */
+        written[h] = unique_keys(part, n, w);
+        if ((got = write_keys(paths[h], part, written[h], w, &err)) != OK) failed = paths[h];
+        stop = got == STOPPED;
+        part += n * w;
+    }
     Py_END_ALLOW_THREADS
-    if (stop) return stopped();
-    if (failed) return os_error(err, failed);
-    x->nsame = x->nnext = 0;
-    return Py_BuildValue("(nn)", (Py_ssize_t)a, (Py_ssize_t)b);
+    PyObject *result = NULL;
+    if (stop) stopped();
+    else if (failed) os_error(err, failed);
+    else {
+        x->nsame = x->nnext = 0;
+        PyObject *runs = PyDict_New();
+        for (int h = 0; runs && h <= NCARDS; h++) {
+            if (!written[h]) continue;
+            PyObject *k = PyLong_FromLong(h), *v = PyLong_FromSize_t(written[h]);
+            if (!k || !v || PyDict_SetItem(runs, k, v) < 0) Py_CLEAR(runs);
+            Py_XDECREF(k);
+            Py_XDECREF(v);
+        }
+        memset(x->ahead, 0, sizeof x->ahead);
+        if (runs) result = Py_BuildValue("(nN)", (Py_ssize_t)a, runs);
+    }
+    for (int h = 0; h <= NCARDS; h++) Py_XDECREF(named[h]);
+    return result;
 }
 
 /* start(path, found, cells, columns): write the start position's key to `path`. */
@@ -857,7 +954,7 @@ static PyObject *Expander_columns(Expander *x, PyObject *args) {
 
 /* A bucket that fits in the budget is closed the way the in-memory engine closes a search: a
 ** hash set and a stack, each successor looked up once, no layers, no sorting but at the end. Its
-** successors with one more card home still go to the buffer's back part and so to pending runs.
+** successors with more cards home still go to the buffer's back part and so to pending runs.
 ** Only a bucket that outgrows the set falls back to layers on disk (dump() hands them its keys:
 ** every one found, and those still to expand). dump() is also the checkpoint of a bucket held in
 ** memory: a resume loads both files again and goes on. */
@@ -988,7 +1085,7 @@ static PyObject *Expander_hold(Expander *x, PyObject *args) {
 enum { CLOSED = 0, NEXT_FULL = 5, SET_FULL = 6 };
 
 /* explore(seconds) -> status: expand the held keys still to expand, each successor of this
-** bucket looked up in the set (and, new, put in it to expand), each of the next bucket's put in
+** bucket looked up in the set (and, new, put in it to expand), each of a later bucket's put in
 ** the buffer's back part. CLOSED when none is left, NEXT_FULL when the buffer might not take
 ** another key's successors (spill, then go on), SLICE_OVER, SET_FULL when the set would outgrow
 ** its budget, COLUMNS_FULL, NO_MEMORY. A key is marked expanded only once all of its successors
@@ -1036,7 +1133,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
                 }
                 if (got == INSERTED) held_open(x, at);
             } else {
-                memcpy(x->buf + (x->cap - ++x->nnext) * w, k, w);
+                ahead(x, k, hk);
             }
         }
         if (full) {   /* expanded again later: back on the stack, still marked to expand */
@@ -1107,6 +1204,18 @@ static PyObject *get_held(Expander *x, void *c) { (void)c; return PyLong_FromSiz
 static PyObject *get_open(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nstack); }
 
 static PyObject *get_buffered(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nsame + x->nnext); }
+
+static PyObject *get_ahead(Expander *x, void *c) {
+    (void)c;
+    PyObject *list = PyList_New(0);
+    for (int h = 0; list && h <= NCARDS; h++) {
+        if (!x->ahead[h]) continue;
+        PyObject *n = PyLong_FromLong(h);
+        if (!n || PyList_Append(list, n) < 0) Py_CLEAR(list);
+        Py_XDECREF(n);
+    }
+    return list;
+}
 static PyObject *get_ncolumns(Expander *x, void *c) { (void)c; return PyLong_FromUnsignedLong(x->columns.n); }
 static PyObject *get_most(Expander *x, void *c) { (void)c; return PyLong_FromLong(x->most); }
 static PyObject *get_won(Expander *x, void *c) { (void)c; return PyBool_FromLong(x->won); }
@@ -1115,6 +1224,8 @@ static PyObject *get_column_bytes(Expander *x, void *c) { (void)c; return PyLong
 
 static PyGetSetDef Expander_getset[] = {
     {"buffered", (getter)get_buffered, NULL, "successors in the buffer", NULL},
+    {"ahead", (getter)get_ahead, NULL, "the later buckets (cards home) the buffer holds keys of",
+     NULL},
     {"held", (getter)get_held, NULL, "keys of the bucket held in memory", NULL},
     {"open", (getter)get_open, NULL, "held keys still to expand", NULL},
     {"ncolumns", (getter)get_ncolumns, NULL, "columns interned", NULL},
@@ -1129,7 +1240,7 @@ static PyMethodDef Expander_methods[] = {
     {"expand", (PyCFunction)Expander_expand, METH_VARARGS,
      "expand(path, offset, count, seconds) -> (status, offset)"},
     {"spill", (PyCFunction)Expander_spill, METH_VARARGS,
-     "spill(same_path, next_path) -> (keys written to each)"},
+     "spill(same_path, later_paths) -> (keys written to same_path, {cards home: keys})"},
     {"start", (PyCFunction)Expander_start, METH_VARARGS,
      "start(path, found, cells, columns): the start position's key, written to path"},
     {"columns", (PyCFunction)Expander_columns, METH_VARARGS, "columns(start=0) -> [bytes]"},
