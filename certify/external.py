@@ -148,6 +148,11 @@ class Disk:
         usable_folder(self.folder)
         if os.path.exists(os.path.join(self.folder, STATE)):
             read_state(self.folder, position, rules, self.resume)
+        elif self.resume:
+            # --resume goes on from a stopped search, skipping the solver: with nothing to go on
+            # from, it would start an unbounded search on disk that nobody asked for.
+            raise WorkFolderError(f"nothing to resume at {self.folder}: no stopped search is "
+                                  f"there (run without --resume)")
 
 
 def usable_folder(folder):

@@ -627,6 +627,20 @@ def test_an_unusable_work_folder_is_one_line_before_any_work(tmp_path):
     assert both.returncode == 2 and both.stderr.count("\n") == 1
 
 
+def test_resume_with_nothing_to_resume_is_one_line_and_no_search(tmp_path):
+    """--resume skips the solver and goes on on disk: with no stopped search in the folder (617
+    is won in a moment by the solver) it would start an unbounded search nobody asked for."""
+    for where in ([], ["--work-dir", "empty"]):
+        if where:
+            (tmp_path / "empty").mkdir()
+        done = run_certify(617, "--resume", *where, "-o", "x.zst", cwd=tmp_path)
+        folder = "empty" if where else "x.zst.work"
+        assert done.returncode == 2 and done.stderr == (
+            f"certify: nothing to resume at {folder}: no stopped search is there (run without "
+            f"--resume)\n")
+        assert not (tmp_path / "x.zst").exists() and not (tmp_path / "x.zst.work").exists()
+
+
 def test_a_work_folder_in_use_is_refused(tmp_path):
     first = external.DiskSearch(start(deal(11982)), Rules(4), external.Disk(tmp_path / "w"),
                                 1 << 20)
