@@ -679,6 +679,7 @@ def batched(items, n):
     return [items[i:i + n] for i in range(0, len(items), n)]
 
 
+@pytest.mark.slow   # (check verifies the 2,449,032 positions it writes: a CPU minute and more)
 def test_a_no_win_of_several_chunks_is_the_same_bytes_from_the_streaming_writer(tmp_path):
     """7484159's 2,449,032 positions are three chunks (2^20, 2^20 and the rest): the compiled
     writer's body, as encode_file writes it, is byte for byte the file NowinWriter streams from
