@@ -2,9 +2,11 @@
 
 These tests need Coq's `coqc` (Debian's coq package; .ci/run installs it). Without it they fail,
 never skip: the Coq check is the point of the export. They compile the proofs of the eight
-published deals below one million (68 s of coqc CPU in all in certificates/coq-results.tsv,
-measured under load, 11982 the largest share; under 600 MB each), the sanity lemmas against deal 11982's, the templates on their own, and small
-boards with both methods.
+published deals below one million (closed under every move then safe autoplay, as certify
+writes them by default; 11982, compiled once, the largest share; under 600 MB each), the sanity
+lemmas against deal 11982's, the templates on their own, and small boards with both methods
+and both closures. The plain closure's proof of 11982 is only written, not compiled: its text
+is the template's as it was, which the small boards compile.
 """
 
 import os
@@ -101,7 +103,10 @@ def test_coq_proves_deal_11982(deal_11982):
         "Theorem deal_11982_unwinnable : forall s, Reachable s -> ~ Won s."
     assert lines[-1] == "Print Assumptions deal_11982_unwinnable."
     assert "Definition deal_number : N := 11982." in lines
-    assert f"Lemma search_ok : search_result 40 seeds = Some (1%N, {known_count(11982)}%N)." in lines
+    count = known_count(11982, closure="autoplay")
+    assert count == 61643
+    assert f"Lemma search_ok : search_result 40 seeds = Some (1%N, {count}%N)." in lines
+    assert "(** * Closing the set under every move, then safe autoplay" in lines
     assert len(text) < 100_000  # the search needs no data
     assert not re.search(r"\b(Admitted|admit|Axiom|Parameter)\b", text)
     assert_proved(result)
@@ -140,8 +145,27 @@ def test_coq_proves_the_published_deals_below_a_million(tmp_path, number):
     assert_proved(coqc(out))
 
 
+def test_plain_export_of_11982_is_the_plain_search(tmp_path):
+    """A certificate without the closure key gets the plain search (Search.v), and none of
+    Autoplay.v; the count it must end with is every reachable position's."""
+    cert = tmp_path / "11982.msgpack.zst"
+    assert main(["11982", "--no-autoplay", "-o", str(cert)]) == 0
+    out = tmp_path / "FreeCell11982.v"
+    assert export(cert, out) == 0
+    text = out.read_text()
+    assert f"Some (1%N, {known_count(11982)}%N)" in text
+    assert template_text("Search.v") in text
+    assert "autoplay" not in text.lower()
+
+
+def template_text(name):
+    """A template as the exporter joins it: without its lines for compiling it alone."""
+    return "".join(line for line in (TEMPLATES / name).read_text().splitlines(keepends=True)
+                   if not line.rstrip().endswith("(* template only *)")).strip("\n")
+
+
 def test_templates_compile_on_their_own(tmp_path):
-    for name in ("Rules.v", "Equality.v", "NoWin.v"):
+    for name in ("Rules.v", "Equality.v", "NoWin.v", "Search.v", "Autoplay.v"):
         shutil.copy(TEMPLATES / name, tmp_path)
         result = coqc(tmp_path / name, "-Q", ".", "FreeCell")
         assert result.returncode == 0, (name, (result.stdout + result.stderr)[-2000:])
@@ -160,6 +184,19 @@ def test_coq_proves_small_boards(tmp_path, text, rules, method):
         in exported
     assert ("Definition seeds : list position := [].") in exported.splitlines() or \
         method == "data"
+    assert_proved(coqc(out))
+
+
+@pytest.mark.parametrize("text, rules, method", [(NO_CELLS, Rules(0, autoplay=True), "data"),
+                                                 (ONE_CELL_BACK, Rules(1, autoplay=True), "search")])
+def test_coq_proves_small_boards_closed_under_autoplay(tmp_path, text, rules, method):
+    cert, position = board_certificate(tmp_path, text, rules, "board")
+    assert certificate.load(cert).header["closure"] == "autoplay"
+    out = tmp_path / "Board.v"
+    assert export(cert, out, "--method", method) == 0
+    exported = out.read_text()
+    assert "Theorem board_unwinnable : forall s, Reachable s -> ~ Won s." in exported
+    assert template_text("Autoplay.v") in exported and "Lemma search_ok" in exported
     assert_proved(coqc(out))
 
 
@@ -417,8 +454,9 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     rows = prove_coq.read_results(results)
     assert sorted(rows) == published.read_deals()
     assert all(rows[d] == {k: str(v) for k, v in earlier[d].items()} for d in earlier)
-    for number, count in ((2607073, "3604"), (6768658, "7226")):
+    for number in (2607073, 6768658):  # the count up to column order: the certificate's
         row = rows[number]
+        count = str(certificate.load(PUBLISHED / published.file_name(number)).count)
         assert (row["positions"], row["method"], row["result"]) == (count, "search", "proved")
         assert float(row["cpu_seconds"]) > 0 and float(row["peak_mb"]) > 0
         assert len(row["v_sha256"]) == 64 and int(row["v_bytes"]) > 0

@@ -8,7 +8,10 @@ A no-win certificate becomes `forall s, Reachable s -> ~ Won s`. The Coq file pr
 the certificate's own (exports/coq.py says how): with --method search (the default, faster
 and smaller) the kernel's virtual machine finds them itself from the start; with --method data
 the file holds them and the same search must find nothing more. Either way Coq checks that
-there are exactly the certificate's number. The Lean file is given positions with columns in
+there are exactly the certificate's number. A certificate closed under every move then safe
+autoplay (header key closure) gets the same theorem, by a search that autoplays each position
+it finds and a lemma that such a set covers every reachable position (templates/Autoplay.v).
+The Lean file is given positions with columns in
 fixed places (a fresh search here, checked against the certificate), so its proof needs no
 lemma about permutations. Foundation moves (the variant) are part of the exported rules when
 the header says so.
@@ -25,7 +28,7 @@ from .. import certificate, output
 from ..engine import decode_key, search
 from ..options import EXIT_OK, Parser, Usage
 from ..outcome import NO_WIN, WIN
-from ..rules import Rules, encode, is_won, moves
+from ..rules import Rules, autoplay, encode, is_won, moves
 from . import coq, lean
 
 COQ_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")  # coqc names a module after its file
@@ -91,12 +94,15 @@ def what(cert):
 def coq_file(cert, filename, method):
     first, positions = cert.start, cert.positions()
     canonical = {coq.canonical(p) for p in positions}
-    if coq.canonical(first) not in canonical:
-        raise Usage(f"{cert.path}: the start position is not one of the certificate's")
+    closed = cert.rules.autoplay
+    if coq.canonical(autoplay(first)[0] if closed else first) not in canonical:
+        raise Usage(f"{cert.path}: the start position{', autoplayed,' if closed else ''} is not "
+                    f"one of the certificate's")
     note = provenance(cert.path) + (
         f"Positions are taken up to the order of the columns, which the rules never look at "
         f"(the second part proves it); the certificate holds {len(positions):,} positions "
-        f"{'with columns in fixed places' if cert.rules.fixed_columns else 'in that sense'}.")
+        f"{'with columns in fixed places' if cert.rules.fixed_columns else 'in that sense'}" +
+        (", closed under every move then safe autoplay." if closed else "."))
     found = "the positions found by Coq" if method == "search" else "the positions in the file"
     return (coq.coq_file(cert.header, first, positions, note, filename, method),
             f"a Coq proof that {what(cert)} cannot be won ({method}: {found}, "
@@ -160,6 +166,23 @@ def fixed_positions(cert):
     ncells = cert.rules.ncells
     positions = cert.positions()
     source = provenance(path)
+    if cert.rules.autoplay:
+        # The Lean proof closes under every move alone, which the certificate's fewer positions
+        # (closed under every move then safe autoplay) are not: its data is the plain closure,
+        # found afresh, which Lean checks itself; the claim is the certificate's.
+        rules = Rules(ncells, True, cert.rules.foundation_moves)
+        outcome = search(first, rules)
+        if outcome.verdict != NO_WIN:
+            raise Usage(f"{path}: a search with fixed columns finds a win, so the certificate "
+                        f"is wrong")
+        fixed = [decode_key(k, ncells, outcome.columns) for k in outcome.keys]
+        return first, fixed, source + (
+            f"Closure: the certificate holds {len(positions):,} positions closed under every "
+            f"move then safe moves home; this proof's rules close under every move alone, so "
+            f"its data is the exporter's own search with columns in fixed places (certify "
+            f"--fixed-columns --no-autoplay) from the same start and rules: every one of the "
+            f"{len(fixed):,} positions reachable, each checked below, so the proof needs no "
+            f"lemma about permutations or autoplay.")
     if cert.rules.fixed_columns:
         if encode(first, ncells, True) not in {encode(p, ncells, True) for p in positions}:
             raise Usage(f"{path}: the start position is not one of the certificate's")
