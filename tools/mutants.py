@@ -40,7 +40,9 @@ WRITER = 'certify/certificate.py'
 SUBSETS = {
     # (check's, but not tests/test_check_source.py: a mutant that adds a line would fail its size, not
     # its meaning)
-    'check': ['tests/test_check.py', 'tests/test_check_ranges.py', 'tests/test_check_closure.py',
+    # (tests/test_check_won.py first: its files are small and each mutant it kills dies in seconds)
+    'check': ['tests/test_check_won.py',
+              'tests/test_check.py', 'tests/test_check_ranges.py', 'tests/test_check_closure.py',
               'tests/test_check_hostile.py', 'tests/test_check_cli.py', 'tests/test_check_membership.py',
               'tests/test_check_autoplay.py',
               'tests/test_oracle.py',
@@ -124,6 +126,8 @@ MUTANTS = [
     M('check', 'stacking: the red kings dropped from nothing, the black queens never go on them', CHECKER,
       'if card > 3 and RED[suit] != RED[card % 4]] for card in range(52)]',
       'if card > 3 and RED[suit] != RED[card % 4] and card not in (49, 50)] for card in range(52)]'),
+    M('check', 'stacking: nothing goes on a two (no ace onto a two of the other colour)', CHECKER,
+      'if card > 3 and RED[suit] != RED[card % 4]]', 'if card > 7 and RED[suit] != RED[card % 4]]'),
 
     # ---- check/checker.py: moves (section 1) ----
     M('check', 'moves: the bottom card of a column moves, not the top', CHECKER,
@@ -448,6 +452,8 @@ MUTANTS = [
       "need(n == count, f'records: there are", "need(n >= count, f'records: there are"),
     M('check', 'count: fewer records than count accepted', CHECKER,
       "need(n == count, f'records: there are", "need(n <= count, f'records: there are"),
+    M('check', "count: a no-win's count not compared with its records at all", CHECKER,
+      "need(n == count, f'records: there are", "need(True, f'records: there are"),
     M('check', 'version 1: a record not written into its row', CHECKER,
       "        if rules['version'] == 1: rows[(n - 1) * W:n * W] = rec\n", ""),
     M('check', 'lookup table: a record not put in it', CHECKER,
@@ -511,6 +517,8 @@ MUTANTS = [
       "cols = [column.get(i) for i in ids]", "cols = [column.get(i, b'') for i in ids]"),
     M('check', 'step 6: a won record accepted', CHECKER,
       "        if found == WON: raise Rejected(", "        if False: raise Rejected("),
+    M('check', 'step 6: a won record refused only when it has cell bytes (never with 0 cells)', CHECKER,
+      "        if found == WON: raise Rejected(", "        if found == WON and cellbytes: raise Rejected("),
     M('check', 'a well-formed position: foundation counts up to 14', CHECKER,
       'if max(found) > 13:', 'if max(found) > 14:'),
     M('check', 'a well-formed position: a card may be in the cells twice', CHECKER,
@@ -631,6 +639,8 @@ MUTANTS = [
       "raise Rejected(f'entry {i + 1} (deal {number}): {e}')", "raise Rejected(f'entry {i} (deal {number}): {e}')"),
     M('check', "range: each share's last win not replayed", CHECKER,
       "for i, number, line in later[lo:hi]:", "for i, number, line in later[lo:hi - 1]:"),
+    M('check', 'range: the first no-win entry left out of the deals that cannot be won, whichever deal it is',
+      CHECKER, "    return {**h, 'unwinnable': unwinnable}", "    return {**h, 'unwinnable': unwinnable[1:]}"),
     M('check', 'range: a no-win entry not counted among the deals that cannot be won', CHECKER,
       "        if claim == 'no-win': unwinnable.append(number)", "        if claim == 'no-win' and number > h['first']: unwinnable.append(number)"),
     M('check', "range: an entry replayed with the range header's first deal", CHECKER,

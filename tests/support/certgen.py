@@ -659,7 +659,30 @@ def bad_corpus():
                            not_allowed),
         'closure-foundation-moves': (rebuild(v3_auto, foundation_moves=True), 'unreadable', not_allowed),
     })
+    out.update(won_corpus())
     return out
+
+
+WON = board((13, 13, 13, 13), [''] * 8)   # every card home: the won position, as a layout
+WON_SHOWN = 'foundations KC KD KH KS; cells -; columns - | - | - | - | - | - | - | -'   # as check shows it
+
+
+def won_corpus():
+    """The bad_corpus() files with a won record where the rules leave a record no cell bytes or add moves
+    (step 6 of section 3): a won position sorts after every other, so it is the last record. Without
+    foundation moves a won position has no moves, so a set that holds one is closed at it: with 0 cells
+    WIN0's 36 reachable positions (won in 5 moves) are closed, and only the won test refuses them."""
+    # Each is refused naming its last record: f'record {count} ({WON_SHOWN}) is won' (the table's phrase: is won).
+    won = 'rejected', 'is won'
+    reach_fm = explore(deal_start(3), 0, True) | {WON}
+    return {
+        'winnable-0-cells-claimed-no-win': (nowin_file(WIN0, 0, explore(WIN0, 0)), *won),
+        'winnable-8-cells-claimed-no-win': (nowin_file(WIN0, 8, explore(WIN0, 8)), *won),
+        'won-start-claimed-no-win': (nowin_file(WON, 0, {WON}), *won),
+        'won-record-foundation-moves': (nowin_file(deal_start(3), 0, reach_fm, fmoves=True, deal=3), *won),
+        # Under safe autoplay (section 8) WIN0's start goes home at once: its one record is won.
+        'autoplay-winnable-claimed-no-win': (nowin_file(WIN0, 0, version=3, closure='autoplay'), *won),
+    }
 
 
 def last_record_not_closed():
