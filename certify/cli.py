@@ -194,6 +194,10 @@ def run_certify(argv):
         output.say(json.dumps(shown), said)
     else:
         output.say(describe(result, deal, args.board, rules, written), said)
+    if result.verdict == UNKNOWN and disk is not None and disk.signalled:
+        # Interrupted, whichever search was running: 130 for Ctrl-C (128 + the signal, as a
+        # shell reports it), the resume line said all the same.
+        return 128 + disk.signalled
     return EXIT_UNKNOWN if result.verdict == UNKNOWN else EXIT_OK
 
 

@@ -133,6 +133,7 @@ class Disk:
         self.at_once = at_once or resume
         self.argv = argv  # the command's arguments, for the command that resumes
         self.started = False  # a DiskSearch has begun in the folder
+        self.signalled = None  # the signal that stopped it, if one did: the command exits 128 + it
 
     @property
     def command(self):
@@ -437,7 +438,7 @@ class DiskSearch:
     def _on_signal(self, number, frame):
         """SIGINT or SIGTERM: the search stops at its next look (the C loops look a few times a
         second), and the folder is left as its last checkpoint wrote it."""
-        self.signalled = number
+        self.signalled = self.disk.signalled = number
         self.x.stop(True)
 
     def _run(self, max_positions, time_limit, progress):
