@@ -10,6 +10,7 @@ standard input as `-`, progress on standard error, and a range's entries split w
 
 import difflib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -140,7 +141,7 @@ def test_no_axioms_or_admitted_in_the_sources():
 
 def test_every_theorem_is_closed(build):
     text = (build / "assumptions.txt").read_text()
-    assert text.count("Closed under the global context") == 6, text
+    assert text.count("Closed under the global context") == 10, text
     assert "Axiom" not in text
 
 
@@ -377,7 +378,8 @@ def test_progress_on_standard_error(build, tmp_path):
         assert run.returncode == 0 and lines, run.stderr
         for line in lines:
             label, what = PROGRESS.match(line).groups()
-            assert label == str(path) and what.endswith(f"of {known_count(11982):,} closed")
+            assert label == str(path) and what.endswith(
+                f"of {known_count(11982, closure='autoplay'):,} closed")
         assert len(run.stdout.splitlines()) == 2
     assert vcheck(build, "-q", "--progress-every", "0", path).stderr == ""
     assert vcheck(build, path).stderr == ""   # a check of under 10 s says nothing
@@ -478,8 +480,14 @@ def records_of(blob):
                       else certgen.unfront(data, W))
 
 
+def closed_under_autoplay(blob):
+    """Whether a single file's records are closed under autoplay (which version 2 cannot say)."""
+    return certgen.unpack_file(blob)[0].get("closure") == "autoplay"
+
+
 def both_versions(blob):
-    """(version 2, version 3) of the proof a single file holds, whichever version it is."""
+    """(version 2, version 3) of the proof a single file holds, whichever version it is (not
+    for a file closed under autoplay)."""
     h, body = certgen.unpack_file(blob)
     if h["version"] != 3:
         return blob, certgen.as_version3(blob)
@@ -493,9 +501,18 @@ def both_versions(blob):
                               parts=(table, recs), version=2), blob
 
 
+@functools.lru_cache(maxsize=None)
+def plain_nowin(deal):
+    """(count, version 2 body) of the deal's positions closed under every move (certgen's
+    explorer), the standard rules."""
+    parts = certgen.nowin_parts(certgen.explore(certgen.deal_start(deal), 4), 4, "columns")
+    return len(parts[1]), certgen.nowin_body(parts, version=2)
+
+
 def published_entries(lo, hi):
     """Entries lo..hi - 1 (from 0) of the published range 1..32,000, as version 2 entries
-    [deal, claim, count, body], whichever version the file is."""
+    [deal, claim, count, body], whichever version the file is; a no-win of a range closed under
+    autoplay (which version 2 cannot say) as its positions closed under every move."""
     h, entries = certgen.unpack_range((CERTS / "1-32000.msgpack.zst").read_bytes())
     if h["version"] != 3:
         return [list(e) for e in entries[lo:hi]]
@@ -504,6 +521,8 @@ def published_entries(lo, hi):
         if claim == "win":
             moves = certgen.index_moves(certgen.deal_start(deal), 4, False, values[0])
             out.append([deal, claim, count, bytes(b for mv in moves for b in mv)])
+        elif h.get("closure") == "autoplay":
+            out.append([deal, claim, *plain_nowin(deal)])
         else:
             table, *chunks = values
             W = 4 + 4 + 8 * certgen.id_width(len(table), 3)
@@ -544,7 +563,8 @@ def range_v3(first, v2_entries, **changes):
 def test_version3_true_claims(build, tmp_path):
     """Published certificates, the written boards (both symmetries, a win with foundation moves)
     and a range, each as version 3: verified, with the theorem of the same proof in version 2."""
-    pairs = [both_versions((CERTS / name).read_bytes()) for name in PUBLISHED]
+    pairs = [both_versions(blob) for blob in ((CERTS / name).read_bytes() for name in PUBLISHED)
+             if not closed_under_autoplay(blob)]
     moves = certgen.win_path(certgen.WIN1, 1)
     for symmetry in ("columns", "none"):
         for start, cells in ((certgen.NOWIN1, 1), (certgen.NOWIN0, 0)):
@@ -656,10 +676,14 @@ def test_version3_hostile_ranges(build, tmp_path):
 
 
 def test_version3_chunks(build, tmp_path):
-    """Deal 9771903's 1,146,143 positions: two chunks (2^20 records, then the rest), verified;
-    chunks of the wrong size, one missing, one too many, and records descending from one chunk to
-    the next are refused, each in one line."""
-    h, table, recs = records_of((CERTS / "9771903.msgpack.zst").read_bytes())
+    """Deal 9771903's 1,146,143 positions reachable (the plain closure: the published file, under
+    autoplay, holds 397,329): two chunks (2^20 records, then the rest), verified; chunks of the
+    wrong size, one missing, one too many, and records descending from one chunk to the next are
+    refused, each in one line."""
+    plain = tmp_path / "9771903-plain.msgpack.zst"
+    subprocess.run([sys.executable, "-m", "certify", "9771903", "--no-autoplay", "-q", "-o",
+                    str(plain)], check=True)
+    h, table, recs = records_of(plain.read_bytes())
     chunk = certgen.CHUNK
     assert chunk < len(recs) < 2 * chunk
     good = single_v3(h, table, recs)
@@ -694,20 +718,161 @@ def test_packed_records_give_the_same_verdicts(build, tmp_path):
     the same as flat, in one process and in two, on published files (version 2 and as version 3)
     and on the bad-certificate corpus."""
     certgen.write_corpus(tmp_path)
+    written = {"v3-nowin1.msgpack.zst"}
     for name in PUBLISHED:
-        two, three = both_versions((CERTS / name).read_bytes())
-        (tmp_path / f"v2-{name}").write_bytes(two)
-        (tmp_path / f"v3-{name}").write_bytes(three)
+        blob = (CERTS / name).read_bytes()
+        both = [(3, blob)] if closed_under_autoplay(blob) else zip((2, 3), both_versions(blob))
+        for v, data in both:
+            (tmp_path / f"v{v}-{name}").write_bytes(data)
+            written.add(f"v{v}-{name}")
     last = certgen.nowin_file(certgen.NOWIN1, 1, version=3, symmetry="none")
     (tmp_path / "v3-nowin1.msgpack.zst").write_bytes(last)
     paths = [*(CERTS / name for name in PUBLISHED), *sorted(tmp_path.iterdir())]
     flat = verdicts([str(build / "vcheck")], paths)
-    assert {name for name, v in flat.items() if v == "verified"} >= {
-        *PUBLISHED, *(f"v{v}-{name}" for name in PUBLISHED for v in (2, 3)),
-        "v3-nowin1.msgpack.zst"}
+    assert {name for name, v in flat.items() if v == "verified"} >= {*PUBLISHED, *written}
     for jobs in ("1", "2"):
         assert verdicts([str(build / "vcheck"), "--memory", "1", "-j", jobs], paths) == flat
     assert vcheck(build, "--memory", "lots", paths[0]).returncode == 2
+
+
+# ---- Closure under safe autoplay (docs/certificate-format.md, section 8) ----
+
+@pytest.fixture(scope="session")
+def autoplay_11982():
+    """Deal 11982's positions closed under every move then safe autoplay (certgen's explorer),
+    and the version 3 no-win that holds them."""
+    start = certgen.deal_start(11982)
+    positions = certgen.explore(start, 4, closure="autoplay")
+    return positions, certgen.nowin_file(start, 4, positions=positions, deal=11982, version=3,
+                                         closure="autoplay")
+
+
+def test_autoplay_nowin_verified_with_checks_line(build, tmp_path, autoplay_11982):
+    """Deal 11982 closed under autoplay (61,643 positions), custom layouts, and a range with an
+    autoplay no-win among its wins: verified, in one process and in two, with check's lines.
+    Deal 186216 has a move that puts a card on a column from which autoplay then sends it
+    home, and NOWIN0's start sends a card home: columns no record holds, which the driver's
+    column tree answers all the same."""
+    positions, blob = autoplay_11982
+    assert len(positions) == 61_643
+    chosen = published_entries(11980, 11984)
+    assert [e[1] for e in chosen] == ["win", "no-win", "win", "win"]
+    entries = [certgen.as_entry(blob, version=3) if claim == "no-win" else
+               certgen.unpack_file(range_v3(deal, [[deal, claim, count, body]]))[1]
+               for deal, claim, count, body in chosen]
+    files = {
+        "11982": blob,
+        "board": certgen.nowin_file(certgen.NOWIN1, 1, version=3, closure="autoplay"),
+        "board0": certgen.nowin_file(certgen.NOWIN0, 0, version=3, closure="autoplay"),
+        "186216": certgen.nowin_file(certgen.deal_start(186216), 4, deal=186216, version=3,
+                                     closure="autoplay"),
+        "range": certgen.range_file(11981, entries, version=3, closure="autoplay"),
+    }
+    for name, data in files.items():
+        (tmp_path / f"{name}.msgpack.zst").write_bytes(data)
+    paths = sorted(tmp_path.iterdir())
+    theirs = check(*paths)
+    assert theirs.returncode == 0, theirs.stdout
+    for jobs in ("1", "2"):
+        mine = vcheck(build, "-j", jobs, *paths)
+        assert mine.returncode == 0 and mine.stdout == theirs.stdout, mine.stdout
+    line = vcheck(build, tmp_path / "11982.msgpack.zst").stdout.splitlines()[0]
+    assert line == ("VERIFIED: Microsoft FreeCell deal 11982 (4 free cells, single-card moves, "
+                    "no moves off foundations) cannot be won: 61,643 positions closed under "
+                    "every legal move then safe autoplay, none won")
+    assert "exactly 1 cannot be won: 11982" in mine.stdout
+    item = json.loads(vcheck(build, "--json", tmp_path / "11982.msgpack.zst").stdout)
+    assert item["closure"] == "autoplay" and item["verdict"] == "verified"
+
+
+def test_autoplay_nowin_with_a_successor_missing_is_rejected(build, tmp_path, autoplay_11982):
+    """A record left out (another's move, autoplayed, leads to it), the closure key left out (the
+    records are not closed under every move alone), the start's autoplay left out: rejected, as
+    check rejects them, in one process and in two."""
+    positions, blob = autoplay_11982
+    start = certgen.deal_start(11982)
+    dropped = next(p for p in sorted(positions) if p != certgen.canon(start, "columns"))
+    board = certgen.NOWIN0   # (whose start autoplays a card: 11982's does not)
+    first, raw = certgen.canon(certgen.autoplay(board), "columns"), certgen.canon(board, "columns")
+    assert first != raw
+    files = {
+        "missing": certgen.nowin_file(start, 4, positions=[p for p in positions if p != dropped],
+                                      deal=11982, version=3, closure="autoplay"),
+        "no-key": blob,
+        "start-not-autoplayed": certgen.nowin_file(
+            board, 0, positions=[raw if p == first else p
+                                 for p in certgen.explore(board, 0, closure="autoplay")],
+            version=3, closure="autoplay"),
+    }
+    for name, data in files.items():
+        path = tmp_path / f"{name}.msgpack.zst"
+        if name == "no-key":   # (the key removed from the header, not set to None)
+            h, body = certgen.unpack_file(blob)
+            del h["closure"]
+            data = certgen.pack(h, body)
+        path.write_bytes(data)
+        assert verdicts(CHECK, [path]) == {path.name: "rejected"}, name
+        for jobs in ("1", "2"):
+            code, lines = outcome(build, path, "-j", jobs)
+            assert code == 1 and len(lines) == 1 and lines[0].startswith("REJECTED: "), (name,
+                                                                                        lines)
+
+
+def test_bad_closure_keys_are_refused_as_check_refuses_them(build, tmp_path):
+    """closure only "autoplay", only in version 3, never in a win, never with foundation moves:
+    each other one refused as check refuses it (the same line, exit 2)."""
+    nowin = lambda **o: certgen.nowin_file(certgen.NOWIN1, 1, **o)
+    win = certgen.win_file(certgen.WIN1, 1, certgen.win_path(certgen.WIN1, 1), version=3)
+    entry = certgen.as_entry(nowin(version=3), version=3)
+    files = {
+        "moves": nowin(version=3, closure="moves"),
+        "empty": nowin(version=3, closure=""),
+        "long": nowin(version=3, closure="autoplay, and then some more autoplay"),
+        "a-number": nowin(version=3, closure=1),
+        "nil": nowin(version=3, closure=None),
+        "version-2": nowin(version=2, closure="autoplay"),
+        "a-win": certgen.rebuild(win, closure="autoplay"),
+        "foundation-moves": certgen.nowin_file(   # (refused before its records are read)
+            certgen.NOWIN1, 1, positions=certgen.explore(certgen.NOWIN1, 1), fmoves=True,
+            version=3, closure="autoplay"),
+        "range-other": certgen.range_file(1, [entry], version=3, closure="Autoplay"),
+        "range-version-2": certgen.range_file(1, [certgen.as_entry(nowin(version=2))],
+                                              version=2, closure="autoplay"),
+    }
+    for name, data in files.items():
+        path = tmp_path / f"{name}.msgpack.zst"
+        if name == "nil":   # (a key whose value is nil: not the same as no key)
+            h, body = certgen.unpack_file(data)
+            h["closure"] = None
+            data = certgen.pack(h, body)
+        path.write_bytes(data)
+        theirs, mine = check(path), vcheck(build, path)
+        assert theirs.returncode == mine.returncode == 2, (name, theirs.stdout, mine.stdout)
+        assert "header closure = " in mine.stdout and "is not allowed" in mine.stdout, name
+        assert mine.stdout == theirs.stdout, (name, mine.stdout, theirs.stdout)
+
+
+def test_an_autoplay_that_is_not_safe_does_not_prove(build, tmp_path):
+    """Autoplay.v changed to take any card that may go home (not only safe ones), to forget that
+    foundation moves are refused, or to let a record be won: the proof must break."""
+    source = (VCHECK / "coq" / "Autoplay.v").read_text(encoding="utf-8")
+    for old, new in [("if safe f c && (n =? depth T (parent T a))",
+                      "if can_home f c && (n =? depth T (parent T a))"),
+                     ("      if safe f c then Some (c, rest)",
+                      "      if can_home f c then Some (c, rest)"),
+                     ("negb fm && columns_match T ids", "columns_match T ids"),
+                     ("negb (full f) && column_moves_held_ap", "column_moves_held_ap")]:
+        assert source.count(old) == 1, old
+        for name in ("Rules", "Deal", "Check"):   # what Autoplay.v requires
+            for ext in (".vo", ".glob"):
+                shutil.copy(build / (name + ext), tmp_path / (name + ext))
+        (tmp_path / "Autoplay.v").write_text(source.replace(old, new), encoding="utf-8")
+        run = subprocess.run(["coqc", "-q", "-Q", ".", "VCheck", "Autoplay.v"], cwd=tmp_path,
+                             capture_output=True, text=True)
+        assert run.returncode != 0, f"the mutant {new!r} still proves"
+        said = run.stdout + run.stderr
+        assert "Error" in said
+        assert "physical path" not in said and "Unable to locate" not in said, said
 
 
 # ---- Hostile files: bounded time and memory ----

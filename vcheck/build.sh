@@ -8,11 +8,12 @@ out="${1:-$here/_build}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cd "$out"
-cp "$here"/coq/Check.v "$here"/coq/Extract.v "$here"/coq/Assumptions.v "$here"/coq/Deal.v .
+cp "$here"/coq/Check.v "$here"/coq/Extract.v "$here"/coq/Assumptions.v "$here"/coq/Deal.v \
+  "$here"/coq/Autoplay.v .
 python3 "$here/derive_rules.py" "$here/../certify/exports/templates/Rules.v" . \
-  Check.v Extract.v Assumptions.v
+  Check.v Extract.v Assumptions.v Autoplay.v
 coq() { nice coqc -q -Q . VCheck "$@"; }
-for f in Rules RulesBoard Deal Check CheckBoard; do coq "$f.v"; done
+for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard; do coq "$f.v"; done
 coq Assumptions.v > assumptions.txt
 coq AssumptionsBoard.v >> assumptions.txt
 cat assumptions.txt

@@ -12,8 +12,9 @@ the same section becomes one Variable, the start position ([derive_board]), and 
 own files are derived for it by replacing the deal number with that position
 ([board_variant]).
 
-Usage: python3 derive_rules.py TEMPLATE OUTDIR CHECK.v EXTRACT.v ASSUMPTIONS.v
-  writes OUTDIR/Rules.v, RulesBoard.v, CheckBoard.v, ExtractBoard.v, AssumptionsBoard.v
+Usage: python3 derive_rules.py TEMPLATE OUTDIR CHECK.v EXTRACT.v ASSUMPTIONS.v [MORE.v ...]
+  writes OUTDIR/Rules.v, RulesBoard.v, CheckBoard.v, ExtractBoard.v, AssumptionsBoard.v (and
+  MOREBoard.v for each further file, such as Autoplay.v)
 """
 
 import sys
@@ -74,6 +75,7 @@ BOARD_EDITS = [
     ("From VCheck Require Import Rules Check.", "From VCheck Require Import RulesBoard CheckBoard."),
     ("From VCheck Require Import Rules.", "From VCheck Require Import RulesBoard."),
     ("From VCheck Require Import Check.", "From VCheck Require Import CheckBoard."),
+    ("From VCheck Require Import Autoplay.", "From VCheck Require Import AutoplayBoard."),
     ("From VCheck Require Import Deal.\n", ""),   # (the numbered deal's faster start)
     ("  rewrite <- start_of_eq.\n", ""),
     ("  rewrite start_of_eq in H.\n", ""),
@@ -99,8 +101,9 @@ def board_variant(text):
 
 
 def main(argv):
-    if len(argv) != 6:
-        sys.exit("usage: derive_rules.py TEMPLATE OUTDIR CHECK.v EXTRACT.v ASSUMPTIONS.v")
+    if len(argv) < 6:
+        sys.exit("usage: derive_rules.py TEMPLATE OUTDIR CHECK.v EXTRACT.v ASSUMPTIONS.v "
+                 "[MORE.v ...]")
     template, outdir, *own = argv[1:]
     try:
         with open(template, encoding="utf-8") as f:

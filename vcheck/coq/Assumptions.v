@@ -1,5 +1,8 @@
 (** What the main theorems rest on: the build fails unless each is closed. *)
 From VCheck Require Import Check.
+From VCheck Require Import Autoplay.
 Print Assumptions nowin_sound.
 Print Assumptions nowin_slices_sound.
 Print Assumptions win_sound.
+Print Assumptions nowin_autoplay_sound.
+Print Assumptions nowin_autoplay_slices_sound.

@@ -12,6 +12,7 @@
     Everything else, [nat] included, runs as the extracted Coq code itself. *)
 
 From VCheck Require Import Rules Check.
+From VCheck Require Import Autoplay.
 From Coq Require Import NArith Extraction ExtrOcamlBasic.
 
 Extract Inductive positive => int
@@ -32,4 +33,5 @@ Extract Constant Deal.rand_value_fast =>
      else if n < 0x100000000 then y land 0x7FFF + 0x8000
      else y land 0xFFFF + 1)".
 
-Extraction "vcheck_core.ml" check_nowin check_nowin_slices check_win.
+Extraction "vcheck_core.ml" check_nowin check_nowin_slices check_win
+  check_nowin_autoplay check_nowin_autoplay_slices.

@@ -24,6 +24,10 @@ module type CORE = sig
   val check_win : start -> nat -> bool -> (card * nat) list -> bool
   val start_held : table -> records -> bool -> start -> bool
   val slice_closed : table -> records -> bool -> nat -> bool -> nat -> int -> int -> bool
+  (* Closed under every move then safe autoplay (coq/Autoplay.v). *)
+  val check_nowin_autoplay : start -> nat -> bool -> bool -> table -> records -> bool
+  val start_held_ap : table -> records -> bool -> start -> bool -> bool
+  val slice_closed_ap : table -> records -> bool -> nat -> nat -> int -> int -> bool
 end
 
 module Numbered = struct
@@ -220,6 +224,7 @@ type header = {
   claim : string; hversion : int; deal : int option; board : (int * int) option;
   cells : int; fm : bool; symmetry : string; count : int; hash : string;
   first : int; last : int;
+  closure : string;   (* "autoplay", or "moves" (no closure key): docs/certificate-format.md 8 *)
 }
 
 let single_keys = ["board"; "cells"; "claim"; "count"; "deal"; "format"; "foundation_moves";
@@ -232,6 +237,15 @@ let is_hex s = String.length s = 16 &&
 
 let max_deal = (1 lsl 33) - 1
 
+(* A header value as check's refusals show it (Python's reprlib.repr): a plain string in single
+   quotes, past 28 characters its first 12 and last 13 around "..."; anything else as [show]. *)
+let python_repr = function
+  | Str s when String.for_all (fun ch -> ch >= ' ' && ch < '\127' && ch <> '\'' && ch <> '\\') s ->
+      let n = String.length s in
+      if n <= 28 then "'" ^ s ^ "'"
+      else "'" ^ String.sub s 0 12 ^ "..." ^ String.sub s (n - 13) 13 ^ "'"
+  | v -> show v
+
 let read_header c =
   let h = match value c 0 with Map l -> l | _ -> unreadable "the header is not a msgpack map" in
   let keys = List.map (function (Str k, _) -> k | _ -> "?") h in
@@ -243,7 +257,10 @@ let read_header c =
     | Str ("no-win" | "win" as s) -> s | Str "range" when hversion >= 2 -> "range"
     | _ -> bad "claim" in
   let expected = if claim = "range" then range_keys else single_keys in
-  if List.sort compare keys <> expected || List.length keys <> List.length h then
+  (* The key closure is optional (section 8), at most once. *)
+  let named = List.filter (( <> ) "closure") keys in
+  if List.sort compare named <> expected || List.length keys <> List.length h
+     || List.length keys > List.length named + 1 then
     unreadable "the header keys are not exactly: %s" (String.concat ", " expected);
   let int_in k lo hi = match field k with Int n when n >= lo && n <= hi -> n | _ -> bad k in
   let cells = int_in "cells" 0 8 in
@@ -251,12 +268,21 @@ let read_header c =
   let symmetry = match field "symmetry" with
     | Str ("columns" | "none" as s) -> s | _ -> bad "symmetry" in
   let hash = match field "xxh3_64" with Str s when is_hex s -> s | _ -> bad "xxh3_64" in
+  (* Tested last, as check does: only "autoplay", only in version 3, never in a win, never with
+     foundation moves (section 8). *)
+  let closure () =
+    if List.length named = List.length keys then "moves"
+    else match field "closure" with
+      | Str "autoplay" when hversion = 3 && claim <> "win" && not fm -> "autoplay"
+      | v -> unreadable "header closure = %s is not allowed" (python_repr v) in
   if claim = "range" then begin
     let first = int_in "first" 1 max_deal in
     let last = int_in "last" first max_deal in
     let count = int_in "count" 0 (1 lsl 33) in
     if count <> last - first + 1 then bad "count";
-    { claim; hversion; deal = None; board = None; cells; fm; symmetry; count; hash; first; last }
+    let closure = closure () in
+    { claim; hversion; deal = None; board = None; cells; fm; symmetry; count; hash; first; last;
+      closure }
   end else begin
     let deal, board = match field "deal", field "board" with
       | Int n, Nil when n >= 1 && n <= max_deal -> Some n, None
@@ -265,7 +291,9 @@ let read_header c =
       | _, _ -> bad "board" in
     (* Version 3 counts are 64-bit; past 2 ^ 62 - 1 (far past any limit) msgpack refuses. *)
     let count = int_in "count" 0 (if hversion = 3 then max_int else 1 lsl 32) in
-    { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = 0; last = 0 }
+    let closure = closure () in
+    { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = 0; last = 0;
+      closure }
   end
 
 (* ---- Limits ---- *)
@@ -375,7 +403,9 @@ let in_processes parts (work : int -> (int -> unit) -> 'a) (show : int array -> 
    records into [jobs] slices.  TRUSTED: by its definition [check_nowin_slices ... bounds] is
    [start_held ... && slice_closed ... 64 0 b1 && slice_closed ... 64 b1 b2 && ... &&
    slice_closed ... 64 bn count]; each conjunct is evaluated here, the slices each in a
-   process of its own, and the answer is their conjunction. *)
+   process of its own, and the answer is their conjunction.  The same for
+   [check_nowin_autoplay_slices], whose conjuncts are [start_held_ap ... fm] and
+   [slice_closed_ap ... 64 lo hi]. *)
 let nowin_in_parallel ~start_held ~slice_closed ~count =
   let parts = max 1 (min !jobs (count / 100)) in
   if not (start_held ()) then false
@@ -469,7 +499,7 @@ module Data (C : CORE) = struct
   (* TRUSTED: [nat_of n] is the Coq number n (the free cells given to the proved function). *)
   let rec nat_of n = if n = 0 then O else S (nat_of (n - 1))
   let nats = Array.init 64 nat_of
-  let fuel = nat_of 64          (* TRUSTED: the 64 of [check_nowin_slices] *)
+  let fuel = nat_of 64   (* TRUSTED: the 64 of [check_nowin_slices] and of the autoplay one *)
   let suits = [| Clubs; Diamonds; Hearts; Spades |]
   let cards = Array.init 52 (fun i -> { rank = nats.(i lsr 2); suit_of = suits.(i land 3) })
 
@@ -480,7 +510,7 @@ module Data (C : CORE) = struct
 
   (* The column tree: the table's entries keep their ids; every prefix of an entry that is
      not itself an entry is added after them, so that each column's parent exists. *)
-  let table (entries : string array) =
+  let table ?(autoplay = false) (entries : string array) =
     let ids = Strings.create (2 * Array.length entries + 16) in
     let all = ref [||] and nodes = ref 0 in
     let add s =
@@ -517,18 +547,56 @@ module Data (C : CORE) = struct
                            if n = 0 then cards.(0) else cards.(Char.code s.[n - 1])) all in
     let depths = Array.map (fun s -> nat (String.length s)) all in
     let valid e = e >= 0 && e < nodes in
-    { depth = (fun e -> if valid e then depths.(e) else O);
-      top = (fun e -> if valid e then tops.(e) else cards.(0));
-      parent = (fun e -> if valid e then parent.(e) else 0);
-      push = (fun b c ->
-          if not (valid b) then nodes
-          else if flat then push_flat.(b * 52 + card_number c)
-          else match Ints.find_opt push_ids (b * 52 + card_number c) with
-            | Some e -> e | None -> nodes);
+    (* Columns the tree does not hold, which no record has: under autoplay (section 8) a
+       successor may have one whose top card then goes home (a card put on a column), and so
+       may the start.  There [push] answers such a column with the id [nodes], which stands for
+       the last one it was asked about, and [column_of] a start's column with ids from
+       [nodes + 1] on, one for each card above the longest part of it that the tree holds.
+       (Without autoplay such a column is refused at once, as before: [nodes] is no column.) *)
+    let x_parent = ref [| 0 |] and x_top = ref [| cards.(0) |] and x_depth = ref [| O |] in
+    let extra = ref 1 in
+    let known e = e >= nodes && e < nodes + !extra in
+    let depth e = if valid e then depths.(e) else if known e then !x_depth.(e - nodes) else O in
+    let extend i b c =
+      if i = Array.length !x_parent then begin
+        let grow a x = Array.append a (Array.make (Array.length a) x) in
+        x_parent := grow !x_parent 0; x_top := grow !x_top c; x_depth := grow !x_depth O
+      end;
+      !x_parent.(i) <- b; !x_top.(i) <- c; !x_depth.(i) <- S (depth b);
+      nodes + i in
+    let unknown = nodes in
+    let push_plain b c =
+      if not (valid b) then nodes
+      else if flat then push_flat.(b * 52 + card_number c)
+      else match Ints.find_opt push_ids (b * 52 + card_number c) with
+        | Some e -> e | None -> nodes in
+    let column_of_plain col =
+      let s = String.concat "" (List.rev_map (fun c ->
+          String.make 1 (Char.chr (card_number c land 255))) col) in
+      match Strings.find_opt ids s with Some e -> e | None -> nodes in
+    if not autoplay then
+      { depth = (fun e -> if valid e then depths.(e) else O);
+        top = (fun e -> if valid e then tops.(e) else cards.(0));
+        parent = (fun e -> if valid e then parent.(e) else 0);
+        push = push_plain; column_of = column_of_plain }
+    else
+    { depth;
+      top = (fun e -> if valid e then tops.(e) else if known e then !x_top.(e - nodes)
+              else cards.(0));
+      parent = (fun e -> if valid e then parent.(e) else if known e then !x_parent.(e - nodes)
+                 else 0);
+      push = (fun b c -> let e = push_plain b c in if e = unknown then extend 0 b c else e);
       column_of = (fun col ->
           let s = String.concat "" (List.rev_map (fun c ->
               String.make 1 (Char.chr (card_number c land 255))) col) in
-          match Strings.find_opt ids s with Some e -> e | None -> nodes) }
+          let rec id n =   (* the column of the n cards at the bottom of [col] *)
+            match Strings.find_opt ids (String.sub s 0 n) with
+            | Some e -> Some e
+            | None when n = 0 || Char.code s.[n - 1] >= 52 -> None
+            | None ->
+                Option.map (fun b -> incr extra; extend (!extra - 1) b cards.(Char.code s.[n - 1]))
+                  (id (n - 1)) in
+          match id (String.length s) with Some e -> e | None -> nodes + 1 lsl 30) }
 
   (* Flat records: row k at k * width of [rows], found through a hash table (open addressing,
      linear probing from the row's keyed hash: no file can crowd one stretch of it). *)
@@ -1103,10 +1171,14 @@ let moves = ref (Bigarray.(Array1.create char c_layout 4096))
    out of the stream.  TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the
    proved function and, the same values, to the sentence. *)
 let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry
-    ~count =
+    ~closure ~count =
+  (* TRUSTED: with closure "autoplay" the proved function is [check_nowin_autoplay] (its theorem
+     is [nowin_sound]'s: no reachable position is won), and the sentence says so. *)
+  let autoplay = closure = "autoplay" in
+  let under = if autoplay then "every legal move then safe autoplay" else "every legal move" in
   let sentence_nowin () =
-    Printf.sprintf "%s (%s) cannot be won: %s positions closed under every legal move, none won"
-      (who path deal) (rules cells fm) (commas count) in
+    Printf.sprintf "%s (%s) cannot be won: %s positions closed under %s, none won"
+      (who path deal) (rules cells fm) (commas count) under in
   let sentence_win () =
     Printf.sprintf "%s (%s) can be won: %d single-card moves replay to a won position"
       (who path deal) (rules cells fm) count in
@@ -1166,6 +1238,14 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
     (match nw.rows with Flat _ -> Gc.full_major () | Packed _ -> Gc.compact ());
     let sorted = symmetry = "columns" in
     let ok = match start with
+      | `Deal n when autoplay ->
+          let t = DN.table ~autoplay nw.entries in
+          let r = DN.records ~cells ~w:nw.w ~count nw.rows in
+          if !jobs = 1 then Numbered.check_nowin_autoplay n DN.nats.(cells) fm sorted t r
+          else nowin_in_parallel ~count
+              ~start_held:(fun () -> Numbered.start_held_ap t r sorted n fm)
+              ~slice_closed:(fun lo hi ->
+                  Numbered.slice_closed_ap t r sorted DN.nats.(cells) DN.fuel lo hi)
       | `Deal n ->
           let t = DN.table nw.entries in
           let r = DN.records ~cells ~w:nw.w ~count nw.rows in
@@ -1174,6 +1254,14 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
               ~start_held:(fun () -> Numbered.start_held t r sorted n)
               ~slice_closed:(fun lo hi ->
                   Numbered.slice_closed t r sorted DN.nats.(cells) fm DN.fuel lo hi)
+      | `Board s when autoplay ->
+          let t = DC.table ~autoplay nw.entries in
+          let r = DC.records ~cells ~w:nw.w ~count nw.rows in
+          if !jobs = 1 then Custom.check_nowin_autoplay s DC.nats.(cells) fm sorted t r
+          else nowin_in_parallel ~count
+              ~start_held:(fun () -> Custom.start_held_ap t r sorted s fm)
+              ~slice_closed:(fun lo hi ->
+                  Custom.slice_closed_ap t r sorted DC.nats.(cells) DC.fuel lo hi)
       | `Board s ->
           let t = DC.table nw.entries in
           let r = DC.records ~cells ~w:nw.w ~count nw.rows in
@@ -1183,7 +1271,7 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
               ~slice_closed:(fun lo hi ->
                   Custom.slice_closed t r sorted DC.nats.(cells) fm DC.fuel lo hi) in
     if ok then sentence_nowin ()
-    else rejected "the records are not closed under every legal move from the %s"
+    else rejected "the records are not closed under %s from the %s" under
         "starting position, or one is won"
   end end
 
@@ -1234,7 +1322,8 @@ let read_entries src (h : header) ~mine ~reached =
            stream_reader src ~stop:(src.taken + n) in
        let symmetry = if claim = "win" then "none" else h.symmetry in
        (try ignore (check_one body ~prove:(mine i') ~path:"" ~claim ~version:h.hversion
-                      ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry ~count)
+                      ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry
+                      ~closure:h.closure ~count)
         with Rejected m -> rejected "deal %d: %s" number m);
        if claim = "no-win" then lost := number :: !lost
      with Rejected m -> fail i' "rejected" m
@@ -1329,7 +1418,7 @@ let single path src (h : header) =
   record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
                                           (commas k) (commas h.count)));
   check_one r ~prove:true ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board
-    ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~count:h.count
+    ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~closure:h.closure ~count:h.count
 
 (* Paths that are not certificates, and why: a folder that cannot be read, or holds none. *)
 let not_certificates : (string, string) Hashtbl.t = Hashtbl.create 4
@@ -1422,7 +1511,8 @@ let json path o =
         else "null");
     "cells", field (fun h -> number h.cells); "foundation_moves", field (fun h ->
         string_of_bool h.fm);
-    "symmetry", field (fun h -> text h.symmetry); "count", field (fun h -> number h.count);
+    "symmetry", field (fun h -> text h.symmetry); "closure", field (fun h -> text h.closure);
+    "count", field (fun h -> number h.count);
     "sha256", (match o.sha with Some s -> text s | None -> "null");
     "seconds", Printf.sprintf "%.3f" o.seconds;
     "theorem", (if o.verdict = "verified" then text o.text else "null");
