@@ -106,7 +106,15 @@ def test_the_dask_example_listens_on_loopback_only():
     assert "Open it to a cluster only on purpose" in " ".join(README.split())
 
 
-def test_the_test_command_says_what_it_takes():
+def test_the_test_commands_are_the_tiers_ci_runs():
+    """README's test command is the quick tier and .ci/run runs it exactly, then the full tier;
+    no hand-written count or time that goes stale (each run prints its slowest tests)."""
     words = " ".join(README.split())
-    assert re.search(r"They take about \d+ minutes on two cores", words)
+    quick = "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,dask]' && " \
+            ".venv/bin/python -m pytest -q -m 'not slow and not full'"
+    full = ".venv/bin/python -m pytest -q -m 'full and not slow'"
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert f"    {quick}" in README.splitlines()   # (a code block of its own)
+    assert ci.index(quick) < ci.index(full) and full in words
+    assert not re.search(r"take about \d+ minutes|\d[\d,]* tests in \d+ s", words)
     assert "The Coq tests need `coqc`" in words and "they fail rather than skip" in words
