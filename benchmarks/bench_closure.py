@@ -1,14 +1,15 @@
 """Benchmark: what the autoplay closure saves the checkers, side by side in one run.
 
     python benchmarks/bench_closure.py [--deals 11982,7484159] [--vcheck vcheck/_build/vcheck]
-                                       [--runs 3] [--json]
+                                       [--no-check] [--runs 3] [--json]
 
 For each deal (default: every deal of certificates/deals.txt), makes its no-win certificate twice
 in a scratch folder, `certify DEAL --no-autoplay` (every position reachable) and `certify DEAL`
 (closed under every move then safe moves home), then times each checker on each folder with
 `-j 1`, the plain folder and the autoplay folder alternately: CPU seconds (user + system of the
 child), medians of the runs, and their ratio. Prints the positions and bytes of both folders too.
-check is this checkout's (python -m check); vcheck only where --vcheck names a built one.
+check is this checkout's (python -m check; --no-check leaves it out); vcheck only where --vcheck
+names a built one.
 """
 
 import argparse
@@ -55,12 +56,13 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--deals", help="comma-separated deal numbers (default: certificates/deals.txt)")
     p.add_argument("--vcheck", help="a built vcheck to time beside check")
+    p.add_argument("--no-check", action="store_true", help="time vcheck alone")
     p.add_argument("--runs", type=int, default=3)
     add_json_option(p)
     args = p.parse_args()
     report = Report(args.json)
     deals = [int(d) for d in args.deals.split(",")] if args.deals else read_deals()
-    checkers = {"check": [sys.executable, "-m", "check", "-q", "-j", "1"]}
+    checkers = {} if args.no_check else {"check": [sys.executable, "-m", "check", "-q", "-j", "1"]}
     if args.vcheck:
         checkers["vcheck"] = [args.vcheck, "-q", "-j", "1"]
     with tempfile.TemporaryDirectory(prefix="bench-closure-") as tmp:
