@@ -60,7 +60,7 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     add_json_option(p)
     args = p.parse_args()
-    report = Report(args.json)
+    report = Report("bench_closure", args.json)
     deals = [int(d) for d in args.deals.split(",")] if args.deals else read_deals()
     checkers = {} if args.no_check else {"check": [sys.executable, "-m", "check", "-q", "-j", "1"]}
     if args.vcheck:

@@ -72,7 +72,7 @@ def main():
     p.add_argument("--all", action="store_true", help="every row, the largest too")
     add_json_option(p)
     args = p.parse_args()
-    report = Report(args.json)
+    report = Report("bench_counts", args.json)
     have_fc = shutil.which(FC_SOLVE) is not None
     if not have_fc:
         report.text("no fc-solve here (apt-get install freecell-solver-bin): our counts only")
