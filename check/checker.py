@@ -759,10 +759,11 @@ def main(argv=None):
     return 1 if 'rejected' in verdicts else 2 if bad or empty else 0
 
 
-# verify(), with the progress label and the seconds it took (in a worker when several are checked).
+# verify(), with the progress label and the seconds it took (in a worker when several are checked);
+# -q (want['quiet']) prints failures only, so no progress either.
 def timed_verify(shown, path, limits, want):
     began = time.perf_counter()
-    PROGRESS.update(label=str(shown), next=time.monotonic() + 10)
+    PROGRESS.update(label=str(shown), next=float('inf') if want['quiet'] else time.monotonic() + 10)
     return *verify(path, limits, want), round(time.perf_counter() - began, 3)
 
 

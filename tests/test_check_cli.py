@@ -278,3 +278,17 @@ def test_a_file_refused_early_is_not_read_on(tmp_path):
     verdict, _, text, digest = checker.verify(p)
     assert (verdict, digest) == ('unreadable', None), text   # (the zeros after the frame: not zstd)
     assert __import__('time').monotonic() - began < 5
+
+
+def test_quiet_means_quiet_even_for_a_long_check(capsys, monkeypatch):
+    """-q prints failures only: no progress line on stderr, however long the check takes (a
+    clock that moves on 20 s at each look makes every look a time to print)."""
+    from check import checker
+    cert = str(ROOT / "certificates" / "11982.msgpack.zst")
+    clock = iter(range(0, 1 << 40, 20))
+    monkeypatch.setattr(checker.time, "monotonic", lambda: next(clock))
+    assert checker.main(["-q", "-j", "1", cert]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert checker.main(["-j", "1", cert]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("VERIFIED") and "of 61,643 closed" in err
