@@ -13,7 +13,13 @@ cp "$here"/coq/Check.v "$here"/coq/Extract.v "$here"/coq/Assumptions.v "$here"/c
 python3 "$here/derive_rules.py" "$here/../certify/exports/templates/Rules.v" . \
   Check.v Extract.v Assumptions.v Autoplay.v
 coq() { nice coqc -q -Q . VCheck "$@"; }
-for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard; do coq "$f.v"; done
+# Each step says what it does, as it begins: the proofs take minutes on a busy machine.
+say() { echo "vcheck build: $*" >&2; }
+for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard; do
+  say "checking the proofs of $f.v"
+  coq "$f.v"
+done
+say "printing the assumptions of every theorem"
 coq Assumptions.v > assumptions.txt
 coq AssumptionsBoard.v >> assumptions.txt
 cat assumptions.txt
@@ -24,8 +30,10 @@ if [ "$closed" != "$theorems" ]; then
   echo "vcheck build: only $closed of $theorems theorems are closed under the global context" >&2
   exit 1
 fi
+say "extracting the checker to OCaml"
 coq Extract.v
 coq ExtractBoard.v
+say "compiling the native driver"
 cp "$here"/ocaml/vcheck.ml "$here"/ocaml/*.c .
 ml() { nice ocamlfind ocamlopt -unsafe -inline 200 -package unix "$@"; }
 ml -w -a -c vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml   # extracted
