@@ -46,7 +46,8 @@ def index_rows():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if line.startswith("| ") and cells[0].isdigit():
             command = cells[-1].strip("`")
-            rows[command.split()[-1].split("/")[-1]] = cells
+            if command.split()[-1].startswith("certificates/"):   # (not a hard deal's row)
+                rows[command.split()[-1].split("/")[-1]] = cells
     return rows
 
 
