@@ -47,8 +47,9 @@ def section(rows):
              "solver published beside it (*DBM*); the search's wall and CPU seconds and peak "
              "memory (`/usr/bin/time -v`), and each checker's verdict and cost (`vcheck -j 2 "
              "--max-positions 2000000000 FILE`, beside other work on the same two cores: its "
-             "wall is a shared machine's). The files are in hard-deals/ with each run's log; "
-             "the command remakes each byte for byte. The table is certificates/hard-deals.tsv; "
+             "wall is a shared machine's). The files are in hard-deals/ with each run's log, but "
+             "for those over 50 MB, which are recorded here by size and SHA-256 and not "
+             "committed; the command remakes each byte for byte. The table is certificates/hard-deals.tsv; "
              "a deal without a row has not been run under this closure yet.",
              "",
              "| deal | verdict | positions | DBM | search wall s | search cpu s | peak MiB | "
