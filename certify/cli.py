@@ -22,7 +22,7 @@ from .inputs import input_name, keep_other_claims, starting_point
 from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                       Parser, RawDescriptionHelpFormatter, Usage, add_budget_options,
                       add_disk_options, add_memory_option, add_rule_options, deal_number, rules_of,
-                      deal_range, looks_like_range, result_json)
+                      deal_range, looks_like_range, result_json, with_old_verdict)
 from .names import certificate_name
 from .outcome import UNKNOWN, stopped
 from .rules import Rules, start
@@ -187,7 +187,7 @@ def run_certify(argv):
     result.seconds = time.monotonic() - STARTED  # the whole run's wall time
     written = winning_notation(position, result, rules) if args.notation else None
     if args.json:
-        shown = result_json(result, deal if deal is not None else args.board)
+        shown = with_old_verdict(result_json(result, deal if deal is not None else args.board))
         if written is not None:
             shown["notation"] = " ".join(written) or None
         import json  # here, not above: most runs print text, and every import is start-up time

@@ -197,9 +197,9 @@ def test_extract_json_and_default_name(reference, tmp_path, monkeypatch, capsys)
     shown = json.loads(out)
     row = table(reference)[-1]
     data = (tmp_path / "11990.msgpack.zst").read_bytes()
-    assert shown == {"deal": 11990, "claim": "win", "count": row["moves"],
+    assert shown == {"deal": 11990, "claim": "win", "verdict": "win", "count": row["moves"],
                      "path": "11990.msgpack.zst", "sha256": hashlib.sha256(data).hexdigest(),
-                     "bytes": len(data)}
+                     "bytes": len(data)}   # (verdict: claim's old name, for one release)
 
 
 @pytest.mark.parametrize("argv, complaint", [
