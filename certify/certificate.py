@@ -28,6 +28,7 @@ of them. Reading does not check the claim: that is check/'s job, which shares no
 """
 
 import hashlib
+import io
 import itertools
 import operator
 import os
@@ -623,36 +624,102 @@ def read(path, max_size=1 << 32):
             raise CertificateError(f"cannot read {path}: {output.file_kind(mode)}, "
                                    f"not a regular file")
         with open(path, "rb") as f:
-            content = zstandard.ZstdDecompressor().stream_reader(
-                f, read_across_frames=True).read(max_size + 1)
-    except (OSError, zstandard.ZstdError) as e:
+            content = Frames(f).whole(max_size)
+    except OSError as e:
         raise CertificateError(f"cannot read {path}: {e}") from None
     return _parse(content, max_size)
 
 
 def read_bytes(data, max_size=1 << 32):
     """(header, body) of a certificate held in memory (compressed bytes)."""
-    try:
-        content = zstandard.ZstdDecompressor().stream_reader(
-            data, read_across_frames=True).read(max_size + 1)
-    except zstandard.ZstdError as e:
-        raise CertificateError(f"not zstd: {e}") from None
-    return _parse(content, max_size)
+    return _parse(Frames(io.BytesIO(data)).whole(max_size), max_size)
+
+
+class Frames:
+    """The data of a file's zstd frames, one after another (section 3), read as it is needed.
+
+    A file that ends inside a frame (cut short: even an empty file, which has not begun its
+    first) or holds bytes that are not a zstd frame raises CertificateError, in check's words, so
+    that the same file gets the same words from certify and check; a stream reader across
+    frames would hand back a cut frame's data as if it were whole."""
+
+    STEP = 1 << 12  # compressed bytes a step: zstd inflates 4 bytes to 128 KiB at most
+
+    def __init__(self, f):
+        self.f, self.d, self.buf, self.out, self.begun = f, None, bytearray(), 0, False
+        self.cut = False  # the file has ended inside a frame
+
+    def read(self, n):
+        """Up to n bytes of data, fewer only where the data ends. Where the file ends inside a
+        frame, the bytes before the cut, then CertificateError on the next read (so that a
+        reader of values can say which one the cut fell in)."""
+        while len(self.buf) < n and self._step():
+            pass
+        if self.cut and not self.buf:
+            raise CertificateError("its zstd frame is cut short")
+        if len(self.buf) <= n:
+            piece, self.buf = bytes(self.buf), bytearray()
+        else:
+            piece = bytes(memoryview(self.buf)[:n])
+            del self.buf[:n]
+        self.out += len(piece)
+        return piece
+
+    def whole(self, limit):
+        """All the data, as a bytearray (not copied: a certificate's data may be gigabytes), or
+        CertificateError: cut short, not zstd, or more than `limit` bytes."""
+        while len(self.buf) <= limit and self._step():
+            pass
+        if self.cut:
+            raise CertificateError("its zstd frame is cut short")
+        if len(self.buf) > limit:
+            raise CertificateError("decompressed size over the limit")
+        data, self.buf = self.buf, bytearray()
+        self.out += len(data)
+        return data
+
+    def _step(self):
+        """One step of compressed bytes decompressed into buf; False where the file has ended
+        (after a whole frame, or inside one: then cut)."""
+        chunk = b""
+        if self.d is not None and self.d.eof:  # the bytes after an ended frame: the next one's
+            chunk, self.d = self.d.unused_data, None
+        if not chunk:
+            chunk = self.f.read(self.STEP)
+            if not chunk:
+                self.cut = self.d is not None or not self.begun
+                return False
+        if self.d is None:
+            self.d = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False)
+            self.begun = True
+        try:
+            self.buf += self.d.decompress(chunk)
+        except zstandard.ZstdError as e:
+            raise CertificateError(f"not a certificate: not a valid zstd frame ({e})") from None
+        return True
+
+    def tell(self):
+        """The bytes of data read so far."""
+        return self.out
 
 
 def _parse(content, max_size):
     if len(content) > max_size:
         raise CertificateError("decompressed size over the limit")
+    what = "the header"
     try:
         unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(content) + 1)
         unpacker.feed(content)
         head = unpacker.unpack()
+        what = "the body"
         if isinstance(head, dict) and head.get("version") == 3:
-            body = content[unpacker.tell():]
+            body = bytes(memoryview(content)[unpacker.tell():])
             extra = False
         else:
             body = unpacker.unpack()
             extra = unpacker.tell() != len(content)
+    except msgpack.OutOfData:  # whole frames, but the data ends inside a value (check's words)
+        raise CertificateError(f"{what} is cut short: the data ends early") from None
     except Exception as e:  # msgpack raises several unrelated types
         raise CertificateError(f"not msgpack: {e}") from None
     if extra or not isinstance(head, dict) or head.get("format") != FORMAT:

@@ -22,9 +22,9 @@ from .inputs import input_name, keep_other_claims, starting_point
 from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                       Parser, RawDescriptionHelpFormatter, Usage, add_budget_options,
                       add_disk_options, add_memory_option, add_rule_options, deal_number, rules_of,
-                      deal_range, looks_like_range, result_json)
+                      deal_range, looks_like_range, result_json, with_old_verdict)
 from .names import certificate_name
-from .outcome import UNKNOWN
+from .outcome import UNKNOWN, stopped
 from .rules import Rules, start
 
 STARTED = time.monotonic()  # about when the command started: its wall time is counted from here
@@ -187,7 +187,7 @@ def run_certify(argv):
     result.seconds = time.monotonic() - STARTED  # the whole run's wall time
     written = winning_notation(position, result, rules) if args.notation else None
     if args.json:
-        shown = result_json(result, deal if deal is not None else args.board)
+        shown = with_old_verdict(result_json(result, deal if deal is not None else args.board))
         if written is not None:
             shown["notation"] = " ".join(written) or None
         import json  # here, not above: most runs print text, and every import is start-up time
@@ -240,7 +240,8 @@ def describe(result, deal, board, rules, notation=None):
         + (", foundation moves" if rules.foundation_moves else "") \
         + (", columns fixed" if rules.fixed_columns else "")
     if result.verdict == UNKNOWN:
-        return (f"UNKNOWN: {what} ({setting}): search stopped after {result.positions:,} positions, "
+        return (f"UNKNOWN: {what} ({setting}): "
+                f"{stopped(result.positions, result.solver_positions)}, "
                 f"{result.seconds:.1f} s ({result.reason}); no certificate written")
     if result.verdict == "win":
         claim = f"WIN: {what} ({setting}) is won in {len(result.moves)} single-card moves"
@@ -263,7 +264,10 @@ def describe(result, deal, board, rules, notation=None):
 
 def run_show(argv):
     p = Parser(prog="certify show", description="Print a deal's layout.")
-    p.add_argument("deal")
+    p.add_argument("deal", metavar="DEAL",
+                   help="Microsoft deal number, 1 .. 2^33-1 (Windows' 1 .. 32,000, and "
+                        "FreeCell Pro's numbers beyond), e.g. 11982: its cards as dealt, in "
+                        "Freecell Solver's board format (what --board reads) unless --rows")
     p.add_argument("--rows", action="store_true",
                    help="rows of dealing (as on Rosetta Code) instead of Freecell Solver's format")
     args = p.parse_args(argv)
@@ -343,8 +347,10 @@ def main(argv=None):
         output.silence(sys.stdout)
         if output.cut_short is not None:
             try:
-                print(f"certify: not delivered: standard output was closed after "
-                      f"{output.cut_short:,} bytes of the file", file=sys.stderr)
+                print(f"certify: not delivered: the reader of standard output went away; "
+                      f"{output.cut_short:,} bytes of the file had been written to it "
+                      f"(written, not read: a pipe holds what its reader never took)",
+                      file=sys.stderr)
             except OSError:  # stderr has gone too
                 pass
         return EXIT_FAILED

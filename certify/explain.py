@@ -50,9 +50,9 @@ from .cards import name, parse
 from .inputs import board_label, input_name, regular_file, starting_point
 from .names import BOARD_MARK, CERTIFICATE_SUFFIX
 from .options import (EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count, count_or_zero,
-                      is_number, positive_count, seconds)
+                      is_number, positive_count, seconds, with_old_verdict)
 from .engine import search  # the engine in use (certify/engine/)
-from .outcome import NO_WIN, UNKNOWN, WIN
+from .outcome import NO_WIN, UNKNOWN, WIN, stopped
 from .progress import phase, phases
 from .rules import Rules, replays_to_win, stacks_on, start
 from .svg import deal_svg, label
@@ -472,8 +472,8 @@ def text(report):
         (", foundation moves" if report["foundation_moves"] else "") + \
         (", columns fixed" if report["symmetry"] == "none" else "")
     if report["claim"] == UNKNOWN:
-        return [f"UNKNOWN: {what} ({setting}): search stopped after {report['positions']:,} "
-                f"positions ({report['reason']})"]
+        return [f"UNKNOWN: {what} ({setting}): {stopped(report['positions'])} "
+                f"({report['reason']})"]
     lines = []
     if report["claim"] == WIN:
         lines.append(f"WIN: {what} ({setting}) is won in {report['moves']} single-card moves "
@@ -611,7 +611,9 @@ def run(argv):
             report["uncovered_positions"] = boards
         if drawn:
             report["svg"] = svg_path
-        output.say(json.dumps(report), said)
+        if "cell_searches" in report:
+            report["cell_searches"] = [with_old_verdict(a) for a in report["cell_searches"]]
+        output.say(json.dumps(with_old_verdict(report)), said)
     else:
         lines = text(report)
         if drawn:

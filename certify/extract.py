@@ -11,7 +11,7 @@ import json
 from . import output, range_certificate
 from .inputs import keep_other_claims, regular_file
 from .names import certificate_name
-from .options import EXIT_OK, Parser, Usage, deal_number
+from .options import EXIT_OK, Parser, Usage, deal_number, with_old_verdict
 
 
 def extract_parser():
@@ -52,8 +52,9 @@ def run_extract(argv):
     output.write_atomic(out, data)
     digest = hashlib.sha256(data).hexdigest()
     if args.json:
-        print(json.dumps({"deal": wanted, "claim": claim, "count": count, "path": out,
-                          "sha256": digest, "bytes": len(data)}))
+        print(json.dumps(with_old_verdict({"deal": wanted, "claim": claim, "count": count,
+                                           "path": out, "sha256": digest,
+                                           "bytes": len(data)})))
     else:
         what = f"won in {count} single-card moves" if claim == "win" else \
             f"cannot be won: {count:,} positions"

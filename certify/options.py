@@ -247,3 +247,15 @@ def result_json(result, deal):
     outcome.Result's fields, with its outcome under "claim" ("win", "no-win", or "unknown" when a
     budget ran out), the word check's JSON also uses for what a certificate claims."""
     return {("claim" if k == "verdict" else k): v for k, v in result.as_json(deal).items()}
+
+
+def with_old_verdict(shown):
+    """`shown` (a JSON object, as a dict) with "verdict" beside "claim", the same value: the
+    name certify's JSON gave the outcome before "claim", kept for one release so that scripts
+    that read it keep working meanwhile (docs/json.md marks it deprecated)."""
+    out = {}
+    for key, value in shown.items():
+        out[key] = value
+        if key == "claim":
+            out["verdict"] = value
+    return out

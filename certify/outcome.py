@@ -55,6 +55,21 @@ def out_of_memory(positions, memory=None):
             f"--max-positions N")
 
 
+def stopped(positions, solver_positions=0):
+    """How far an UNKNOWN got, in words that cannot pass for a closure's size: `positions` is
+    what --max-positions counts, the search's distinct positions found before it stopped
+    unfinished, and `solver_positions` of it the budgets of the solver's attempts."""
+    searched = positions - solver_positions
+    found = f"{searched:,} distinct position{'' if searched == 1 else 's'} found by the search"
+    if not solver_positions:
+        return f"stopped unfinished after {found}"
+    attempts = f"the solver's attempts (budgets of {solver_positions:,} positions in all)"
+    if not searched:
+        return f"stopped unfinished after {attempts}, before the search found any position"
+    return (f"stopped unfinished after {attempts} and {found} ({positions:,} in all, as "
+            f"--max-positions counts them)")
+
+
 def budget_reason(max_positions=None, time_limit=None):
     """The words an UNKNOWN gives for the budget that ran out (the same for every engine)."""
     if max_positions is not None:
@@ -97,9 +112,13 @@ class Result:
               "reason", "body")
 
     def __init__(self, verdict, positions, seconds, most_home, path=None, sha256=None,
-                 size=None, moves=None, reason="", body=None):
+                 size=None, moves=None, reason="", body=None, solver_positions=0):
         self.verdict = verdict
+        # WIN: the positions of the line; NO_WIN: the closure's; UNKNOWN: what --max-positions
+        # counts, the search's distinct positions found before it stopped (not the closure:
+        # it was not finished) and the solver's attempts' budgets, `solver_positions`
         self.positions = positions
+        self.solver_positions = solver_positions
         self.seconds = seconds
         self.most_home = most_home
         self.path = path  # the certificate written, if any

@@ -179,8 +179,9 @@ class StandardOutput:
     """Standard output as a binary file that takes every byte or raises: a pipe whose reader
     goes away takes what fits in it, and a plain write then returns short without an error
     (65,536 of 90,835 bytes), so each write is repeated until every byte is taken; the next
-    one raises BrokenPipeError, which is kept in `broken`, and the bytes taken until then in
-    the module's `cut_short`, for the top level to say."""
+    one raises BrokenPipeError, which is kept in `broken`, and the bytes written until then
+    in the module's `cut_short`, for the top level to say: written into the pipe, not read
+    (`certify 11982 -o - | head -c 100` writes 65,536 of them, and head takes 100)."""
 
     def __init__(self):
         if sys.stdout is None:
@@ -221,7 +222,7 @@ class StandardOutput:
         cut_short = self.taken
 
 
-cut_short = None  # bytes of a file taken by standard output before its reader went away
+cut_short = None  # bytes of a file written to standard output before its reader went away
 
 
 # ---- Text for the user's screen -----------------------------------------------------------

@@ -182,8 +182,9 @@ def proved(start, rules, deal=None, max_positions=None, time_limit=None, progres
         pass  # (out of this block, the traceback lets go of the frames and their tables)
     positions, most_home = budget.reached()
     budget.searching = None
+    charged = 0 if budget.found is not None else budget.charged
     return Result(UNKNOWN, positions, time.monotonic() - t0, most_home,
-                  reason=out_of_memory(positions))
+                  reason=out_of_memory(positions - charged), solver_positions=charged)
 
 
 # A bounded search of SEARCH_FIRST positions takes some 15 MiB (deals 6240, 8436 and 29138:
@@ -239,8 +240,8 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None,
             isinstance(steps[0], Solve) and steps[0].solver is None and \
             isinstance(steps[1], Search):
         phase(progress, "solving and searching")
+        size = budget.solver(steps[0].size, 0)  # (before the search holds its start)
         search = budget.searching = engine.Search(start, rules, memory)
-        size = budget.solver(steps[0].size, 0)
         line, outcome = None, None
         if size <= 0:
             outcome = search.run(budget.search(steps[1].size)[0])
@@ -358,6 +359,7 @@ def encode(found, start, rules, deal, budget, progress=None, out=None):
                     outcome.most_home)
     if outcome.verdict == UNKNOWN:
         result.reason = budget.reason(outcome)
+        result.solver_positions = budget.charged
         return result, None
     phase(progress, "writing")
     budget.searching, budget.found = None, (result.positions, result.most_home)
@@ -427,12 +429,15 @@ class Budget:
 
     def solver(self, planned, tried):
         """How far a solver attempt that would like `planned` positions may go, counting the
-        `tried` positions of an earlier attempt (which this one repeats): charged in full."""
+        `tried` positions of an earlier attempt (which this one repeats): charged in full.
+        The positions the search has found so far count too, so that the run's total (what
+        an UNKNOWN reports) never passes --max-positions."""
         if self.out_of_time():
             return 0
         size = planned
         if self.max_positions is not None:
-            size = min(size, self.max_positions - self.charged + tried - 1)
+            found = self.searching.positions if self.searching is not None else 0
+            size = min(size, self.max_positions - self.charged - found + tried - 1)
         self.charged += max(size - tried, 0)
         return size
 
@@ -464,8 +469,8 @@ class Budget:
     def reason(self, outcome):
         """The words of an UNKNOWN: which of the run's budgets ran out, or which limit of the
         search itself it met."""
-        if outcome.limit in (MEMORY, SYSTEM_MEMORY):  # counted as the whole run's positions
-            return out_of_memory(self.positions(outcome),
+        if outcome.limit in (MEMORY, SYSTEM_MEMORY):  # the search's own positions
+            return out_of_memory(outcome.positions,
                                  self.memory if outcome.limit == MEMORY else None)
         if outcome.final:
             return outcome.reason

@@ -171,14 +171,15 @@ def read(path):
     except OSError as e:
         raise RangeError(f"cannot read {path}: {e.strerror or e}") from None
     try:
-        stream = zstandard.ZstdDecompressor().stream_reader(f, read_size=1 << 16,
-                                                            read_across_frames=True)
+        stream = certificate.Frames(f)
         unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_ENTRY, strict_map_key=True)
         first = _read_some(stream, HEADER_LIMIT)
         unpacker.feed(first)
         try:
             head = unpacker.unpack()
         except msgpack.OutOfData:
+            if stream.cut:
+                raise RangeError("its zstd frame is cut short") from None
             raise RangeError("no header in the first 64 KiB: not a range certificate") from None
         except Exception as e:  # msgpack raises several unrelated types
             raise RangeError(f"not msgpack: {e}") from None
@@ -191,11 +192,11 @@ def read(path):
     return head, _entries(f, _Values(stream, unpacker, digest), head)
 
 
-def _read_some(stream, n):
+def _read_some(stream, n, deal=None):
     try:
         return stream.read(n)
-    except zstandard.ZstdError as e:
-        raise RangeError(f"not a valid zstd frame ({e})") from None
+    except certificate.CertificateError as e:  # (a cut frame, or not zstd: in check's words)
+        raise RangeError(str(e) if deal is None else f"entry for deal {deal}: {e}") from None
 
 
 def _check_header(head):
@@ -238,7 +239,7 @@ class _Values:
                 pass
             except Exception as e:  # msgpack's errors for malformed data
                 raise RangeError(f"entry for deal {deal}: not msgpack: {e}") from None
-            data = _read_some(self.stream, 1 << 20)
+            data = _read_some(self.stream, 1 << 20, deal)
             if not data:
                 if inside or self.unpacker.tell() != self.stream.tell():
                     raise _Cut

@@ -19,7 +19,7 @@ from certify import cli, engine, progress, range_certificate
 from certify.census import chunks, command, work
 from certify.census.folder import current as current_row
 from certify.deals import deal
-from certify.options import result_json
+from certify.options import result_json, with_old_verdict
 from certify.outcome import Result
 from certify.prove import SOLVER_FIRST, SURE_MEMORY, at_once, prove
 from certify.rules import Rules, start
@@ -49,8 +49,8 @@ def test_the_folder_holds_settings_chunks_table_and_range_certificate(reference)
 def test_rows_are_those_of_certify_json_a_wins_without_a_file_digest(reference, tmp_path):
     rows = table(reference)
     assert [r["deal"] for r in rows] == [1, 2, 3, 4]
-    keys = list(result_json(Result("win", 0, 0.0, 52, moves=[]), 1))
-    assert keys[:2] == ["deal", "claim"]
+    keys = list(with_old_verdict(result_json(Result("win", 0, 0.0, 52, moves=[]), 1)))
+    assert keys[:3] == ["deal", "claim", "verdict"]   # (verdict: claim's old name, a release)
     for r in rows:
         assert list(r) == keys  # the keys of `certify --json`, in the same order
         assert r["claim"] == "win" and r["reason"] is None and r["path"] is None
@@ -67,7 +67,9 @@ def test_a_chunk_file_holds_index_rows_and_entries(reference):
     path = reference / "chunks" / "1-999.chunk.zst"
     assert chunks.index(path, 0, 1000, settings) == ([1, 2, 3, 4], ["win"] * 4)
     numbers, rows = chunks.rows(path, 0, 1000, settings)
-    assert [json.loads(r) for r in rows] == table(reference)
+    # (the table's rows add "verdict", claim's old name, as they are written out)
+    assert [json.loads(current_row(r)) for r in rows] == table(reference)
+    assert all('"verdict"' not in r for r in rows)
     items = chunks.items(path, 0, 1000, settings)
     head, entries = range_certificate.read(reference / NAME)
     assert [i.entry for i in items] == [range_certificate.pack_entry(*e) for e in entries]
@@ -389,11 +391,15 @@ def test_a_scheduler_address_without_a_port_is_refused_at_once(address, tmp_path
 
 
 def test_rows_of_a_folder_begun_before_claim_was_the_word_are_rewritten():
+    # The table's rows have "claim", and "verdict" beside it for one release (docs/json.md),
+    # whether their chunk file was written with the one or the other.
     old = json.dumps({"deal": 7, "verdict": "win", "positions": 90, "reason": None})
-    assert json.loads(current_row(old)) == {"deal": 7, "claim": "win", "positions": 90,
-                                                "reason": None}
-    new = json.dumps({"deal": 7, "claim": "win", "reason": "verdict: "})
-    assert current_row(new) == new
+    assert list(json.loads(current_row(old)).items()) == [
+        ("deal", 7), ("claim", "win"), ("verdict", "win"), ("positions", 90), ("reason", None)]
+    for claim in ("win", "no-win", "unknown"):
+        new = json.dumps({"deal": 7, "claim": claim, "reason": "verdict: , x"})
+        assert json.loads(current_row(new)) == {"deal": 7, "claim": claim, "verdict": claim,
+                                                "reason": "verdict: , x"}
 
 
 def test_an_interrupted_census_keeps_every_task_that_came_back(tmp_path, monkeypatch, capsys):

@@ -279,10 +279,13 @@ def test_prove_writes_the_same_bytes_with_either_engine(tmp_path_factory, case):
 
 def test_budgets_bound_the_whole_run(tmp_path):
     position, rules = start(deal(7484159)), Rules(4)
-    for limit in (100, 1000, 5000):
+    # 300,000: the solver's full attempt comes after the bounded search's 200,000 positions,
+    # which it must leave room for (it was given 299,999 and the run came to 499,999).
+    for limit in (100, 1000, 5000, 300_000):
         result = prove(position, rules, out=tmp_path / "x", max_positions=limit)
         assert (result.verdict, result.positions) == (UNKNOWN, limit)
         assert result.reason == f"--max-positions {limit} reached"
+        assert 0 < result.solver_positions < limit
     result = prove(position, rules, out=tmp_path / "x", time_limit=0.5)
     assert result.verdict == UNKNOWN and result.reason == "--time-limit 0.5 s reached"
     # The solver's attempt in hand when time runs out may overrun: bounded, loosely (a shared
@@ -803,7 +806,8 @@ def test_running_out_of_memory_anywhere_is_an_honest_unknown(monkeypatch, tmp_pa
     for together in (False, True):
         result = prove(position, Rules(4), out=out, together=together)
         assert result.verdict == UNKNOWN and result.sha256 is None
-        assert result.reason == out_of_memory(result.positions)
+        # (the search's own positions: a solver's budget takes no memory of the search's)
+        assert result.reason == out_of_memory(result.positions - result.solver_positions)
         if where in ("writer", "zstd", "file"):
             assert result.positions == known_count(11982)
         assert list(tmp_path.iterdir()) == []

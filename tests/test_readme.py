@@ -118,3 +118,27 @@ def test_the_test_commands_are_the_tiers_ci_runs():
     assert ci.index(quick) < ci.index(full) and full in words
     assert not re.search(r"take about \d+ minutes|\d[\d,]* tests in \d+ s", words)
     assert "The Coq tests need `coqc`" in words and "they fail rather than skip" in words
+
+
+def test_every_option_of_check_is_in_the_readme():
+    """README's paragraph on check names every option `check --help` lists (--byte-moves and
+    --byte-positions were once missing): an option added to check must be added there."""
+    shown = subprocess.run([str(BIN / "check"), "--help"], capture_output=True, text=True,
+                           check=True).stdout
+    options = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", shown.split("options:", 1)[1]))
+    assert {"--byte-moves", "--byte-positions", "--deal", "-j", "--jobs"} <= options
+    paragraph = README[README.index("`check` is a second"):README.index("A verified file's line")]
+    missing = {o for o in options - {"-h", "--help", "--jobs", "--quiet"}   # (-j, -q named)
+               if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", paragraph)}
+    assert not missing, f"README does not name check's {sorted(missing)}"
+
+
+def test_no_hand_written_test_count_or_time():
+    """A test run's count or time written by hand goes stale: the runs print their own
+    (--durations). No sentence of README.md or benchmarks/README.md about the tests gives one."""
+    pages = [README, (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")]
+    for page in pages:
+        for sentence in re.split(r"(?<=[.;])\s", " ".join(page.split())):
+            if re.search(r"\b(pytest|tests?|test run|test suite)\b", sentence):
+                assert not re.search(r"\b\d[\d,.]*\s?(s|min|minutes|seconds|hours?)\b"
+                                     r"|\b\d[\d,]* tests\b", sentence), sentence

@@ -173,9 +173,15 @@ class Census:
 
 
 def current(row):
-    """A row as this certify writes it: a chunk file written before the outcome was called
-    "claim" (as in check's JSON) has it as "verdict", the first key after the deal."""
-    return row.replace('"verdict": ', '"claim": ', 1) if '"verdict": ' in row[:40] else row
+    """A row of the results table as this certify writes it: the outcome under "claim" (as
+    in check's JSON), and under "verdict" beside it, its name before, kept for one release
+    (docs/json.md marks it deprecated). A chunk file holds its rows with "claim" alone, the
+    first key after the deal, or "verdict" alone if it was written before "claim"."""
+    if '"verdict": ' in row[:40]:
+        row = row.replace('"verdict": ', '"claim": ', 1)
+    value = row.index('"claim": ') + 9
+    end = row.index(",", value)  # (the claim is a word: win, no-win, unknown)
+    return f'{row[:end]}, "verdict": {row[value:end]}{row[end:]}'
 
 
 def summary(verdicts, span):
