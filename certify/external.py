@@ -449,9 +449,10 @@ class DiskSearch:
         group = self.holding and self.expander.group or s["group"]
         if group is not None and not self.rules.foundation_moves:
             at += f", group {'/'.join(map(str, group))}"
+        step = s["step"]
         how = f"{self.expander.held:,} held in memory, {self.expander.open:,} to expand" \
-            if self.holding else "next held in memory" if s["step"] in ("memory", "next") \
-            else f"layer {s['layer']} on disk"
+            if self.holding else f"layer {s['layer']} on disk" if step in ("expand", "merge") \
+            else "closed" if step == "done" else "to be held in memory"
         pending = sum(r[1] for r in s["pending"])
         later = f", {pending:,} successors for later buckets" if pending else ""
         return f"{at}: {how}{later}; {size_text(self.disk_bytes())} of disk"
@@ -610,7 +611,7 @@ class DiskSearch:
             n = self.x.copy_group(self._b(s["first"][0]), x.keylen, at, s["first"][1],
                                   self._b(name), self.rules.foundation_moves)
             s["visited"] = s["frontier"] = [name, n]
-            s.update(next=at + n, closed=0, group=group, unsorted=False, offset=0)
+            s.update(next=at + n, closed=0, group=group, unsorted=False, offset=0, layer=0)
             self._checkpoint()
             return
         if status == self.x.CLOSED and not x.held:  # (every group in parts already)
@@ -625,7 +626,7 @@ class DiskSearch:
             self._close_bucket()
             return
         if status == self.x.SET_FULL:  # (the group alone: its layers on disk are the bucket's)
-            s["closed"] = 0
+            s["closed"] = s["layer"] = 0
             self._let_go("expand")
         self._checkpoint()
         if status == self.x.COLUMNS_FULL:
@@ -655,6 +656,7 @@ class DiskSearch:
         if not fits:  # (the files stay as they are: the layers begin from them)
             if s["closed"]:  # (groups closed with it, when the set was saved: in the layers too)
                 s["closed"], s["group"] = 0, None
+            s["layer"] = 0
             self._let_go("expand")
             self._checkpoint()
         return fits
