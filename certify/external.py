@@ -31,8 +31,9 @@ external-memory search):
   bucket's start keys (its pending runs merged: a sorted file, `first`) list the groups one
   after another, in ascending order of foundations, and so do the groups' sorted files, taken
   in that order: one after another (concatenated, block by block: no merge), they are the
-  bucket's sorted file. On a hard deal a bucket's largest group is often half the bucket or
-  less, so that a bucket far past --memory may still be closed in memory, a group at a time.
+  bucket's sorted file. A hard deal's largest bucket may be several groups (2901685480's
+  bucket 5 home, 175,260,672 positions, is two of 87,630,336), so that a bucket far past
+  --memory may still be closed in memory, a group at a time.
   (With foundation moves a card can come back: the whole bucket is one group.)
 - The groups are closed in memory, as the in-memory engine closes a search: a hash set and a
   stack, each successor looked up once (Expander.source/explore/dump). explore() holds the
