@@ -48,9 +48,13 @@ class Watch:
         self.search, self.report, self.said = search, report, time.monotonic()
         self.peak = self.at_peak = 0
         self.where = ""
+        self.layered = []  # the buckets, or a bucket's foundation groups, closed in layers on disk
 
     def note(self, text):
         self.where = text
+        unit, _, how = text.partition(": ")
+        if how.startswith("layer ") and unit not in self.layered:
+            self.layered.append(unit)
 
     def update(self, positions, most_home):
         disk = self.search.disk_bytes()
@@ -117,14 +121,17 @@ def compare(args, report):
                         f"{args.runs}), {n / seconds:,.0f} positions/s ({seconds / m:.1f}x the "
                         f"in-memory time); disk at most {size_text(peak)}, {peak / n:.1f} bytes a "
                         f"position (keys of {search.expander.keylen} B), "
-                        f"{search.state['layer']} layers in the last bucket; certificate "
-                        f"streamed in {written:.2f} s, "
+                        f"{search.state['layer']} layers in the last bucket; in layers on disk: "
+                        f"{'; '.join(watch.layered) or 'none (every group held in memory)'}; "
+                        f"certificate streamed in {written:.2f} s, "
                         f"{'the same bytes' if same else 'NOT THE SAME BYTES'} ({size:,} B)",
                         figure("search on disk", seconds, "s", disk, args.runs, "best",
                                versus=in_memory, versus_value=m, ratio=seconds / m, **on),
                         figure("search on disk rate", n / seconds, "positions/s", disk,
                                args.runs, "best", **on),
                         figure("disk at most", peak, "bytes", disk, **on),
+                        figure("units in layers on disk", len(watch.layered), "buckets or groups",
+                               disk, **on),
                         figure("disk a position", peak / n, "bytes/position", disk, **on),
                         figure("certificate streamed", written, "s",
                                "DiskSearch.write_certificate", **on),

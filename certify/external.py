@@ -1,12 +1,13 @@
 """The exhaustive search on disk: its memory a budget, not the size of the problem.
 
 The in-memory engine (certify/engine/search.c) holds every position it has found in a hash set,
-about 40 bytes a position; a deal of a billion positions does not fit. This search holds one
-bucket of positions (below) and a buffer of successors in memory, within --memory, and keeps
-the rest in sorted files in a work folder, so that the disk bounds the problem. The positions
-it finds are exactly the set the in-memory engine finds (the closure of the start under every
-move, or under rules.autoplay every move then safe moves home, from the autoplayed start), so
-the certificate is the same, byte for byte: tests/test_external.py holds it to that.
+about 40 bytes a position; a deal of a billion positions does not fit. This search holds a
+part of one bucket of positions (below: its foundation groups, one or as many as fit) and a
+buffer of successors in memory, within --memory, and keeps the rest in sorted files in a work
+folder, so that the disk bounds the problem. The positions it finds are exactly the set the
+in-memory engine finds (the closure of the start under every move, or under rules.autoplay
+every move then safe moves home, from the autoplayed start), so the certificate is the same,
+byte for byte, whatever --memory: tests/test_external.py holds it to that.
 
 How (the classical design: breadth-first layers with delayed duplicate detection, Korf's
 external-memory search):
@@ -23,21 +24,39 @@ external-memory search):
   (With foundation moves a card can go back, so every position is in one bucket, bucket 0, and
   each layer is checked against all that was found: the same algorithm, slower; autoplay is
   never on there.)
-- A bucket that fits in memory is closed there, as the in-memory engine closes a search: a hash
-  set and a stack, each successor looked up once (Expander.hold/explore/dump); it is written out
-  sorted when closed, and saved (all its keys, and those still to expand) every few minutes so
-  that a resume loses no more. A bucket that outgrows the set's share of --memory is saved the
-  same way and goes on on disk, layer by layer:
+- Inside a bucket, the positions with different foundations never reach each other: a move
+  that sends no card home changes no foundation, and one that sends a card home (or the safe
+  moves home after it) changes the bucket. So a bucket is the disjoint union of independent
+  groups, one for each foundation vector (a key's first 2 bytes), each closed alone. The
+  bucket's start keys (its pending runs merged: a sorted file, `first`) list the groups one
+  after another, in ascending order of foundations, and so do the groups' sorted files, taken
+  in that order: one after another (concatenated, block by block: no merge), they are the
+  bucket's sorted file. A hard deal's largest bucket may be several groups (2901685480's
+  bucket 5 home, 175,260,672 positions, is two of 87,630,336), so that a bucket far past
+  --memory may still be closed in memory, a group at a time.
+  (With foundation moves a card can come back: the whole bucket is one group.)
+- The groups are closed in memory, as the in-memory engine closes a search: a hash set and a
+  stack, each successor looked up once (Expander.source/explore/dump). explore() holds the
+  next group's start keys (all to expand) whenever the set has none left to expand, so the set
+  holds the groups closed so far and the one under way. When it would outgrow its share of
+  --memory, the groups closed beside the one under way are written out, sorted, as the
+  bucket's next part, and that group goes on alone (held again from its saved keys, or, if its
+  start keys were still going in, from them). With every group closed, the set's keys are the
+  last part. A bucket that fits is so closed in one set, as before the groups; the set is saved
+  (all its keys, those still to expand, and where the groups not yet begun start in `first`)
+  every few minutes so that a resume loses no more. A group that outgrows the set alone is
+  saved the same way and goes on on disk, layer by layer, as a bucket of its own (it is closed:
+  nothing outside it is met), its files merged into one, the bucket's next part, when it is
+  done; the groups after it are held in memory again:
 - the frontier (the positions still to expand, a sorted file) is expanded into a buffer of
   successors; when the buffer fills, it is sorted, its repeats dropped, and written as a run. At
-  the layer's end the runs are merged, less the bucket's positions found before, into the next
+  the layer's end the runs are merged, less the group's positions found before, into the next
   frontier. Those positions are the visited file and the fresh files (each a sorted file, no
   position in two): a layer's new positions, its frontier, are kept as one more fresh file, not
-  merged into the visited file, so that no layer rewrites all the bucket has found; the fresh
+  merged into the visited file, so that no layer rewrites all the group has found; the fresh
   files are merged into the visited file once they outweigh it, or into one once they are many
-  (_settle), so a position is rewritten a few times in a bucket, not once a layer. An empty
-  frontier closes the bucket (its files merged into one); the next bucket's pending runs,
-  merged, are its first frontier.
+  (_settle), so a position is rewritten a few times in a group, not once a layer. An empty
+  frontier closes the group (its files merged into one).
 - Runs do not pile up (delayed duplicate detection within them, as Korf's search and Freecell
   Solver's disk queue do it): once a few wait, or the later ones outweigh the first, they are
   merged into one, repeats dropped, and a layer's runs less the bucket's files as well
@@ -52,16 +71,19 @@ external-memory search):
   a merge of the bucket files, a (foundations, cells) group at a time, with no sort on disk.
 
 Resuming: the folder's state (search.json) is replaced, atomically (a rename), at every run
-written, at every merge and at every save of a bucket held in memory: the files it names are
-whole before it names them, and anything else in the folder with our names is what a run cut
-short left, removed on resume. So a process killed at any moment (Ctrl-C, kill -9, the system's
-out-of-memory killer) goes on from its last checkpoint, losing the work since (a buffer's worth
-of expansion, one merge, or at most CHECKPOINT_EVERY seconds of a bucket in memory). The column
-table the keys' ids refer to is saved with the state. Nothing is fsync'd (on this machine the
-syncs doubled a spilling search's time): a crash of the whole system can leave the files short
-of what the state says, which a resume finds (every file's blocks are counted against the
-state's count; every block read is checked by its zstd checksum) and says in one line, rather
-than go on from damaged files.
+written, at every merge, at every part of a bucket written and at every save of the set held in
+memory (with `next`, the first of the bucket's start keys whose group is not yet begun, and
+`closed`, how many held keys are of groups closed: a resume holds the set again and goes on
+in the same group): the files it names are whole before it names them, and anything else in
+the folder with our names is what a run cut short left, removed on resume. So a process
+killed at any moment (Ctrl-C, kill -9, the system's out-of-memory killer) goes on from its last
+checkpoint, losing the work since (a buffer's worth of expansion, one merge, or at most
+CHECKPOINT_EVERY seconds of a bucket in memory). The column table the keys' ids refer to is
+saved with the state. Nothing is fsync'd (on this machine the syncs doubled a spilling
+search's time): a crash of the whole system can leave the files short of what the state says,
+which a resume finds (every file's blocks are counted against the state's count; every block
+read is checked by its zstd checksum) and says in one line, rather than go on from damaged
+files.
 
 SIGINT and SIGTERM stop the search within a fraction of a second, even inside a long merge or
 sort in C (its loops look for the request a few times a second): UNKNOWN, the folder as its
@@ -74,10 +96,14 @@ positions in one file; the runs a version 1 search left are not worth converting
 folder and starting again costs less than its pending runs did). Version 4 names the bucket of
 each pending run (3's were all the next bucket's, as a move's successors are); its key files
 are 3's, so a version 3 folder is read, its pending runs given the bucket after its own
-(read_state), and goes on as version 4. The folder's identity names the closure (`closure`,
-as a certificate's header does: absent for every move alone, so a version 3 folder, of the
-plain closure, is still its own search's): a folder of one closure is not resumed under the
-other.
+(read_state), and goes on as version 4. Version 5 holds a bucket a foundation group at a
+time (its start keys `first`, `next`, its `parts` closed, `closed`); its files are 4's, and 4
+held a bucket whole, which is one group of this version's: a version 4 folder is read with its
+bucket's start keys, if it had not begun holding them, as `first`, or else with its set or its
+layers as one group, the whole bucket (read_state), and goes on as version 5. The folder's
+identity names the closure (`closure`, as a certificate's header does: absent for every move
+alone, so a version 3 folder, of the plain closure, is still its own search's): a folder of
+one closure is not resumed under the other.
 
 A won position met by this search makes it stop, UNKNOWN: it keeps no parents, so it has no
 line to give (the solver had its chance before the search began).
@@ -92,12 +118,13 @@ from .rules import autoplay
 STATE = "search.json"
 LOCK = "search.lock"
 FORMAT = "certify-disk-search"
-VERSION = 4  # (1: keys raw; 2: one visited file a bucket; refused, not read; 3 read: see above)
+VERSION = 5  # (1: keys raw; 2: one visited file a bucket; refused, not read; 3, 4 read: above)
 FANIN = 64  # runs one merge reads at most at once (each a reader in memory: fanin())
 MERGE_AT = 8  # runs waiting for one merge that are merged into one at once (see _compact)
 SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
 CHECKPOINT_EVERY = 300  # seconds between saves of a bucket held in memory (or 5 saves' time)
 SUFFIXES = (".keys", ".columns", ".tmp", ".lock")  # our files: only these are ever removed
+CONCAT_AT_ONCE = 1000  # a bucket's parts one concatenation reads (external.c's MOST_INPUTS)
 
 
 def _native():
@@ -195,6 +222,11 @@ def identity(position, rules):
             **({"closure": "autoplay"} if rules.autoplay else {})}
 
 
+def begun(first):
+    """The state's fields of a bucket's groups when it begins with the start keys `first`."""
+    return {"first": first, "next": 0, "parts": [], "closed": 0, "group": None}
+
+
 def buffer_bytes(memory):
     """The successor buffer's share of --memory: a quarter (the rest is the set of a bucket
     held in memory, beside the merges' read blocks)."""
@@ -278,7 +310,7 @@ class DiskSearch:
                  "bucket": 0, "layer": 0, "step": "memory",
                  "done": [], "visited": None, "fresh": [], "frontier": None, "offset": 0,
                  "runs": [], "pending": [], "positions": 0, "most_home": 0, "won": False,
-                 "seconds": 0.0}
+                 "seconds": 0.0, **begun(None)}
         self.state = state
         self.expander = self._expander(columns=[])
         found, cells, cols = autoplay(self.position)[0] if self.rules.autoplay else self.position
@@ -287,7 +319,8 @@ class DiskSearch:
                             tuple(bytes(c) for c in cols))
         home = sum(found)
         state["bucket"] = 0 if self.rules.foundation_moves else home
-        state["visited"] = state["frontier"] = [name, 1]
+        state["visited"] = state["frontier"] = None
+        state["first"] = [name, 1]
         state["positions"] = 1
         state["most_home"] = home
         state["won"] = home == 52
@@ -307,7 +340,7 @@ class DiskSearch:
         names = {s["columns"]} if s["columns"] else set()
         for entry in s["done"]:
             names.add(entry[1])
-        for entry in [s["visited"], s["frontier"]] + s["fresh"]:
+        for entry in [s["visited"], s["frontier"], s["first"]] + s["fresh"] + s["parts"]:
             if entry:
                 names.add(entry[0])
         names.update(r[0] for r in s["runs"])
@@ -385,12 +418,15 @@ class DiskSearch:
 
     @property
     def positions(self):
-        """Distinct positions found so far: the closed buckets', and this one's."""
-        s = self.state
-        done = sum(e[2] for e in s["done"])
+        """Distinct positions found so far: the closed buckets', and this one's (its closed
+        parts, the groups held or in layers, and the start keys of the groups not yet begun)."""
+        s, x = self.state, self.expander
+        done = sum(e[2] for e in s["done"]) + sum(e[1] for e in s["parts"])
+        waiting = s["first"][1] if s["first"] else 0
         if self.holding:
-            return done + self.expander.held
-        return done + (sum(e[1] for e in self._parts()) if s["visited"] else 0)
+            return done + x.held + waiting - x.next
+        return done + (sum(e[1] for e in self._parts()) if s["visited"] else 0) + waiting - \
+            s["next"]
 
     @property
     def most_home(self):
@@ -411,8 +447,13 @@ class DiskSearch:
         """Where the search is, in words for the progress line."""
         s = self.state
         at = "all positions" if self.rules.foundation_moves else f"bucket {s['bucket']} home"
+        group = self.holding and self.expander.group or s["group"]
+        if group is not None and not self.rules.foundation_moves:
+            at += f", group {'/'.join(map(str, group))}"
+        step = s["step"]
         how = f"{self.expander.held:,} held in memory, {self.expander.open:,} to expand" \
-            if self.holding else f"layer {s['layer']} on disk"
+            if self.holding else f"layer {s['layer']} on disk" if step in ("expand", "merge") \
+            else "closed" if step == "done" else "to be held in memory"
         pending = sum(r[1] for r in s["pending"])
         later = f", {pending:,} successors for later buckets" if pending else ""
         return f"{at}: {how}{later}; {size_text(self.disk_bytes())} of disk"
@@ -533,28 +574,16 @@ class DiskSearch:
         return words
 
     def _memory_slice(self):
-        """A slice of the bucket held in memory: loaded (its keys found so far, those to expand
-        marked) if it is not yet, then explored; closed, it is saved as the bucket's file; past
-        the set's budget, saved for the layers on disk to go on with."""
+        """A slice of the bucket held in memory, its foundation groups one after another (see
+        the module's docstring): the set loaded (its keys found so far, those to expand marked)
+        if it is not yet, then explored, the groups not yet begun held as it needs them. Past the
+        set's budget, the groups closed beside the one under way are written out, sorted (a part
+        of the bucket), and it goes on alone; a group alone past the budget is saved for the
+        layers on disk to go on with. With every group closed, the bucket is its parts, one after
+        another."""
         s, x = self.state, self.expander
-        if not self.holding:
-            budget = held_bytes(self.memory)
-            self.holding = True
-            if s["frontier"] == s["visited"]:  # (a bucket's start: every key to expand)
-                fits = x.hold(self._b(s["visited"][0]), s["visited"][1], True, budget)
-            else:
-                fits = x.hold(self._b(s["visited"][0]), s["visited"][1], False, budget) and \
-                    x.hold(self._b(s["frontier"][0]), s["frontier"][1], True, budget)
-            self.dumped = time.monotonic()
-            if not fits and s.get("unsorted"):
-                raise WorkFolderError(
-                    f"the bucket saved in {self.folder} was held in memory and does not fit in "
-                    f"--memory {size_text(self.memory)}: resume with the --memory it had, "
-                    f"{size_text(s['memory'])}")
-            if not fits:  # (the files stay as they are: the layers begin from them)
-                self._let_go("expand")
-                self._checkpoint()
-                return
+        if not self.holding and not self._hold():
+            return
         status = x.explore(SLICE)
         if status == self.x.SLICE_OVER:
             if time.monotonic() - self.dumped > max(CHECKPOINT_EVERY, 5 * self.dump_seconds):
@@ -572,26 +601,111 @@ class DiskSearch:
             # the merges drop the repeats that gives)
             self._compact()
             return
+        if status == self.x.SET_FULL and x.closed:
+            self._part()
+            self._checkpoint()
+            return
+        if status == self.x.SET_FULL and x.loading:  # (its start keys alone do not fit)
+            group, at = x.group, x.group_start
+            self._let_go("expand")
+            name = self._name("group")
+            n = self.x.copy_group(self._b(s["first"][0]), x.keylen, at, s["first"][1],
+                                  self._b(name), self.rules.foundation_moves)
+            s["visited"] = s["frontier"] = [name, n]
+            s.update(next=at + n, closed=0, group=group, unsorted=False, offset=0, layer=0)
+            self._checkpoint()
+            return
+        if status == self.x.CLOSED and not x.held:  # (every group in parts already)
+            self._let_go("memory")
+            self._close_bucket()
+            return
         self._dump(keep=False)
         if status == self.x.CLOSED:
-            s["done"].append([s["bucket"], s["visited"][0], s["visited"][1]])
-            s["layer"] += 1
+            s["parts"].append(s["visited"])
             s["visited"] = s["frontier"] = None
-            self._let_go("next")
-        elif status == self.x.SET_FULL:
+            self._let_go("memory")
+            self._close_bucket()
+            return
+        if status == self.x.SET_FULL:  # (the group alone: its layers on disk are the bucket's)
+            s["closed"] = s["layer"] = 0
             self._let_go("expand")
         self._checkpoint()
         if status == self.x.COLUMNS_FULL:
             self._let_go("memory")
             self._widen()
 
+    def _hold(self):
+        """The bucket's set loaded from its save (if any) and its start keys named as the groups'
+        source: whether it fits (else the saved files go on in layers on disk)."""
+        s, x = self.state, self.expander
+        budget = held_bytes(self.memory)
+        self.holding = True
+        fits = True
+        if s["visited"]:
+            fits = x.hold(self._b(s["visited"][0]), s["visited"][1], False, budget) and \
+                (not s["frontier"][1] or
+                 x.hold(self._b(s["frontier"][0]), s["frontier"][1], True, budget))
+        first = s["first"]
+        x.source(self._b(first[0]) if first else None, s["next"], first[1] if first else 0,
+                 s["closed"] if fits else 0, budget)
+        self.dumped = time.monotonic()
+        if not fits and s.get("unsorted"):
+            raise WorkFolderError(
+                f"the bucket saved in {self.folder} was held in memory and does not fit in "
+                f"--memory {size_text(self.memory)}: resume with the --memory it had, "
+                f"{size_text(s['memory'])}")
+        if not fits:  # (the files stay as they are: the layers begin from them)
+            if s["closed"]:  # (groups closed with it, when the set was saved: in the layers too)
+                s["closed"], s["group"] = 0, None
+            s["layer"] = 0
+            self._let_go("expand")
+            self._checkpoint()
+        return fits
+
+    def _part(self):
+        """The set full, with groups closed beside the one under way: those written out, sorted,
+        as the bucket's next part; the one under way saved, sorted, to be held alone (or, if its
+        start keys were still going in, begun again from them)."""
+        s, x = self.state, self.expander
+        loading, at, later, group = x.loading, x.group_start, x.next, x.group
+        part, visited, still = self._name("part"), self._name("held"), self._name("open")
+        n, m, c = x.dump(self._b(visited), self._b(still), False, self._b(part))
+        self.holding = False
+        s["parts"].append([part, c])
+        if loading:
+            s["visited"] = s["frontier"] = None
+        else:
+            s["visited"] = [visited, n]
+            s["frontier"] = [still, m] if m else [visited, 0]
+        s.update(next=at if loading else later, closed=0, group=group, unsorted=False, offset=0)
+
+    def _close_bucket(self):
+        """Every group of the bucket closed: its parts, one after another, are its sorted file
+        (concatenated: no merge), and the bucket is done."""
+        s = self.state
+        parts = s["parts"]
+        while len(parts) > 1:
+            out = self._name("bucket")
+            n = self.x.concat([self._b(e[0]) for e in parts[:CONCAT_AT_ONCE]],
+                              self.expander.keylen, self._b(out))
+            parts[:CONCAT_AT_ONCE] = [[out, n]]
+            if len(parts) > 1:
+                self._checkpoint()
+        s["done"].append([s["bucket"], parts[0][0], parts[0][1]])
+        s["layer"] += 1
+        s.update(begun(None))
+        s["step"] = "next"
+        self._checkpoint()
+
     def _dump(self, keep=True):
         """Save the held bucket: all its keys, and those still to expand; kept in memory to go
-        on with, or (keep=False) let go of."""
-        s = self.state
+        on with, or (keep=False) let go of. The groups not yet begun are the source's from
+        `next` on (a save is made between groups' loading, never in one)."""
+        s, x = self.state, self.expander
         t0 = time.monotonic()
+        s.update(next=x.next, closed=x.closed, group=x.group or s["group"])
         visited, still = self._name("held"), self._name("open")
-        n, m = self.expander.dump(self._b(visited), self._b(still), keep)
+        n, m = x.dump(self._b(visited), self._b(still), keep)
         self.holding = keep
         s["unsorted"] = keep  # (a save of a bucket in memory: only hold() reads it)
         s["visited"] = [visited, n]
@@ -684,8 +798,10 @@ class DiskSearch:
         def new(entry):
             return [renamed[entry[0]]] + entry[1:]
         s["done"] = [[e[0], renamed[e[1]], e[2]] for e in s["done"]]
-        s["visited"] = new(s["visited"])
-        s["frontier"] = new(s["frontier"])
+        s["visited"] = new(s["visited"]) if s["visited"] else None
+        s["frontier"] = new(s["frontier"]) if s["frontier"] else None
+        s["first"] = new(s["first"]) if s["first"] else None
+        s["parts"] = [new(e) for e in s["parts"]]
         s["fresh"] = [new(e) for e in s["fresh"]]
         s["runs"] = [new(r) for r in s["runs"]]
         s["pending"] = [new(r) for r in s["pending"]]
@@ -712,8 +828,9 @@ class DiskSearch:
 
     def _merge_step(self):
         """The layer's runs merged: fanin() of them into one (a pass), or all of them, less the
-        bucket's positions found before, into the next frontier, which is also the bucket's
-        newest fresh file. With nothing new the bucket is closed: its files merged into one."""
+        group's positions found before, into the next frontier, which is also the group's
+        newest fresh file. With nothing new the group is closed: its files merged into one, the
+        bucket's next part; the groups after it are held in memory again."""
         s = self.state
         if len(s["runs"]) > self.fanin:
             self._pass("runs")
@@ -729,11 +846,11 @@ class DiskSearch:
             self._settle()
             return
         parts = self._parts()
-        whole = self._merge(parts, (), "bucket") if len(parts) > 1 else s["visited"]
-        s["done"].append([s["bucket"], whole[0], whole[1]])
+        whole = self._merge(parts, (), "part") if len(parts) > 1 else s["visited"]
+        s["parts"].append(whole)
         s["frontier"] = s["visited"] = None
-        s["fresh"] = []
-        s["step"] = "next"
+        s["fresh"], s["group"] = [], None
+        s["step"] = "memory"
         self._checkpoint()
 
     def _settle(self):
@@ -784,7 +901,8 @@ class DiskSearch:
         s["pending"] = others
         s["bucket"] = bucket
         s["layer"] = 0
-        s["visited"], s["frontier"], s["fresh"] = first, list(first), []
+        s["visited"], s["frontier"], s["fresh"] = None, None, []
+        s.update(begun(first))
         s["step"] = "memory"
         self._checkpoint()
 
@@ -862,8 +980,8 @@ class DiskSearch:
 
 
 def read_state(folder, position, rules, resume):
-    """The state of the search in `folder` (a version 3 state read as this version's), if it is
-    of this position, rules and closure and a resume was asked for; else WorkFolderError."""
+    """The state of the search in `folder` (a version 3 or 4 state read as this version's), if
+    it is of this position, rules and closure and a resume was asked for; else WorkFolderError."""
     import json
     path = os.path.join(folder, STATE)
     try:
@@ -876,6 +994,13 @@ def read_state(folder, position, rules, resume):
     if state.get("version") == 3 and isinstance(state.get("pending"), list):
         # (3's pending runs were all the next bucket's: see the module's docstring)
         state["pending"] = [r[:2] + [state["bucket"] + 1] for r in state["pending"]]
+        state["version"] = 4
+    if state.get("version") == 4 and "first" not in state:
+        # (4 held a bucket whole: its set, layers or start keys are one group, the whole bucket)
+        state.update(begun(None))
+        if state.get("step") == "memory" and state.get("visited") and \
+                state["visited"] == state.get("frontier"):  # (a bucket's start: every key)
+            state["first"], state["visited"], state["frontier"] = state["visited"], None, None
         state["version"] = VERSION
     if state.get("version") != VERSION:
         raise WorkFolderError(f"the work folder {folder} is of another certify's search on disk "
@@ -900,8 +1025,8 @@ def read_state(folder, position, rules, resume):
 def named_counts(state):
     """{file: keys} of the key files a state names."""
     counts = {e[1]: e[2] for e in state["done"]}
-    for entry in [state["visited"], state["frontier"]] + state["fresh"] + state["runs"] + \
-            state["pending"]:
+    for entry in [state["visited"], state["frontier"], state["first"]] + state["fresh"] + \
+            state["parts"] + state["runs"] + state["pending"]:
         if entry:  # (a frontier of none may name the visited file, with 0)
             counts[entry[0]] = max(entry[1], counts.get(entry[0], 0))
     return counts

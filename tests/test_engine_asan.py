@@ -116,8 +116,8 @@ def test_memory_budget_and_malloc_failing_under_asan(sanitized, tmp_path):
 
 
 def test_the_search_on_disk_under_asan(sanitized, tmp_path):
-    """external.c: spilling, merging in passes, widening the ids, a resume, the records streamed
-    out, under both closures (certify's default, autoplay; and every move alone); the same file
+    """external.c: spilling, merging in passes, widening the ids, a resume, a bucket held a
+    foundation group at a time, the records streamed out, under both closures (certify's default, autoplay; and every move alone); the same file
     as the in-memory engine's."""
     out = tmp_path / "11982.msgpack.zst"
     certify_in(sanitized, 11982, "-q", "--on-disk", "--memory", "1M", "--time-limit", "0.5",
@@ -144,6 +144,12 @@ for rules in (Rules(3), Rules(3, autoplay=True)):
         assert s.run().verdict == "no-win" and s.state["idw"] == 3
         assert sum(len(r) for r in s.records()) == s.positions * (4 + 3 + 16)
         s.remove()
+# a bucket's foundation groups: parts written, groups to layers (tests/test_external.py's sets)
+for rules, memory in ((Rules(2), 5_000_000), (Rules(2, autoplay=True), 7_000_000)):
+    s = external.DiskSearch(start(deal(1)), rules, external.Disk(sys.argv[1]), memory)
+    assert s.run().verdict == "no-win"
+    assert sum(len(r) for r in s.records()) == s.positions * (4 + 2 + 16)
+    s.remove()
 print("ok")
 """
 

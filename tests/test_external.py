@@ -489,6 +489,22 @@ def test_a_folder_of_one_closure_is_not_resumed_under_the_other(tmp_path):
         again.close()
 
 
+def as_version_4(state):
+    """A state of this version as version 4 wrote it, which held a bucket whole: its fields of a
+    bucket's foundation groups dropped, which must say one group (bucket 0 has one: nothing
+    home), its start keys not begun (4's visited and frontier both), or begun whole."""
+    first, parts, closed = state.pop("first"), state.pop("parts"), state.pop("closed")
+    begun, group = state.pop("next"), state.pop("group")
+    assert first and not parts and not closed and group in (None, [0, 0, 0, 0])
+    if state["visited"] is None:
+        assert state["step"] == "memory" and begun == 0
+        state["visited"], state["frontier"] = first, list(first)
+    else:
+        assert begun == first[1]
+    state["version"] = 4
+    return state
+
+
 def test_a_version_3_folder_resumes_to_the_same_records(tmp_path):
     """A folder of the layout before pending runs named their bucket (all were the next
     bucket's), stopped with some pending: read as such, and it goes on to the same records."""
@@ -498,13 +514,136 @@ def test_a_version_3_folder_resumes_to_the_same_records(tmp_path):
     assert begun.run(max_positions=30_000).verdict == UNKNOWN
     begun.close()
     path = tmp_path / "work" / "search.json"
-    state = json.loads(path.read_text())
+    state = as_version_4(json.loads(path.read_text()))
     assert state["pending"] and {r[2] for r in state["pending"]} == {state["bucket"] + 1}
     state["version"] = 3
     state["pending"] = [r[:2] for r in state["pending"]]
     path.write_text(json.dumps(state))
     search = external.DiskSearch(position, rules, disk, 1 << 16)
     assert search.run().verdict == NO_WIN and search.state["version"] == external.VERSION
+    assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
+
+
+class Begun(BaseException):
+    """A kill -9 just after a bucket's start keys were saved, before any of it was held."""
+
+
+class StoppedAtABucket(external.DiskSearch):
+    """A search killed (Begun) once bucket `at` has begun."""
+
+    at = None
+
+    def _next_bucket(self):
+        super()._next_bucket()
+        if self.state["step"] == "memory" and self.state["bucket"] == self.at:
+            raise Begun
+
+
+@pytest.mark.parametrize("where", ["held", "layers", "a-bucket-begun"])
+def test_a_version_4_folder_resumes_to_the_same_records(tmp_path, monkeypatch, where):
+    """A folder of the layout that held a bucket whole: stopped in bucket 0 of 11982 held in
+    memory (a save of it) or in layers, or just as bucket 6 of deal 1 began (4's start keys
+    were its visited and frontier both): read as this version's (one group, the whole bucket;
+    or the start keys, held a group at a time), and it goes on to the same records."""
+    monkeypatch.setattr(external, "SLICE", 0.002)
+    number, rules = (1, Rules(2)) if where == "a-bucket-begun" else (11982, Rules(4))
+    position = start(deal(number))
+    disk = external.Disk(tmp_path / "work", resume=True)
+    memory = 1 << 16 if where == "layers" else 64 << 20
+    if where == "a-bucket-begun":
+        begun = StoppedAtABucket(position, rules, disk, memory)
+        begun.at = 6
+        with pytest.raises(Begun):
+            begun.run()
+    else:
+        begun = external.DiskSearch(position, rules, disk, memory)
+        assert begun.run(max_positions=20_000).verdict == UNKNOWN
+    begun.close()
+    path = tmp_path / "work" / "search.json"
+    state = as_version_4(json.loads(path.read_text()))
+    assert state["bucket"] == (6 if where == "a-bucket-begun" else 0)
+    assert state["step"] == {"held": "memory", "layers": "expand"}.get(where, "memory")
+    path.write_text(json.dumps(state))
+    search = external.DiskSearch(position, rules, disk, memory)
+    assert search.run().verdict == NO_WIN and search.state["version"] == external.VERSION
+    assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
+
+
+class Grouped(external.DiskSearch):
+    """A search that counts the ways it leaves memory (a part written, of groups closed beside
+    the one under way, `part`; or of them beside a group whose start keys were going in,
+    `part-loading`; a group alone to layers on disk, `layers`, or from its start keys,
+    `layers-loading`) and keeps the progress display's words."""
+
+    events = Counter()
+    words = set()
+
+    def _part(self):
+        self.events["part-loading" if self.expander.loading else "part"] += 1
+        super()._part()
+
+    def _let_go(self, step):
+        if step == "expand":
+            self.events["layers-loading" if self.expander.loading else "layers"] += 1
+        super()._let_go(step)
+
+    def where(self):
+        words = super().where()
+        self.words.add(words)
+        return words
+
+
+class Progress:
+    def note(self, words):
+        pass
+
+    def update(self, positions, most_home):
+        pass
+
+
+@pytest.mark.parametrize("rules,memory,ways", [
+    (Rules(2), 5_000_000, {"part", "part-loading", "layers", "layers-loading"}),
+    (autoplay(2), 7_000_000, {"part"})], ids=["every-way", "groups-in-memory"])
+def test_a_bucket_held_a_foundation_group_at_a_time(tmp_path, monkeypatch, rules, memory, ways):
+    """Deal 1 with 2 cells, whose buckets hold up to 4 foundation groups (bucket 4 of the plain
+    closure: 37,334, 5,652, 305 and 12 positions): with a set of 80 KB, groups closed beside
+    the one under way are written out when it fills, whether they were being explored or their
+    start keys going in, and groups too large alone go to layers on disk, from their saved set
+    or their start keys; under autoplay with a set of 1.6 MB, bucket 6 (34,186 positions, more
+    than fit) is closed in memory as its two groups (26,502 and 7,684), no layers. The same
+    records as the in-memory engine's, and the progress display names the group."""
+    monkeypatch.setattr(Grouped, "events", Counter())
+    monkeypatch.setattr(Grouped, "words", set())
+    position = start(deal(1))
+    search = Grouped(position, rules, external.Disk(tmp_path / "work"), memory)
+    assert search.run(progress=Progress()).verdict == NO_WIN
+    assert set(Grouped.events) == ways, Grouped.events
+    assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
+    import re
+    assert any(re.match(r"bucket \d+ home, group \d+/\d+/\d+/\d+: ", w) for w in Grouped.words)
+
+
+def test_a_bucket_of_groups_stopped_and_resumed_midway(tmp_path, monkeypatch):
+    """Deal 1 with 2 cells in a set of 80 KB (every way of leaving memory, as above), saved at
+    every slice (CHECKPOINT_EVERY 0), stopped by a time limit after a few and resumed from the
+    folder each time, among them stops with a group under way and parts of its bucket written:
+    the same records."""
+    monkeypatch.setattr(external, "CHECKPOINT_EVERY", 0)
+    monkeypatch.setattr(external, "SLICE", 0.002)
+    position, rules = start(deal(1)), Rules(2)
+    disk = external.Disk(tmp_path / "work", resume=True)
+    stops, midway = 0, 0
+    while True:
+        search = external.DiskSearch(position, rules, disk, 5_000_000)
+        outcome = search.run(time_limit=0.02)
+        if outcome.verdict == NO_WIN:
+            break
+        assert outcome.verdict == UNKNOWN and "kept in" in outcome.reason
+        s = search.state
+        midway += bool(s["parts"] and s["first"] and (s["visited"] or s["next"] < s["first"][1]))
+        search.close()
+        stops += 1
+    assert stops > 3 and midway > 0, (stops, midway)
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
 
 

@@ -523,12 +523,35 @@ typedef struct {
     uint32_t *stack;
     size_t nstack;
     size_t budget;       /* bytes the three may take */
+    /* The bucket's start keys (source()), a sorted file read a foundation group at a time: the
+    ** keys of key src_next on are groups not yet begun; the group begun last began at
+    ** group_start, with `closed` keys held before it (every one of them in a group already
+    ** closed); `loading` while its start keys are going in. */
+    In src;
+    char *src_path;      /* NULL: no source */
+    int src_open, loading;
+    uint64_t src_next, src_count, group_start;
+    size_t closed;
+    uint8_t group[2];    /* the foundations (a key's first 2 bytes) of the group begun last */
+    int has_group;
 } Expander;
 
+static void close_source(Expander *x) {
+    if (x->src_open) in_close(&x->src);
+    x->src_open = 0;
+    free(x->src_path);
+    x->src_path = NULL;
+    x->src_next = x->src_count = x->group_start = 0;
+    x->closed = 0;
+    x->loading = x->has_group = 0;
+}
+
+/* The set let go of, and the source with it (a hold goes on from the saved files and source()). */
 static void release_held(Expander *x) {
     free(x->held); free(x->slot); free(x->stack);
     x->held = NULL; x->slot = NULL; x->stack = NULL;
     x->nheld = x->capheld = x->nslots = x->nstack = 0;
+    close_source(x);
 }
 
 static void Expander_dealloc(Expander *x) {
@@ -1082,26 +1105,106 @@ static PyObject *Expander_hold(Expander *x, PyObject *args) {
     return PyBool_FromLong(!full);
 }
 
+/* source(path, next, count, closed, budget): the bucket's start keys, the sorted file `path` of
+** `count` keys, of which those from key `next` on are groups not yet begun (None: no source);
+** `closed` of the keys held are in groups closed (those held before the group under way began);
+** `budget` the bytes the set may take. explore() holds the groups one after another as it needs
+** them. Without foundation moves a group is the keys with the same foundations: a position and
+** its successors in its own bucket (cards home) have the same foundations (a move that sends no
+** card home changes none, and a move home changes the bucket), so the groups never reach one
+** another and each is closed alone. With foundation moves a card can come back: the file is one
+** group, the whole bucket. */
+static PyObject *Expander_source(Expander *x, PyObject *args) {
+    PyObject *path;
+    unsigned long long next, count, closed, budget;
+    if (!PyArg_ParseTuple(args, "OKKKK", &path, &next, &count, &closed, &budget)) return NULL;
+    if (path != Py_None && !PyBytes_Check(path)) {
+        PyErr_SetString(PyExc_TypeError, "source: a bytes path or None");
+        return NULL;
+    }
+    if (closed > x->nheld || next > count || (path == Py_None && count)) {
+        PyErr_SetString(PyExc_ValueError, "source: closed, next or count out of range");
+        return NULL;
+    }
+    close_source(x);
+    if (path != Py_None && !(x->src_path = strdup(PyBytes_AS_STRING(path))))
+        return PyErr_NoMemory();
+    x->src_next = next;
+    x->src_count = count;
+    x->closed = (size_t)closed;
+    x->budget = (size_t)budget;
+    Py_RETURN_NONE;
+}
+
+/* The next group's start keys into the set, each to expand (called without the GIL, with the
+** stack empty: the groups held before it are closed): OK, OVER_BUDGET or ALLOC_FAILED (the group
+** partly held, `loading` still set: let go of, the group begins again, alone), IO_FAILED (*err),
+** or STOPPED. */
+static int load_group(Expander *x, int *err) {
+    size_t w = (size_t)x->keylen;
+    if (!x->src_open) {
+        if (in_open(&x->src, x->src_path, w, x->src_next) == IO_FAILED) {
+            *err = x->src.err;
+            in_close(&x->src);
+            return IO_FAILED;
+        }
+        x->src_open = 1;
+    }
+    if (!x->loading) {
+        if (!x->src.live) { *err = EIO; return IO_FAILED; }   /* shorter than its count */
+        x->loading = 1;
+        x->closed = x->nheld;
+        x->group_start = x->src_next;
+        memcpy(x->group, x->src.key, 2);
+        x->has_group = 1;
+    }
+    uint64_t n = 0;
+    while (x->src_next < x->src_count) {
+        if (!x->src.live) { *err = EIO; return IO_FAILED; }
+        if (!x->back && memcmp(x->src.key, x->group, 2) != 0) break;
+        size_t at;
+        int got = held_insert(x, x->src.key, (uint32_t)hash_bytes(x->src.key, w), &at);
+        if (got == OVER_BUDGET || got == ALLOC_FAILED) return got;
+        held_open(x, at);
+        x->src_next++;
+        if (in_next(&x->src) == IO_FAILED) { *err = x->src.err; return IO_FAILED; }
+        if (++n % 65536 == 0 && stopping()) return STOPPED;
+    }
+    x->loading = 0;
+    return OK;
+}
+
 enum { CLOSED = 0, NEXT_FULL = 5, SET_FULL = 6 };
 
 /* explore(seconds) -> status: expand the held keys still to expand, each successor of this
 ** bucket looked up in the set (and, new, put in it to expand), each of a later bucket's put in
-** the buffer's back part. CLOSED when none is left, NEXT_FULL when the buffer might not take
-** another key's successors (spill, then go on), SLICE_OVER, SET_FULL when the set would outgrow
-** its budget, COLUMNS_FULL, NO_MEMORY. A key is marked expanded only once all of its successors
-** are in: after a stop it is expanded again, which adds nothing twice. */
+** the buffer's back part; when none is left, the source's next group is held (its start keys
+** put in to expand) and explored. CLOSED when none is left and the source is done, NEXT_FULL
+** when the buffer might not take another key's successors (spill, then go on), SLICE_OVER,
+** SET_FULL when the set would outgrow its budget (in a group's start keys, `loading`, or its
+** exploration), COLUMNS_FULL, NO_MEMORY. A key is marked expanded only once all of its
+** successors are in: after a stop it is expanded again, which adds nothing twice. */
 static PyObject *Expander_explore(Expander *x, PyObject *args) {
     double seconds;
     if (!PyArg_ParseTuple(args, "d", &seconds)) return NULL;
     Expansion *e = malloc(sizeof *e);
     if (!e) return PyErr_NoMemory();
     e->x = x;
-    int status = CLOSED, bad = 0, stop = 0;
+    int status = CLOSED, bad = 0, stop = 0, err = 0;
     size_t w = (size_t)x->keylen;
     Py_BEGIN_ALLOW_THREADS
     double deadline = now() + seconds;
     uint64_t expanded = 0;
-    while (x->nstack) {
+    for (;;) {
+        if (!x->nstack) {
+            if (!x->src_path || x->src_next >= x->src_count) break;
+            int got = load_group(x, &err);
+            if (got == OK) continue;
+            if (got == OVER_BUDGET) status = SET_FULL;
+            else if (got == ALLOC_FAILED) status = NO_MEMORY;
+            else if (got == STOPPED) stop = 1;
+            break;
+        }
         if (x->cap - x->nnext < MAX_SUCCESSORS) { status = NEXT_FULL; break; }
         size_t idx = x->stack[x->nstack - 1];
         uint8_t key[MAX_KEY];
@@ -1151,35 +1254,64 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
     free(e);
     if (stop) return stopped();
     if (bad) { PyErr_SetString(PyExc_ValueError, "a held key names a column never met"); return NULL; }
+    if (err) return os_error(err, x->src_path);
     return PyLong_FromLong(status);
 }
 
-/* dump(visited_path, open_path, keep=True) -> (held, open): every held key to `visited_path`,
-** and those still to expand to `open_path` (no file for none). With `keep` (a save to go on
-** from) they are written as they lie, unsorted, and the set stays as it is: hold() takes keys
-** in any order. Without (the bucket is closed, or goes on in layers on disk), both files are
-** sorted, as the merges and the certificate need them, and the set is let go of. */
-static PyObject *Expander_dump(Expander *x, PyObject *args) {
-    const char *vpath, *opath;
+/* dump(visited_path, open_path, keep=True, part=None) -> (held, open[, part's keys]): every held
+** key to `visited_path`, and those still to expand to `open_path` (no file for none). With `keep`
+** (a save to go on from) they are written as they lie, unsorted, and the set stays as it is:
+** hold() takes keys in any order. Without (the bucket is closed, or goes on in layers on disk),
+** both files are sorted, as the merges and the certificate need them, and the set is let go of.
+** With `part` (not `keep`): the set is full and holds groups closed beside the one under way;
+** the closed ones' keys (the first `closed` in order: groups are begun in ascending order of
+** foundations) go to `part`, sorted, and only the group under way's to the other two files, to
+** be held alone; or, if its start keys were still going in (`loading`), to none: it begins
+** again. */
+static PyObject *Expander_dump(Expander *x, PyObject *args, PyObject *kw) {
+    static char *names[] = {"visited_path", "open_path", "keep", "part", NULL};
+    const char *vpath, *opath, *ppath = NULL;
     int keep = 1;
-    if (!PyArg_ParseTuple(args, "yy|p", &vpath, &opath, &keep)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "yy|py", names, &vpath, &opath, &keep, &ppath))
+        return NULL;
+    if (ppath && keep) {
+        PyErr_SetString(PyExc_ValueError, "dump: a part is written only with keep=False");
+        return NULL;
+    }
     size_t w = (size_t)x->keylen, rec = w + 1, n = x->nheld, nopen = 0;
-    int err = 0, stop = 0;
+    size_t first = ppath ? x->closed : 0;   /* the keys from here on go to visited_path */
+    size_t last = ppath && x->loading ? first : n;   /* ... up to here */
+    int err = 0, stop = 0, disorder = 0;
     const char *where = vpath;
-    Out v, o;
+    Out v, o, pt;
     memset(&v, 0, sizeof v);
     memset(&o, 0, sizeof o);
-    v.fd = o.fd = -1;
+    memset(&pt, 0, sizeof pt);
+    v.fd = o.fd = pt.fd = -1;
     Py_BEGIN_ALLOW_THREADS
     if (!keep) stop = sort_keys(x->held, n, rec, 0, 1) == STOPPED;
-    if (!stop && out_open(&v, vpath, w) == IO_FAILED) err = v.err;
-    for (size_t i = 0; i < n && !err && !stop; i++) {
+    if (ppath && !stop) {
+        /* (the closed groups' foundations sort before the group under way's) */
+        if ((first && x->has_group && memcmp(held_at(x, first - 1), x->group, 2) >= 0) ||
+            (first < n && x->has_group && memcmp(held_at(x, first), x->group, 2) != 0))
+            disorder = 1;
+        else if (out_open(&pt, ppath, w) == IO_FAILED) { err = pt.err; where = ppath; }
+        for (size_t i = 0; i < first && !err && !stop && !disorder; i++) {
+            if (out_put(&pt, held_at(x, i)) == IO_FAILED) { err = pt.err; where = ppath; }
+            if (i % 65536 == 65535 && stopping()) stop = 1;
+        }
+        if (!disorder && out_close(&pt) == IO_FAILED && !err) { err = pt.err; where = ppath; }
+    }
+    if (!stop && !err && !disorder && last > first && out_open(&v, vpath, w) == IO_FAILED)
+        err = v.err;
+    for (size_t i = first; i < last && !err && !stop && !disorder; i++) {
         if (out_put(&v, held_at(x, i)) == IO_FAILED) err = v.err;
         if (i % 65536 == 65535 && stopping()) stop = 1;
     }
     if (out_close(&v) == IO_FAILED && !err) err = v.err;
     size_t nstack = x->nstack;
-    for (size_t i = 0; i < (keep ? nstack : n) && !err && !stop; i++) {
+    for (size_t i = keep ? 0 : first; i < (keep ? nstack : last) && !err && !stop && !disorder;
+         i++) {
         const uint8_t *r = held_at(x, keep ? x->stack[i] : i);
         if (!keep && !r[w]) continue;
         if (!nopen && out_open(&o, opath, w) == IO_FAILED) { err = o.err; where = opath; break; }
@@ -1190,7 +1322,14 @@ static PyObject *Expander_dump(Expander *x, PyObject *args) {
     Py_END_ALLOW_THREADS
     if (!keep) release_held(x);
     if (stop) return stopped();
+    if (disorder) {
+        PyErr_SetString(PyExc_ValueError, "dump: the closed groups are not the first keys held");
+        return NULL;
+    }
     if (err) return os_error(err, where);
+    if (ppath)
+        return Py_BuildValue("(nnn)", (Py_ssize_t)(last - first), (Py_ssize_t)nopen,
+                             (Py_ssize_t)first);
     return Py_BuildValue("(nn)", (Py_ssize_t)n, (Py_ssize_t)nopen);
 }
 
@@ -1202,6 +1341,17 @@ static PyObject *Expander_release(Expander *x, PyObject *noargs) {
 
 static PyObject *get_held(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nheld); }
 static PyObject *get_open(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nstack); }
+static PyObject *get_closed(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->closed); }
+static PyObject *get_next(Expander *x, void *c) { (void)c; return PyLong_FromUnsignedLongLong(x->src_next); }
+static PyObject *get_group_start(Expander *x, void *c) { (void)c; return PyLong_FromUnsignedLongLong(x->group_start); }
+static PyObject *get_loading(Expander *x, void *c) { (void)c; return PyBool_FromLong(x->loading); }
+
+static PyObject *get_group(Expander *x, void *c) {
+    (void)c;
+    if (!x->has_group) Py_RETURN_NONE;
+    return Py_BuildValue("(iiii)", x->group[0] >> 4, x->group[0] & 15, x->group[1] >> 4,
+                         x->group[1] & 15);
+}
 
 static PyObject *get_buffered(Expander *x, void *c) { (void)c; return PyLong_FromSize_t(x->nsame + x->nnext); }
 
@@ -1228,6 +1378,12 @@ static PyGetSetDef Expander_getset[] = {
      NULL},
     {"held", (getter)get_held, NULL, "keys of the bucket held in memory", NULL},
     {"open", (getter)get_open, NULL, "held keys still to expand", NULL},
+    {"closed", (getter)get_closed, NULL, "held keys of groups closed", NULL},
+    {"next", (getter)get_next, NULL, "the source's first key of the groups not yet begun", NULL},
+    {"group_start", (getter)get_group_start, NULL, "the source's first key of the group begun last",
+     NULL},
+    {"loading", (getter)get_loading, NULL, "the group begun last is not yet wholly held", NULL},
+    {"group", (getter)get_group, NULL, "the foundations of the group begun last, or None", NULL},
     {"ncolumns", (getter)get_ncolumns, NULL, "columns interned", NULL},
     {"most_home", (getter)get_most, NULL, "most cards home in any key met", NULL},
     {"won", (getter)get_won, NULL, "whether a won position was met", NULL},
@@ -1247,8 +1403,10 @@ static PyMethodDef Expander_methods[] = {
     {"hold", (PyCFunction)Expander_hold, METH_VARARGS,
      "hold(path, count, open, budget) -> whether the keys fit in the set held in memory"},
     {"explore", (PyCFunction)Expander_explore, METH_VARARGS, "explore(seconds) -> status"},
-    {"dump", (PyCFunction)Expander_dump, METH_VARARGS,
-     "dump(visited_path, open_path) -> (held, open)"},
+    {"dump", (PyCFunction)(void (*)(void))Expander_dump, METH_VARARGS | METH_KEYWORDS,
+     "dump(visited_path, open_path, keep=True, part=None) -> (held, open[, part])"},
+    {"source", (PyCFunction)Expander_source, METH_VARARGS,
+     "source(path, next, count, closed, budget): the bucket's start keys, held a group at a time"},
     {"release", (PyCFunction)Expander_release, METH_NOARGS, "let go of the held set"},
     {NULL, NULL, 0, NULL},
 };
@@ -1468,6 +1626,120 @@ static PyObject *py_widen(PyObject *self, PyObject *args) {
     if (stop) return stopped();
     if (err) return os_error(err, where);
     Py_RETURN_NONE;
+}
+
+/* copy_group(path, width, skip, count, out, whole=False) -> keys: the keys of the sorted file
+** `path` (of `count`) from key `skip` on that have key skip's foundations (its first 2 bytes),
+** or with `whole` all of them, written to `out`: a group's start keys, for the layers on disk
+** when they do not fit in memory. */
+static PyObject *py_copy_group(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *path, *out_path;
+    int width, whole = 0;
+    unsigned long long skip, count;
+    if (!PyArg_ParseTuple(args, "yiKKy|p", &path, &width, &skip, &count, &out_path, &whole))
+        return NULL;
+    if (width < 2 || width > MAX_RECORD || skip >= count) {
+        PyErr_SetString(PyExc_ValueError, "copy_group: bad arguments");
+        return NULL;
+    }
+    In r;
+    Out o;
+    int err = 0, stop = 0;
+    uint64_t n = 0, at = skip;
+    const char *where = path;
+    uint8_t group[2];
+    memset(&o, 0, sizeof o);
+    o.fd = -1;
+    Py_BEGIN_ALLOW_THREADS
+    if (in_open(&r, path, (size_t)width, skip) == IO_FAILED) {
+        err = r.err;
+    } else if (!r.live) {
+        err = EIO;
+    } else if (out_open(&o, out_path, (size_t)width) == IO_FAILED) {
+        err = o.err;
+        where = out_path;
+    } else {
+        memcpy(group, r.key, 2);
+        while (at < count) {
+            if (!r.live) { err = EIO; break; }
+            if (!whole && memcmp(r.key, group, 2) != 0) break;
+            if (out_put(&o, r.key) == IO_FAILED) { err = o.err; where = out_path; break; }
+            n++;
+            at++;
+            if (in_next(&r) == IO_FAILED) { err = r.err; break; }
+            if (n % 65536 == 0 && stopping()) { stop = 1; break; }
+        }
+    }
+    if (out_close(&o) == IO_FAILED && !err) { err = o.err; where = out_path; }
+    in_close(&r);
+    Py_END_ALLOW_THREADS
+    if (stop) return stopped();
+    if (err) return os_error(err, where);
+    return PyLong_FromUnsignedLongLong(n);
+}
+
+/* concat(paths, width, out) -> keys: the key files `paths` one after another into `out`, their
+** blocks copied as they are (a block starts afresh: no key refers to one before it). A bucket's
+** groups, each closed and sorted alone, in ascending order of foundations, are its sorted file
+** this way, without a merge. A block that breaks the layout is EIO (its frame is not read: the
+** certificate's reading checks every frame's checksum). */
+static PyObject *py_concat(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *list;
+    const char *out_path;
+    int width;
+    if (!PyArg_ParseTuple(args, "Oiy", &list, &width, &out_path)) return NULL;
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "concat: bad width");
+        return NULL;
+    }
+    Py_ssize_t k;
+    const char **paths = path_list(list, &k);
+    if (!paths) return NULL;
+    uint64_t n = 0, steps = 0;
+    int err = 0, stop = 0, fd = -1, out = -1;
+    const char *where = out_path;
+    size_t bound = ZSTD_compressBound(front_cap((size_t)width)), cap = 8 + bound;
+    uint8_t *buf = malloc(cap);
+    if (!buf) { free(paths); return PyErr_NoMemory(); }
+    Py_BEGIN_ALLOW_THREADS
+    out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0) err = errno;
+    uint8_t head[8] = {KEY_MAGIC[0], KEY_MAGIC[1], KEY_MAGIC[2], KEY_MAGIC[3], KEY_LAYOUT,
+                       (uint8_t)width, 0, 0};
+    if (!err) write_all(out, head, sizeof head, &err);
+    for (Py_ssize_t i = 0; i < k && !err && !stop; i++) {
+        where = paths[i];
+        fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) { err = errno; break; }
+        uint8_t h[8];
+        if (read_full(fd, h, 8, &err) != GOT || memcmp(h, head, 8) != 0) {
+            if (!err) err = EIO;
+            close(fd);
+            break;
+        }
+        for (;;) {
+            int got = read_full(fd, buf, 8, &err);
+            if (got == AT_END) break;
+            if (got != GOT) break;
+            uint32_t keys = get_le32(buf), clen = get_le32(buf + 4);
+            if (!keys || keys > BLOCK_KEYS || clen > bound) { err = EIO; break; }
+            if (read_full(fd, buf + 8, clen, &err) != GOT) { if (!err) err = EIO; break; }
+            if (write_all(out, buf, 8 + clen, &err) == IO_FAILED) { where = out_path; break; }
+            n += keys;
+            if (++steps % 64 == 0 && stopping()) { stop = 1; break; }
+        }
+        close(fd);
+        fd = -1;
+    }
+    if (out >= 0 && close(out) < 0 && !err) { err = errno; where = out_path; }
+    Py_END_ALLOW_THREADS
+    free(buf);
+    free(paths);
+    if (stop) return stopped();
+    if (err) return os_error(err, where);
+    return PyLong_FromUnsignedLongLong(n);
 }
 
 /* mark_used(path, width, ncells, idw, used): used[id] = 1 for every column id a key names. */
@@ -1735,6 +2007,10 @@ static PyMethodDef module_methods[] = {
     {"stop", py_stop, METH_O, "stop(True): the loops running stop at their next look (Stopped)"},
     {"widen", py_widen, METH_VARARGS, "widen(path, out, ncells): 2-byte ids to 3"},
     {"mark_used", py_mark_used, METH_VARARGS, "mark_used(path, ncells, idw, used)"},
+    {"copy_group", py_copy_group, METH_VARARGS,
+     "copy_group(path, width, skip, count, out, whole=False) -> keys of key skip's group"},
+    {"concat", py_concat, METH_VARARGS,
+     "concat(paths, width, out) -> keys: the files one after another"},
     {NULL, NULL, 0, NULL},
 };
 
