@@ -46,7 +46,7 @@ def section(rows):
              "24 GB: *positions* closed under every move then safe moves home, the count the DBM "
              "solver published beside it (*DBM*); the search's wall and CPU seconds and peak "
              "memory (`/usr/bin/time -v`), and each checker's verdict and cost (`vcheck -j 2 "
-             "--max-positions 2000000000 FILE`, beside other work on the same two cores: its "
+             "--max-positions 2000000000 FILE`, or `-j 1` where its log says so, beside other work on the same two cores: its "
              "wall is a shared machine's). The files are in hard-deals/ with each run's log, but "
              "for those over 50 MB, which are recorded here by size and SHA-256 and not "
              "committed; the command remakes each byte for byte. The table is certificates/hard-deals.tsv; "
