@@ -301,6 +301,12 @@ def test_the_page_in_chromium_from_a_file(build, web, browser, tmp_path):  # noq
             assert len(cards) == 52 and outlined, len(cards)
             facts = browser.find_element(By.ID, "facts").text
             assert f"{len(outlined)} cards never move" in facts, facts
+            # As certificates/README.md's index gives them (certify explain's facts).
+            row = next(line for line in (CERTS / "README.md").read_text().splitlines()
+                       if line.startswith("| 11982 | 4 | no | no-win |"))
+            frozen = row.split(" | ")[7]
+            assert frozen.startswith(f"{len(outlined)}: ")
+            assert frozen.split(": ", 1)[1].replace(" · ", ", ") + "." in facts, (frozen, facts)
             shot = tmp_path / "page-11982.png"
             browser.save_screenshot(str(shot))
             assert shot.stat().st_size > 10000
