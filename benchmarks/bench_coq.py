@@ -4,6 +4,7 @@
     python3 benchmarks/bench_coq.py --deals below-a-million  the eight deals below 1,000,000
     python3 benchmarks/bench_coq.py --deals 7484159 --methods search
     python3 benchmarks/bench_coq.py --runs 3 --keep DIR
+    python3 benchmarks/bench_coq.py --closures --runs 5      11982: plain beside autoplay
     python3 benchmarks/bench_coq.py --json                   one JSON object a line per figure
 
 For each deal, exports the published certificate (certificates/DEAL.msgpack.zst) with
@@ -13,6 +14,13 @@ system's accounting of the finished child (os.wait4). Prints, for each deal and 
 file's size and the median CPU seconds and peak MB; then the ratio data/search per deal, and
 the targets: 11982 at most 15 s and 600 MB; the eight deals below one million at
 most 60 s together; 7484159 at most 20 minutes and 8 GB.
+
+--closures sets the two closures side by side instead, for each deal (default 11982) and
+method: the published certificate (closed under every move then safe autoplay) and a plain
+one written for the comparison (`certify DEAL --no-autoplay`), each exported, then compiled
+in turn, plain then autoplay, --runs pairs (default 3 here). It prints the median CPU of
+each and the median of the pairs' ratios plain / autoplay; the target for 11982 is that the
+autoplay file compiles at least 1.3 times as fast as the plain one.
 
 The machine is shared: CPU time depends on the load much less than wall time does, but it
 does depend on it; compare methods within one run, and take figures from a quiet machine.
@@ -39,13 +47,23 @@ TARGETS = {11982: (15, 600), 7484159: (20 * 60, 8 * 1024)}  # CPU seconds, peak 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--deals", default="11982,517776",
-                   help="comma-separated deal numbers, or below-a-million (default 11982,517776)")
-    p.add_argument("--methods", default="search,data", help="comma-separated (default both)")
-    p.add_argument("--runs", type=int, default=1, help="coqc runs per file (default 1)")
+    p.add_argument("--deals", help="comma-separated deal numbers, or below-a-million "
+                   "(default 11982,517776; 11982 with --closures)")
+    p.add_argument("--methods", help="comma-separated (default both; search with --closures)")
+    p.add_argument("--runs", type=int, help="coqc runs per file (default 1; pairs with "
+                   "--closures, default 3)")
+    p.add_argument("--closures", action="store_true",
+                   help="plain beside autoplay certificates, in pairs (default deal 11982, "
+                        "method search)")
     p.add_argument("--keep", metavar="DIR", help="work in DIR (must not exist) and keep it")
     add_json_option(p)
     args = p.parse_args()
+    if args.deals is None:
+        args.deals = "11982" if args.closures else "11982,517776"
+    if args.methods is None:
+        args.methods = "search" if args.closures else "search,data"
+    if args.runs is None:
+        args.runs = 3 if args.closures else 1
     deals = BELOW_A_MILLION if args.deals == "below-a-million" else \
         [int(d) for d in args.deals.split(",")]
     methods = args.methods.split(",")
@@ -59,7 +77,11 @@ def main():
     folder = args.keep or tempfile.mkdtemp(prefix="bench-coq-")
     os.makedirs(folder, exist_ok=True)
     try:
-        bench(deals, methods, args.runs, folder, Report("bench_coq", args.json))
+        report = Report("bench_coq", args.json)
+        if args.closures:
+            closures(deals, methods, args.runs, folder, report)
+        else:
+            bench(deals, methods, args.runs, folder, report)
     finally:
         if not args.keep:
             shutil.rmtree(folder)
@@ -81,6 +103,60 @@ def coqc_once(path):
         output = log.read().decode("utf-8", "replace")
     proved = os.waitstatus_to_exitcode(status) == 0 and "Closed under the global context" in output
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, wall, proved
+
+
+def export(cert, path, method):
+    """`certify export --coq` of `cert` into `path`; the count the file must end with."""
+    done = subprocess.run([sys.executable, "-c", CERTIFY, "export", "--coq", cert, "-o", path,
+                           "--method", method], capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        sys.exit(f"bench_coq: export of {cert} failed: {done.stderr.strip()}")
+    return re.search(r"([\d,]+) up to column order", done.stdout).group(1)
+
+
+def closures(deals, methods, runs, folder, report):
+    """Plain beside autoplay, compiled in turn, pair by pair."""
+    report.text(f"coq export, plain beside autoplay: coqc {coq_version()}, {os.cpu_count()} "
+                f"cores, load {load()}; {runs} pair(s) per file, plain then autoplay; CPU s "
+                f"(user + system)")
+    report.text(f"  {'deal':>8}  {'method':<6}  {'plain':>16}  {'autoplay':>16}  "
+                f"{'plain CPU':>9}  {'autoplay':>8}  {'ratio':>5}  proved")
+    for deal in deals:
+        plain_cert = os.path.join(folder, f"{deal}-plain.msgpack.zst")
+        done = subprocess.run([sys.executable, "-c", CERTIFY, str(deal), "--no-autoplay", "-q",
+                               "-o", plain_cert], capture_output=True, text=True, cwd=ROOT)
+        if done.returncode != 0:
+            sys.exit(f"bench_coq: certify {deal} --no-autoplay failed: {done.stderr.strip()}")
+        for method in methods:
+            paths, counts = {}, {}
+            for closure, cert in (("plain", plain_cert), ("autoplay", certificate(deal))):
+                sub = os.path.join(folder, f"{deal}-{method}-{closure}")
+                os.makedirs(sub, exist_ok=True)
+                paths[closure] = os.path.join(sub, f"FreeCell{deal}.v")
+                counts[closure] = export(cert, paths[closure], method)
+            pairs = [(coqc_once(paths["plain"]), coqc_once(paths["autoplay"]))
+                     for _ in range(runs)]
+            plain = statistics.median(p[0] for p, _ in pairs)
+            auto = statistics.median(a[0] for _, a in pairs)
+            ratio = statistics.median(p[0] / a[0] for p, a in pairs)
+            proved = all(p[3] and a[3] for p, a in pairs)
+            what = {c: f"coqc FreeCell{deal}.v ({c}, {method})" for c in paths}
+            report.line(f"  {deal:>8}  {method:<6}  "
+                        f"{counts['plain'] + ' pos.':>16}  {counts['autoplay'] + ' pos.':>16}  "
+                        f"{plain:>9.2f}  {auto:>8.2f}  {ratio:>5.2f}  "
+                        f"{'yes' if proved else 'NO'}",
+                        figure("coqc CPU, plain", plain, "s", what["plain"], runs, deal=deal,
+                               method=method, proved=proved),
+                        figure("coqc CPU, autoplay beside plain", auto, "s", what["autoplay"],
+                               runs, versus=what["plain"], versus_value=plain, ratio=ratio,
+                               ratio_of="median of pairs, plain / autoplay", deal=deal,
+                               method=method, proved=proved))
+            report.text("    pairs (plain / autoplay CPU s): " + ", ".join(
+                f"{p[0]:.2f}/{a[0]:.2f}" for p, a in pairs))
+            if deal == 11982:
+                report.text(f"  target 11982 ({method}): autoplay at least 1.3x as fast as plain: "
+                            f"{ratio:.2f}x -> {'met' if ratio >= 1.3 and proved else 'missed'}")
+    report.text(f"  load now {load()}")
 
 
 def load():

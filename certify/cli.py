@@ -11,7 +11,6 @@ certificate could not be delivered, 130 interrupted.
 
 import argparse
 import importlib
-import re
 import sys
 import time
 import warnings
@@ -292,7 +291,6 @@ COMMANDS = {"show": run_show,
             "export": later("certify.exports", "run_export"),
             "extract": later("certify.extract", "run_extract")}
 
-WORD = re.compile(r"[A-Za-z]")
 
 
 def unknown_command(word):
@@ -314,7 +312,7 @@ def dispatch(argv):
         return census.main(argv)
     if first in COMMANDS:
         return COMMANDS[first](argv[1:])
-    if WORD.match(first):
+    if first[:1].isascii() and first[:1].isalpha():  # a word (a mistyped command)
         raise Usage(unknown_command(first))
     return run_certify(argv)
 

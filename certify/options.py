@@ -12,6 +12,7 @@ import argparse
 import math
 import os
 import re
+import sys
 
 from . import deals
 from .rules import DEFAULT_CELLS, Rules
@@ -19,11 +20,29 @@ from .rules import DEFAULT_CELLS, Rules
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 DIGITS = re.compile(r"[0-9]+")
-DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+# Patterns that `certify DEAL` does not use, compiled (and cached by re) on first use: every
+# pattern compiled at import is start-up time of every run.
+DECIMAL = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
 
 
 class Usage(Exception):
     """Bad input: one line to stderr, exit 2."""
+
+
+def terminal_columns():
+    """shutil.get_terminal_size().columns, without importing shutil: argparse makes a
+    formatter for every option it adds, and shutil (with zlib, bz2 and lzma) is a few
+    milliseconds of every run's start."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -32,9 +51,8 @@ class HelpFormatter(argparse.HelpFormatter):
     hyphen."""
 
     def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        import shutil
         if width is None:
-            width = min(shutil.get_terminal_size().columns, 80) - 2
+            width = min(terminal_columns(), 80) - 2
         super().__init__(prog, indent_increment, max_help_position, width)
 
     def _split_lines(self, text, width):
@@ -82,7 +100,7 @@ def deal_number(text):
     return n
 
 
-RANGE = re.compile(r"([0-9]+)-([0-9]+)")
+RANGE = r"([0-9]+)-([0-9]+)"
 
 
 def looks_like_range(text):
@@ -92,7 +110,7 @@ def looks_like_range(text):
 
 def deal_range(text):
     """'A-B' -> range(A, B + 1), A and B ASCII digits, 1 <= A <= B <= 2^33-1; else Usage."""
-    m = RANGE.fullmatch(text)
+    m = re.fullmatch(RANGE, text)
     if not m:
         raise Usage(f"not a range of deals: {text!r} (write A-B, e.g. 1-32000)")
     a, b = int(m[1]), int(m[2])
@@ -132,7 +150,7 @@ def count_or_zero(text):
 
 def seconds(text):
     """A positive, finite number of seconds, such as 2 or 0.5."""
-    if not isinstance(text, str) or DECIMAL.fullmatch(text) is None:
+    if not isinstance(text, str) or re.fullmatch(DECIMAL, text) is None:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
     value = float(text)
     if not (value > 0 and math.isfinite(value)):
@@ -140,14 +158,14 @@ def seconds(text):
     return value
 
 
-SIZE = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([KMGT])(?:i?B)?", re.IGNORECASE)
+SIZE = r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([KMGT])(?:i?B)?"  # (any case)
 UNITS = "KMGT"  # powers of 1024, as free(1) and /proc/meminfo count
 
 
 def memory_size(text):
     """A number of bytes written with its unit, such as 500M, 8G or 1.5GiB (a bare number is
     refused: no one can tell whether 8 means bytes or gigabytes)."""
-    m = SIZE.fullmatch(text) if isinstance(text, str) else None
+    m = re.fullmatch(SIZE, text, re.IGNORECASE) if isinstance(text, str) else None
     if m is None:
         raise argparse.ArgumentTypeError(f"not a size: {text!r} (write it with its unit: 500M, "
                                          f"8G, 1.5G)")

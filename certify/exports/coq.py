@@ -11,12 +11,14 @@ template compile alone) is dropped.
               deal gives way to Board.v)
   Equality.v  boolean equality of positions and [won], with their lemmas
   NoWin.v     moves commute with permuting the columns; a canonical order of columns; a set
-              of positions (a trie)
+              of positions (a trie); an autoplay file leaves out the permuting, which only
+              Search.v's proof uses (REORDERING_CUTS)
   Search.v    the search the kernel runs and why its answer proves the theorem (a plain
               closure: every move)
   Autoplay.v  in Search.v's place for a certificate closed under every move then safe
               autoplay (header key closure): why such a set covers every reachable
-              position, and the search that autoplays each position it finds
+              position, and the search that autoplays each position it finds (where a
+              move may have left a safe card)
   Final.v     the seeds (empty, or the certificate's positions), the computation, the theorem
   Win.v       for a win: the line of positions, the check, the theorem
 
@@ -57,6 +59,17 @@ SAMPLE_WIN_THEOREM = "deal_11982_winnable"
 
 PART_SIZE = 1000  # positions per definition in the data
 
+# What an autoplay file leaves out of NoWin.v: the theory of reordered columns, which only
+# Search.v's proof uses (Autoplay.v takes columns as a multiset, with Permutation), so that
+# coqc need not check it. Each cut runs from its first text up to (not including) its second.
+REORDERING_HEAD = "(** * Columns by number, and the rules' moves spelled out *)\n\n"
+REORDERING_CUTS = [
+    ("(** * The rules never look at the order of the columns", "Lemma set_column_0 "),
+    ("Lemma eqb_injective ", "(** Membership in [pickups], [putdowns] and [moves]"),
+    ("(** A card picked up from column [i] of a position", "(** * The same moves, computed faster"),
+    ("Lemma same_up_to_order_canonical ", "(** * A set of positions: a trie"),
+]
+
 
 class TemplateError(AssertionError):
     """A template no longer has the text this module fills in (a bug here, not bad input)."""
@@ -72,6 +85,16 @@ def replace(text, old, new, count=1, where=""):
     if text.count(old) != count:
         raise TemplateError(f"{where}: expected {old!r} {count} time(s), found {text.count(old)}")
     return text.replace(old, new)
+
+
+def without_reordering(text):
+    """NoWin.v for an autoplay file: without REORDERING_CUTS, under REORDERING_HEAD."""
+    for i, (first, last) in enumerate(REORDERING_CUTS):
+        a, b = text.find(first), text.find(last)
+        if a < 0 or b < a or text.count(first) != 1:
+            raise TemplateError(f"NoWin.v: no {first!r} ... {last!r} to leave out")
+        text = text[:a] + (REORDERING_HEAD if i == 0 else "") + text[b:]
+    return text
 
 
 def header_comment(title, filename, start_what, untrusted, note):
@@ -254,7 +277,8 @@ def coq_file(head, start, positions, note, filename, method="search"):
     final = replace(final, SAMPLE_RESULT, f"({first}%N, {count}%N)", count=3, where="Final.v")
     final = replace(final, SAMPLE_THEOREM, theorem_name(deal), count=2, where="Final.v")
     text = "\n".join(part.strip("\n") + "\n" for part in
-                     (rules, template("Equality.v"), template("NoWin.v"),
+                     (rules, template("Equality.v"),
+                      without_reordering(template("NoWin.v")) if autoplay else template("NoWin.v"),
                       template("Autoplay.v" if autoplay else "Search.v"), final))
     return number_trusted_lines(text, theorem_name(deal))
 

@@ -1,7 +1,6 @@
 From FreeCell Require Import Rules Equality NoWin. (* template only *)
 From Coq Require Import Bool Arith List NArith Sorting.Permutation. (* template only *)
 Import ListNotations. (* template only *)
-From Coq Require Import Lia.
 
 (** * Closing the set under every move, then safe autoplay
 
@@ -50,10 +49,10 @@ Definition le_home (f g : foundations) : Prop :=
   forall su, home_count f su <= home_count g su.
 
 Lemma le_home_refl f : le_home f f.
-Proof. intros su; lia. Qed.
+Proof. intros su; apply Nat.le_refl. Qed.
 
 Lemma le_home_trans f g h : le_home f g -> le_home g h -> le_home f h.
-Proof. intros A B su; specialize (A su); specialize (B su); lia. Qed.
+Proof. intros A B su; exact (Nat.le_trans _ _ _ (A su) (B su)). Qed.
 
 Lemma home_count_set_same f su n : home_count (set_home_count f su n) su = n.
 Proof. destruct f, su; reflexivity. Qed.
@@ -64,19 +63,18 @@ Proof. destruct f, su, su'; simpl; congruence. Qed.
 
 Lemma le_home_set_l f g su n :
   le_home f g -> n <= home_count g su -> le_home (set_home_count f su n) g.
-Proof.
-  intros L H su'; pose proof (L su') as Ls; destruct f, g, su, su'; simpl in *; lia.
-Qed.
+Proof. intros L H su'; pose proof (L su') as Ls; destruct su, su'; first [exact H | exact Ls]. Qed.
 
 Lemma le_home_set_both f g su n : le_home f g -> le_home (set_home_count f su n)
                                                          (set_home_count g su n).
-Proof. intros L su'; pose proof (L su') as Ls; destruct f, g, su, su'; simpl in *; lia. Qed.
+Proof. intros L su'; pose proof (L su') as Ls; destruct su, su'; first [apply Nat.le_refl | exact Ls]. Qed.
 
 Lemma le_home_set f c :
   can_home f c = true -> le_home f (set_home_count f (suit_of c) (S (rank c))).
 Proof.
   unfold can_home; intros E su; apply Nat.eqb_eq in E.
-  destruct f, (suit_of c), su; simpl in *; lia.
+  destruct (suit_of c), su; simpl in *;
+    first [apply Nat.le_refl | rewrite E; apply Nat.le_succ_diag_r].
 Qed.
 
 Ltac bools :=
@@ -89,11 +87,29 @@ Ltac bools :=
          | |- (_ =? _) = true => apply Nat.eqb_eq
          end.
 
+Lemma leb_le_trans a x y : x <= y -> (a <=? x) = true -> (a <=? y) = true.
+Proof. intros L H; apply Nat.leb_le in H; apply Nat.leb_le; exact (Nat.le_trans _ _ _ H L). Qed.
+
+(** Closes [t <= y] from a hypothesis [s <= y] or [S s < y], [t] being [s] or [s] less
+    something. *)
+Ltac close_le :=
+  first [ assumption
+        | eapply Nat.le_trans; [apply Nat.le_sub_l | assumption]
+        | eapply Nat.le_trans; [apply Nat.le_sub_l | apply Nat.lt_le_incl, Nat.lt_succ_l; assumption] ].
+
+Lemma leb3_mono a b c x y z x' y' z' : x <= x' -> y <= y' -> z <= z' ->
+  (a <=? x) && (b <=? y) && (c <=? z) = true -> (a <=? x') && (b <=? y') && (c <=? z') = true.
+Proof.
+  intros X Y Z H; apply andb_prop in H as [H C]; apply andb_prop in H as [A B].
+  rewrite (leb_le_trans _ _ _ X A), (leb_le_trans _ _ _ Y B), (leb_le_trans _ _ _ Z C).
+  reflexivity.
+Qed.
+
 Lemma safe_rest_mono f g c : le_home f g -> safe_rest f c = true -> safe_rest g c = true.
 Proof.
-  intros L; pose proof (L Clubs); pose proof (L Diamonds); pose proof (L Hearts);
-    pose proof (L Spades); destruct f, g; simpl in *.
-  unfold safe_rest; destruct (suit_of c); simpl; intros; bools; lia.
+  intros L; pose proof (L Clubs) as C; pose proof (L Diamonds) as D; pose proof (L Hearts) as H;
+    pose proof (L Spades) as S; cbn [home_count] in C, D, H, S.
+  unfold safe_rest; destruct (suit_of c); apply leb3_mono; assumption.
 Qed.
 
 (** A card taken home in [Q] but still on the table in [P]: below its foundation's count,
@@ -103,7 +119,8 @@ Definition removed (f : foundations) (c : card) : Prop :=
 
 Lemma removed_mono f g c : le_home f g -> removed f c -> removed g c.
 Proof.
-  intros L [H S]; split; [specialize (L (suit_of c)); lia | exact (safe_rest_mono _ _ _ L S)].
+  intros L [H S]; split;
+    [exact (Nat.lt_le_trans _ _ _ H (L (suit_of c))) | exact (safe_rest_mono _ _ _ L S)].
 Qed.
 
 Lemma removed_all_mono f g l : le_home f g -> Forall (removed f) l -> Forall (removed g) l.
@@ -114,7 +131,7 @@ Lemma removed_homed f c :
   safe f c = true -> removed (set_home_count f (suit_of c) (S (rank c))) c.
 Proof.
   rewrite safe_andb, andb_true_iff; intros [E S]; split.
-  - rewrite home_count_set_same; lia.
+  - rewrite home_count_set_same; apply Nat.lt_succ_diag_r.
   - exact (safe_rest_mono _ _ _ (le_home_set _ _ E) S).
 Qed.
 
@@ -125,9 +142,11 @@ Lemma below_removed f x e :
   can_home f x = true /\ removed (set_home_count f (suit_of x) (S (rank x))) x.
 Proof.
   destruct x as [rx sx], e as [re se]; unfold removed, can_stack, can_home, safe_rest, red.
-  destruct f as [a b c d]; simpl; intros [H1 H2] H3 H4; bools.
-  destruct sx, se; simpl in *; try discriminate; bools; subst;
-    (split; [bools; lia | split; [lia | bools; lia]]).
+  destruct f as [a b c d]; cbn [rank suit_of]; intros [H1 H2] H3 H4.
+  apply andb_true_iff in H3 as [H3 X]; apply Nat.eqb_eq in H3; subst re.
+  destruct sx, se; simpl in *; try discriminate X; bools; rewrite ?Nat.sub_0_r in *;
+    (split; [apply Nat.eqb_eq, Nat.le_antisymm; close_le |
+             split; [apply Nat.lt_succ_diag_r | bools; close_le]]).
 Qed.
 
 (** * Moves, up to the order of the columns
@@ -239,13 +258,15 @@ Lemma other_column (cols : list (list card)) i col y O :
   i < length cols -> nth i cols [] = col -> Permutation cols (col :: O) -> In y O ->
   exists j, j < length cols /\ j <> i /\ nth j cols [] = y.
 Proof.
-  intros Hi N P Y; destruct (nth_split cols [] Hi) as [l1 [l2 [E L]]]; rewrite N in E.
+  intros Hi N P Y; destruct (nth_split cols [] Hi) as [l1 [l2 [E <-]]]; rewrite N in E.
   rewrite E in P; apply Permutation_sym, Permutation_cons_app_inv in P.
   apply (Permutation_in _ P), in_app_or in Y as [Y | Y];
-    apply (In_nth _ _ []) in Y as [k [Hk Nk]].
-  - exists k; rewrite E, app_length, app_nth1 by auto; simpl; repeat split; auto; lia.
-  - exists (length l1 + S k); rewrite E, app_length, app_nth2_plus; simpl; repeat split; auto;
-      lia.
+    apply (In_nth _ _ []) in Y as [k [Hk Nk]]; subst cols; rewrite app_length; cbn [length].
+  - exists k; rewrite app_nth1 by exact Hk; refine (conj _ (conj (Nat.lt_neq _ _ Hk) Nk)).
+    exact (Nat.lt_le_trans _ _ _ Hk (Nat.le_add_r _ _)).
+  - exists (length l1 + S k); rewrite app_nth2_plus; refine (conj _ (conj _ Nk)).
+    + apply Nat.add_lt_mono_l, le_n_S, Hk.
+    + apply Nat.neq_sym, Nat.lt_neq, Nat.lt_add_pos_r, Nat.lt_0_succ.
 Qed.
 
 Lemma ustep_moves s t : ustep s t -> same s t \/ exists t', In t' (moves s) /\ same t t'.
@@ -316,10 +337,10 @@ Proof.
   destruct c as [r su]; unfold home_cards, suit_cards; rewrite !in_app_iff, !in_map_iff.
   split.
   - intros [[r' [E H]] | [[r' [E H]] | [[r' [E H]] | [r' [E H]]]]];
-      injection E as <- <-; apply in_seq in H; simpl; lia.
+      injection E as <- <-; apply in_seq in H; exact (proj2 H).
   - simpl; intros H; destruct su;
       [left | right; left | right; right; left | right; right; right];
-      exists r; split; auto; apply in_seq; simpl in H; lia.
+      (exists r; split; [reflexivity | apply in_seq; split; [apply Nat.le_0_l | exact H]]).
 Qed.
 
 Lemma home_cards_split f su : exists pre post, forall n,
@@ -566,8 +587,9 @@ Proof.
     destruct pre as [|z pre]; simpl in Ep; [subst q|].
     + (* x is on its column in Q: it goes home there too *)
       assert (CH : can_home (home Q) x = true).
-      { pose proof (table_not_home _ _ N (top_on_table _ _ _ _ Pq)); pose proof (Lh (suit_of x)).
-        unfold can_home in *; bools; lia. }
+      { pose proof (table_not_home _ _ N (top_on_table _ _ _ _ Pq)) as T.
+        pose proof (Lh (suit_of x)) as Ls; unfold can_home in *; bools.
+        apply Nat.le_antisymm; [exact T | rewrite <- E; exact Ls]. }
       right; exists (Position (set_home_count (home Q) (suit_of x) (S (rank x))) (cells Q)
                                (rest :: Qo)); split.
       * eapply column_home; simpl; eauto.
@@ -579,7 +601,7 @@ Proof.
     + (* x was home in Q *)
       injection Ep as <- Er; apply Forall_cons_iff in Fp as [Rx Fp'].
       left; unfold covers; rewrite Eh, Ec; split;
-        [apply le_home_set_l; [exact Lh | destruct Rx; lia] | split].
+        [apply le_home_set_l; [exact Lh | exact (proj1 Rx)] | split].
       * exists D; auto.
       * exists (rest :: O), (q :: Qo); repeat split; auto.
         constructor; [exists pre; auto | exact F].
@@ -589,7 +611,8 @@ Proof.
     + right; exists (Position (home Q) (insert_cell x (cells Q)) (rest :: Qo)); split.
       * apply (column_cell Q _ x rest Qo Pq); [|reflexivity | reflexivity | apply Permutation_refl].
         apply Nat.ltb_lt; apply Nat.ltb_lt in E.
-        pose proof (Permutation_length PD) as LD; rewrite app_length in LD; lia.
+        pose proof (Permutation_length PD) as LD; rewrite app_length in LD; rewrite LD in E.
+        exact (Nat.le_lt_trans _ _ _ (Nat.le_add_r _ _) E).
       * unfold covers; simpl; rewrite Eh, Ec; split; [exact Lh | split].
         -- exists D; split; [|exact FD].
            refine (perm_trans (insert_cell_perm _ _) (perm_trans (perm_skip x PD) _)).
@@ -644,8 +667,9 @@ Proof.
     destruct (covers_cell _ _ _ _ Cov Hin) as [[oQ [HoQ [D' [PD' FD']]]] | [Rx [D' [PD' FD']]]].
     + assert (CH : can_home (home Q) x = true).
       { pose proof (table_not_home _ _ N (cell_on_table _ _ (Permutation_in _
-          (Permutation_sym (picks_perm _ _ _ HoQ)) (in_eq _ _)))).
-        pose proof (Lh (suit_of x)); unfold can_home in *; bools; lia. }
+          (Permutation_sym (picks_perm _ _ _ HoQ)) (in_eq _ _)))) as T.
+        pose proof (Lh (suit_of x)) as Ls; unfold can_home in *; bools.
+        apply Nat.le_antisymm; [exact T | rewrite <- E; exact Ls]. }
       pose proof (le_home_set _ _ CH) as LQ.
       right; exists (Position (set_home_count (home Q) (suit_of x) (S (rank x))) oQ
                                (columns Q)); split.
@@ -657,7 +681,7 @@ Proof.
                                                exact (cols_mono _ _ _ _ LQ F)].
     + destruct Cov as [_ [_ [Pc [Qc [PP [PQ F]]]]]].
       left; unfold covers; rewrite Eh, Ec; split;
-        [apply le_home_set_l; [exact Lh | destruct Rx; lia] | split].
+        [apply le_home_set_l; [exact Lh | exact (proj1 Rx)] | split].
       * exists D'; auto.
       * exists Pc, Qc; repeat split; auto; exact (perm_trans Pt PP).
   - (* x from a free cell onto a column *)
@@ -772,13 +796,15 @@ Qed.
 
 (** All four foundations full (or past it: a record that says so is refused). *)
 Definition full (f : foundations) : bool :=
-  (13 <=? clubs f) && (13 <=? diamonds f) && (13 <=? hearts f) && (13 <=? spades f).
+  (13 <=? home_count f Clubs) && (13 <=? home_count f Diamonds) && (13 <=? home_count f Hearts)
+  && (13 <=? home_count f Spades).
 
 Lemma won_full P Q : Won P -> covers P Q -> full (home Q) = true.
 Proof.
-  unfold Won; intros W [L _]; pose proof (L Clubs); pose proof (L Diamonds);
-    pose proof (L Hearts); pose proof (L Spades); rewrite W in *; destruct (home Q).
-  unfold full; rewrite !andb_true_iff, !Nat.leb_le; simpl in *; lia.
+  unfold Won; intros W [L _].
+  assert (K : forall su, (13 <=? home_count (home Q) su) = true).
+  { intros su; apply Nat.leb_le; pose proof (L su) as H; rewrite W in H; destruct su; exact H. }
+  unfold full; rewrite !K; reflexivity.
 Qed.
 
 (** * The checker's autoplay, on the records' column ids *)
@@ -882,52 +908,115 @@ Proof.
     eapply aps_next; [|apply IH]; eapply ap_cell; simpl; eauto.
 Qed.
 
-(** * Why a set closed under every move then autoplay covers everything reachable *)
+(** * Why a set closed under every move then autoplay covers everything reachable
+
+    Closed: after each move, some safe moves home (autoplay, or none when autoplay has
+    nothing to do) land in the set. *)
 
 Theorem closed_under_autoplay (S : position -> Prop) :
   foundation_moves = false -> NoDup (all_cards start) ->
   S (canonical (autoplay start)) ->
-  (forall p t, S p -> In t (moves p) -> S (canonical (autoplay t))) ->
+  (forall p t, S p -> In t (moves p) -> exists u, aps t u /\ S (canonical u)) ->
   (forall p, S p -> full (home p) = false) ->
   forall s, Reachable s -> ~ Won s.
 Proof.
   intros Fm N0 Hstart Hclosed Hnone.
-  assert (Land : forall P t, covers P t -> NoDup (all_cards t) -> S (canonical (autoplay t)) ->
-                             exists Q, S Q /\ covers P Q /\ NoDup (all_cards Q)).
-  { intros P t C N H; exists (canonical (autoplay t)); split; [exact H|].
-    pose proof (autoplay_aps t) as A; split.
+  assert (Land : forall P t u, covers P t -> NoDup (all_cards t) -> aps t u -> S (canonical u) ->
+                               exists Q, S Q /\ covers P Q /\ NoDup (all_cards Q)).
+  { intros P t u C N A H; exists (canonical u); split; [exact H|]; split.
     - exact (covers_same _ _ _ (aps_covers _ _ _ A C) (same_canonical _)).
     - exact (Permutation_NoDup (perm_trans (aps_cards _ _ A) (same_cards _ _ (same_canonical _)))
                                N). }
   assert (Cover : forall P, Reachable P -> exists Q, S Q /\ covers P Q /\ NoDup (all_cards Q)).
   { intros P HP; induction HP as [|P P' HP [Q [HQ [C N]]] Ht].
-    - exact (Land _ _ (covers_refl _) N0 Hstart).
+    - exact (Land _ _ _ (covers_refl _) N0 (autoplay_aps _) Hstart).
     - destruct (simulate P P' Q C N (moves_ustep P P' Fm Ht)) as [C' | [Q' [U C']]].
       + exists Q; auto.
       + destruct (ustep_moves Q Q' U) as [E | [t [Ht' E]]].
         * exists Q; split; [exact HQ | split; [exact (covers_same _ _ _ C' (same_sym _ _ E)) | exact N]].
-        * apply (Land P' t (covers_same _ _ _ C' E)); [|exact (Hclosed Q t HQ Ht')].
+        * destruct (Hclosed Q t HQ Ht') as [u [A Hu]].
+          apply (Land P' t u (covers_same _ _ _ C' E)); [|exact A | exact Hu].
           exact (Permutation_NoDup (perm_trans (ustep_cards _ _ U) (same_cards _ _ E)) N). }
   intros s Hs W; destruct (Cover s Hs) as [Q [HQ [C _]]].
   pose proof (won_full _ _ W C) as F; rewrite (Hnone Q HQ) in F; discriminate.
 Qed.
 
+(** * The moves, each with whether autoplay may have something to do after it
+
+    The search follows moves from positions that autoplay has left with no safe card.
+    Without a move home, the only card a move can make safe is the one it uncovers in the
+    column it takes a card from: the card moved was not safe before, and no foundation
+    changed.  So [ap_moves] pairs each move of [fast_moves] with [true] when it goes home,
+    takes a card from a foundation, or uncovers a safe card, and the search autoplays only
+    those.  Skipping autoplay is always sound (no move home is a sequence of safe moves
+    home); that it skips only where autoplay would do nothing shows in the count. *)
+
+Definition uncovers_safe (f : foundations) (col : list card) : bool :=
+  match col with [] => false | c :: _ => safe f c end.
+
+Definition may_free (from : source) (rest : position) : bool :=
+  match from with
+  | FromColumn i => uncovers_safe (home rest) (nth i (columns rest) [])
+  | FromCell => false
+  | FromHome => true
+  end.
+
+Definition ap_putdowns (c : card) (from : source) (s : position) : list (bool * position) :=
+  let e := may_free from s in
+  let '(Position f cs cols) := s in
+  (if may_go_home from then
+     if can_home f c then [(true, Position (set_home_count f (suit_of c) (S (rank c))) cs cols)]
+     else []
+   else [])
+  ++ map (pair e) (landings c from f cs cols 0 cols)
+  ++ (if may_go_to_cell from then
+        if length cs <? free_cells then [(e, Position f (insert_cell c cs) cols)] else []
+      else []).
+
+Definition ap_moves (s : position) : list (bool * position) :=
+  flat_map (fun '(c, from, rest) => ap_putdowns c from rest) (fast_pickups s).
+
+Lemma map_snd_pair {A B} (a : A) (l : list B) : map snd (map (pair a) l) = l.
+Proof. induction l as [|b l IH]; simpl; [reflexivity | rewrite IH; reflexivity]. Qed.
+
+Lemma ap_moves_snd s : map snd (ap_moves s) = moves s.
+Proof.
+  rewrite <- fast_moves_eq; unfold ap_moves, fast_moves.
+  induction (fast_pickups s) as [|[[c from] [f cs cols]] l IH]; [reflexivity|].
+  cbn [flat_map]; rewrite map_app, IH; f_equal.
+  unfold ap_putdowns, fast_putdowns; rewrite !map_app, map_snd_pair.
+  destruct (may_go_home from), (can_home f c), (may_go_to_cell from), (length cs <? free_cells);
+    reflexivity.
+Qed.
+
+(** Where a move lands: its position, autoplayed if marked so, columns in canonical order. *)
+Definition landing (ht : bool * position) : position :=
+  let '(h, t) := ht in canonical (if h then autoplay t else t).
+
+Lemma landing_aps h t : exists u, aps t u /\ landing (h, t) = canonical u.
+Proof.
+  destruct h; [exists (autoplay t); split; [apply autoplay_aps | reflexivity]|].
+  exists t; split; [constructor | reflexivity].
+Qed.
+
 (** * The search, run by the kernel's virtual machine, closed under every move then autoplay
 
-    The plain closure's search, with each position found autoplayed before its columns are
-    put in their canonical order: a depth-first search over positions in that form, [seen]
-    holding every position found so far, [todo] those whose moves are still to be followed,
-    [count] how many were found.  The seeds (the certificate's positions, when the file holds them)
-    and the start are found first.  [budget] only makes the recursion structural: [explore b]
-    takes up to 2 ^ b steps, and stops early once nothing is left to do. *)
+    The plain closure's search, with each position found autoplayed (where [ap_moves] says
+    so) before its columns are put in their canonical order: a depth-first search over
+    positions in that form, [seen] holding every position found so far, [todo] those whose
+    moves are still to be followed, [count] how many were found.  The seeds (the
+    certificate's positions, when the file holds them) and the start are found first, each
+    autoplayed.  [budget] only makes the recursion structural: [explore b] takes up to 2 ^ b
+    steps, and stops early once nothing is left to do. *)
 
 Inductive search :=
   | Searching (seen : trie) (todo : list position) (count : N)
   | Found_won (s : position).
 
-Definition visit (acc : trie * list position * N) (t : position) : trie * list position * N :=
+Definition visit (acc : trie * list position * N) (ht : bool * position)
+  : trie * list position * N :=
   let '(seen, todo, n) := acc in
-  let u := canonical (autoplay t) in
+  let u := landing ht in
   let k := key u in
   if has u (bucket k seen) then acc else (insert k u seen, u :: todo, N.succ n).
 
@@ -935,7 +1024,7 @@ Definition step (st : search) : search :=
   match st with
   | Searching seen (p :: todo) n =>
       if full (home p) then Found_won p
-      else let '(seen', todo', n') := fold_left visit (fast_moves p) (seen, todo, n) in
+      else let '(seen', todo', n') := fold_left visit (ap_moves p) (seen, todo, n) in
            Searching seen' todo' n'
   | _ => st
   end.
@@ -950,7 +1039,7 @@ Fixpoint explore (budget : nat) (st : search) : search :=
   end.
 
 Definition initial_search (seeds : list position) : search :=
-  let '(seen, todo, n) := fold_left visit (start :: seeds) (Empty, [], 0%N) in
+  let '(seen, todo, n) := fold_left visit (map (pair true) (start :: seeds)) (Empty, [], 0%N) in
   Searching seen todo n.
 
 (** [Some (first, n)]: the rules have no foundation moves and the start's cards are
@@ -971,7 +1060,7 @@ Definition search_result (budget : nat) (seeds : list position) : option (N * N)
 (** * Why the search's answer proves the theorem: induction, no computation *)
 
 Definition closed_in (seen : trie) (q : position) : Prop :=
-  full (home q) = false /\ forall t, In t (moves q) -> member (canonical (autoplay t)) seen = true.
+  full (home q) = false /\ forall ht, In ht (ap_moves q) -> member (landing ht) seen = true.
 
 Definition invariant (st : search) : Prop :=
   match st with
@@ -981,17 +1070,17 @@ Definition invariant (st : search) : Prop :=
   | Found_won _ => True
   end.
 
-Lemma visit_cases seen todo n t :
-  (member (canonical (autoplay t)) seen = true /\ visit (seen, todo, n) t = (seen, todo, n)) \/
-  (member (canonical (autoplay t)) seen = false /\
-   visit (seen, todo, n) t = (insert (key (canonical (autoplay t))) (canonical (autoplay t)) seen,
-                              canonical (autoplay t) :: todo, N.succ n)).
+Lemma visit_cases seen todo n ht :
+  (member (landing ht) seen = true /\ visit (seen, todo, n) ht = (seen, todo, n)) \/
+  (member (landing ht) seen = false /\
+   visit (seen, todo, n) ht = (insert (key (landing ht)) (landing ht) seen, landing ht :: todo,
+                               N.succ n)).
 Proof. unfold visit, member; cbv zeta; destruct (has _ _); auto. Qed.
 
 Lemma visit_fold ts : forall seen todo n seen' todo' n',
   fold_left visit ts (seen, todo, n) = (seen', todo', n') ->
   (forall q, member q seen = true -> member q seen' = true) /\
-  (forall t, In t ts -> member (canonical (autoplay t)) seen' = true) /\
+  (forall t, In t ts -> member (landing t) seen' = true) /\
   (forall q, member q seen' = true -> member q seen = true \/ In q todo') /\
   (forall q, In q todo -> In q todo').
 Proof.
@@ -1013,8 +1102,7 @@ Lemma step_invariant st : invariant st -> invariant (step st).
 Proof.
   destruct st as [seen [|p todo] n|w]; simpl; auto.
   intros [Start Inv]; destruct (full (home p)) eqn:W; simpl; auto.
-  rewrite fast_moves_eq.
-  destruct (fold_left visit (moves p) (seen, todo, n)) as [[seen' todo'] n'] eqn:F.
+  destruct (fold_left visit (ap_moves p) (seen, todo, n)) as [[seen' todo'] n'] eqn:F.
   destruct (visit_fold _ _ _ _ _ _ _ F) as [Mono [Has [New Keep]]]; split; auto.
   intros q Q; destruct (New q Q) as [Q'|]; auto.
   destruct (Inv q Q') as [[<-|T] | [Wq Cq]].
@@ -1032,9 +1120,10 @@ Qed.
 Lemma initial_search_invariant seeds : invariant (initial_search seeds).
 Proof.
   unfold initial_search.
-  destruct (fold_left visit (start :: seeds) (Empty, [], 0%N)) as [[seen todo] n] eqn:F.
+  destruct (fold_left visit (map (pair true) (start :: seeds)) (Empty, [], 0%N))
+    as [[seen todo] n] eqn:F.
   destruct (visit_fold _ _ _ _ _ _ _ F) as [Mono [Has [New Keep]]]; split.
-  - apply Has; left; reflexivity.
+  - exact (Has (true, start) (or_introl eq_refl)).
   - intros q Q; destruct (New q Q) as [Q'|]; auto; rewrite member_empty in Q'; discriminate.
 Qed.
 
@@ -1049,6 +1138,9 @@ Proof.
   destruct (explore budget (Searching seen0 todo0 n0)) as [seen [|p todo] m|w]; try discriminate H.
   destruct Inv as [Start Closed].
   apply (closed_under_autoplay (fun q => member q seen = true) Fm (distinct_nodup _ D) Start).
-  - intros p t P T; destruct (Closed p P) as [[]|[_ C]]; exact (C t T).
+  - intros p t P T; destruct (Closed p P) as [[]|[_ C]].
+    rewrite <- ap_moves_snd in T; apply in_map_iff in T as [[h t'] [<- T]].
+    destruct (landing_aps h t') as [u [A E]]; exists u; split; [exact A|].
+    rewrite <- E; exact (C _ T).
   - intros p P; destruct (Closed p P) as [[]|[W _]]; exact W.
 Qed.
