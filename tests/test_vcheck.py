@@ -619,13 +619,13 @@ def hostile_single_v3():
         "index-past-the-moves": (certgen.win_file(certgen.WIN1, 1, moves, version=3,
                                                   indices=past), "move 4: index"),
         "index-of-another-move": (certgen.win_file(certgen.WIN1, 1, moves, version=3,
-                                                   indices=other), "do not replay"),
-        "win-count-too-big": (certgen.rebuild(win, count=len(moves) + 1), "not count"),
-        "win-trailing-bytes": (certgen.rebuild(win, body + b"\x00"), "data after the moves"),
+                                                   indices=other), "the position is not won"),
+        "win-count-too-big": (certgen.rebuild(win, count=len(moves) + 1), "not 1 x count"),
+        "win-trailing-bytes": (certgen.rebuild(win, body + b"\x00"), "the body has data after it"),
         "nowin-trailing-bytes": (certgen.rebuild(nowin, certgen.unpack_file(nowin)[1] + b"\xc0"),
                                  "data after"),
         "nowin-ids-too-wide": (certgen.nowin_file(certgen.NOWIN1, 1, positions, version=3,
-                                                  width=3), "chunk 0 has"),
+                                                  width=3), "bytes for"),
         "wrong-xxh3": (certgen.rebuild(nowin, xxh3_64="0123456789abcdef"), "xxh3_64"),
         "cut-short": (nowin[:len(nowin) // 2], "cut short"),
         "frames-then-garbage": (nowin + b"\x00" * 8, "not a valid zstd frame"),
@@ -640,6 +640,7 @@ def test_version3_hostile_files(build, tmp_path):
         path.write_bytes(blob)
         code, lines = outcome(build, path)
         assert code in (1, 2) and len(lines) == 1 and words in lines[0], (name, lines)
+        assert lines == check(path).stdout.splitlines(), name   # check's line
 
 
 def test_version3_hostile_ranges(build, tmp_path):
@@ -663,17 +664,18 @@ def test_version3_hostile_ranges(build, tmp_path):
     _, after = certgen.unpack_file(range_v3(11984, chosen[3:]))
     wrong = [list(e) for e in chosen]
     wrong[1][0] = 11981
-    files = {"trailing": (ranged([data + b"\xc0"]), "after the last entry"),
+    files = {"trailing": (ranged([data + b"\xc0"]), "the range has data after it"),
              "wrong-deal": (ranged([certgen.unpack_file(range_v3(11981, wrong))[1]]),
-                            "entry 1 is not about deal 11982"),
+                            "the entry is for deal 11981"),
              "index-past-the-moves": (ranged([kept, bad_win, after]),
-                                      "deal 11983: move 1: index 199")}
+                                      "(deal 11983): move 1: index 199")}
     for name, (blob, words) in files.items():
         path = tmp_path / f"{name}.msgpack.zst"
         path.write_bytes(blob)
         for jobs in ("1", "2"):
             code, lines = outcome(build, path, "-j", jobs)
             assert code in (1, 2) and len(lines) == 1 and words in lines[0], (name, lines)
+            assert lines == check(path).stdout.splitlines(), name   # check's line
 
 
 def test_version3_chunks(build, tmp_path):
@@ -700,11 +702,11 @@ def test_version3_chunks(build, tmp_path):
     descending[chunk - 1], descending[chunk] = descending[chunk], descending[chunk - 1]
     files = {
         "good": (good, "VERIFIED: Microsoft FreeCell deal 9771903"),
-        "chunk-too-big": (single_v3(h, table, recs, chunk=chunk + 1), "chunk 0 has"),
-        "chunk-missing": (written(values + planes[0]), "there are 1 chunks, not"),
+        "chunk-too-big": (single_v3(h, table, recs, chunk=chunk + 1), "(chunk 1)"),
+        "chunk-missing": (written(values + planes[0]), "the records is cut short"),
         "chunk-extra": (written(values + planes[0] + planes[1] + planes[1]), "data after"),
         "descending": (single_v3(h, table, descending),
-                       f"record {chunk + 1} does not sort strictly after record {chunk}"),
+                       f"records: record {chunk + 1} does not sort after the last"),
     }
     for name, (blob, words) in files.items():
         path = tmp_path / f"{name}.msgpack.zst"
@@ -987,18 +989,18 @@ def test_decompression_is_bounded_by_what_the_header_says(build, tmp_path):
         win = certgen.win_file(certgen.WIN1, 1, certgen.win_path(certgen.WIN1, 1), version=version)
         h, body = certgen.unpack_file(win)
         files[f"win{version}-then-zeros"] = (bomb(packb(h), body if version == 3 else packb(body),
-                                                  big), "unreadable", "data after the moves")
+                                                  big), "unreadable", "the body has data after it")
     entries = [certgen.entry(*e) for e in published_entries(11981, 11983)]
     h = certgen.range_header(11982, 11983, entries)
     files["range-then-zeros"] = (bomb(packb(h), b"".join(entries), big), "rejected",
-                                 "bytes after the last entry")
+                                 "the range has data after it")
     nowin = certgen.nowin_file(certgen.NOWIN0, 0, version=2)
     h, body = certgen.unpack_file(nowin)
     table, _ = certgen.msgpack.unpackb(body)
     inner = b"\x92" + packb(table) + b"\xc6" + big.to_bytes(4, "big")
     files["nowin2-records-too-big"] = (
         bomb(packb(h), b"\xc6" + (len(inner) + big).to_bytes(4, "big"), inner, big), "rejected",
-        "records: there are")
+        "records: ")
     for name, (blob, verdict, words) in files.items():
         assert len(blob) < 1 << 20, name
         path = tmp_path / f"{name}.msgpack.zst"

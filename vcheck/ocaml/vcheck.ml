@@ -288,7 +288,8 @@ let read_header c =
   let h = match value c 0 with
     | Map l -> l
     | _ -> unreadable "the file does not start with a msgpack map"
-    | exception Unreadable m when String.length m >= 20 && String.sub m 0 20 = "the data is cut shor" ->
+    | exception Unreadable m
+        when String.length m >= 20 && String.sub m 0 20 = "the data is cut shor" ->
         unreadable "the header (in the first 64 KiB) is cut short" in
   let keys = List.map (function (Str k, _) -> k | _ -> "?") h in
   if List.length (List.sort_uniq compare (List.map fst h)) <> List.length h then
@@ -576,7 +577,8 @@ module Data (C : CORE) = struct
                   if n > l + 1 then nodes := !nodes + n - l - 1) entries;
     let nodes = !nodes in
     let parent_of = Array1.create int32 c_layout nodes in
-    let top_of = Array1.create char c_layout nodes and depth_of = Array1.create char c_layout nodes in
+    let top_of = Array1.create char c_layout nodes
+    and depth_of = Array1.create char c_layout nodes in
     let set e p c d =
       Array1.unsafe_set parent_of e (Int32.of_int p);
       Array1.unsafe_set top_of e (Char.unsafe_chr c);
@@ -605,7 +607,8 @@ module Data (C : CORE) = struct
     let bump b = Array1.unsafe_set first b (Int32.add (Array1.unsafe_get first b) 1l) in
     for e = 0 to nodes - 1 do if e <> root then bump (parent e + 1) done;
     for b = 1 to nodes do
-      Array1.unsafe_set first b (Int32.add (Array1.unsafe_get first b) (Array1.unsafe_get first (b - 1)))
+      Array1.unsafe_set first b
+        (Int32.add (Array1.unsafe_get first b) (Array1.unsafe_get first (b - 1)))
     done;
     for e = 0 to nodes - 1 do
       if e <> root then begin
@@ -1285,7 +1288,8 @@ let read_nowin r ~version ~cells ~symmetry ~count =
       while !p < stop && !k <= count do
         let shared = get d !p in
         incr p;
-        if shared >= width then rejected "records: record %d says it shares %d bytes" (!k + 1) shared;
+        if shared >= width then
+          rejected "records: record %d says it shares %d bytes" (!k + 1) shared;
         if (!k = 0 && shared <> 0) || stop - !p < width - shared then
           rejected "records: record %d is cut short" (!k + 1);
         if !k > 0 then Bytes.blit rows ((!k - 1) * width) rows (!k * width) shared;
@@ -1575,7 +1579,8 @@ let read_entries src (h : header) ~mine ~reached =
                  ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry
                  ~closure:h.closure ~count);
        if claim = "no-win" then lost := number :: !lost
-     with Rejected m -> fail i' "rejected" (Printf.sprintf "entry %d (deal %d): %s" (i' + 1) number m)
+     with Rejected m ->
+            fail i' "rejected" (Printf.sprintf "entry %d (deal %d): %s" (i' + 1) number m)
         | Unreadable m | Failure m ->
             fail i' "unreadable" (Printf.sprintf "entry %d (deal %d): %s" (i' + 1) number m));
     incr i
@@ -1694,7 +1699,8 @@ let differs (h : header) =
   let about = if h.claim = "range" then Printf.sprintf "a range, deals %d..%d" h.first h.last
     else match h.deal with Some n -> Printf.sprintf "deal %d" n | None -> "a custom layout" in
   let str s = python_repr (Str s) and truth b = if b then "True" else "False" in
-  let its key have asked option = Printf.sprintf "its %s is %s, not %s (--%s)" key have asked option in
+  let its key have asked option =
+    Printf.sprintf "its %s is %s, not %s (--%s)" key have asked option in
   let checks = [
     (match !want_deal with
      | Some d when h.deal <> Some d || h.claim = "range" ->

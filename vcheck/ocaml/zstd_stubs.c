@@ -56,7 +56,11 @@ static unsigned char *read_file(const char *path, size_t *size, size_t limit)
     }
     size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, used = 0;
     unsigned char *buf = malloc(cap);
-    if (!buf) { if (!in) close(fd); snprintf(message, sizeof message, "out of memory"); return NULL; }
+    if (!buf) {
+        if (!in) close(fd);
+        snprintf(message, sizeof message, "out of memory");
+        return NULL;
+    }
     for (;;) {
         if (used == cap) {
             if (cap >= limit) {
