@@ -14,7 +14,8 @@ proving what --deal, ... ask); 1: some REJECTED; 2: none rejected, some UNREADAB
 # legal whatever the reader chose.
 # "§n" is section n of the format document.
 import argparse, concurrent.futures, contextlib, functools, hashlib, importlib.metadata, itertools
-import json, mmap, multiprocessing, os, reprlib, shutil, signal, stat, struct, sys, tempfile, time
+import json, mmap, multiprocessing, os, re, reprlib, select, shutil, signal, stat, struct, sys, \
+    tempfile, time
 
 import msgpack, xxhash, zstandard
 
@@ -314,7 +315,8 @@ class Stream:
                 self.got, self.ended = self.got + len(chunk), not chunk
                 need(self.size is None or self.got <= self.size, f'{self.shown} yields more bytes '
                      f'than its size ({self.size or 0:,})', Unreadable)
-            need(chunk or self.d.eof, f'{self.shown}: its zstd frame is cut short', Unreadable)
+            need(chunk or self.d.eof, f'{self.shown} is empty' if not self.got else
+                 f'{self.shown}: its zstd frame is cut short', Unreadable)
             if not chunk: return False
             if self.d.eof:
                 self.d = zstandard.ZstdDecompressor().decompressobj(read_across_frames=False)
@@ -371,7 +373,8 @@ def header(s):
              ('foundation_moves', lambda: type(h['foundation_moves']) is bool),
              ('symmetry', lambda: h['symmetry'] in ('columns', 'none')),
              ('count', lambda: integer(h['count'], 0, 2**64 - 1)),
-             ('xxh3_64', lambda: type(h['xxh3_64']) is str)] + (
+             ('xxh3_64', lambda: type(h['xxh3_64']) is str   # 16 lowercase hex digits
+              and re.fullmatch('[0-9a-f]{16}', h['xxh3_64']))] + (
         [('first', lambda: integer(h['first'], 1, 2**33 - 1)),
          ('last', lambda: integer(h['last'], h['first'], 2**33 - 1))] if ranged else
         [('deal', lambda: h['deal'] is None or integer(h['deal'], 1, 2**33 - 1)),   # or board
@@ -386,11 +389,12 @@ def header(s):
 
 # The msgpack formats of the values after the header (all of msgpack a body or an entry needs):
 # the kind, and its value or length, in the first byte or in the 1, 2, 4 or 8 big-endian bytes
-# after it.
+# after it. An int may be in any of msgpack's forms, the signed ones too (§3).
 FIXED = {b: ('int', b) if b < 128 else ('array', b - 144) if b < 160 else ('str', b - 160)
-         for b in range(192) if b >> 4 != 8}
+         if b < 192 else ('int', b - 256) for b in range(256) if b >> 4 != 8 and b >> 5 != 6}
 SIZED = {0xc4: ('bin', 1), 0xc5: ('bin', 2), 0xc6: ('bin', 4), 0xcc: ('int', 1), 0xcd: ('int', 2),
-         0xce: ('int', 4), 0xcf: ('int', 8), 0xd9: ('str', 1), 0xda: ('str', 2), 0xdb: ('str', 4),
+         0xce: ('int', 4), 0xcf: ('int', 8), 0xd0: ('int', 1), 0xd1: ('int', 2),
+         0xd2: ('int', 4), 0xd3: ('int', 8), 0xd9: ('str', 1), 0xda: ('str', 2), 0xdb: ('str', 4),
          0xdc: ('array', 2), 0xdd: ('array', 4)}
 
 
@@ -399,7 +403,8 @@ def expect(s, kind, what, failure=Rejected):
     first = s.take(1, what)[0]
     got, n = FIXED.get(first) or SIZED.get(first, (None, 0))
     need(got == kind, f'{what} is not a msgpack {kind}', failure)
-    return int.from_bytes(s.take(n, what), 'big') if first in SIZED else n
+    return (int.from_bytes(s.take(n, what), 'big', signed=0xd0 <= first <= 0xd3) if first in SIZED
+            else n)
 
 
 # ---- The certificates (§2, §3, §6, §7) ----
@@ -456,8 +461,8 @@ def check_nowin(s, rules, limits, read=lambda: None):
         need(len(col) <= 52 and max(col, default=0) < 52, f'{entry} is not cards')
         need(not table or table[-1] < col, f'{entry} is not sorted')
         table.append(col)
-    w = 2 if columns <= 65536 else 3 if columns <= 2**24 or version < 3 else 4   # an id's bytes
-    W = 4 + cells + 8 * w
+    W = 4 + cells + 8 * (w := 2 if columns <= 65536 else 3 if columns <= 2**24 or version < 3
+                         else 4)   # (w: an id's bytes)
     if version == 1:   # front-coded: at most count x (W + 1) bytes, a byte more a record
         nbytes = expect(s, 'bin', 'the records')
         need(nbytes <= count * (W + 1), f'records: {nbytes} bytes for {count}')
@@ -583,7 +588,8 @@ def check_range(h, s, limits):
             claim = s.take(min(expect(s, 'str', 'its claim'), 7), 'its claim').decode('latin-1')
             need(claim in ('win', 'no-win'), f'its claim {claim!r} is not "win" or "no-win"')
             rules = {**h, 'deal': number, 'board': None, 'claim': claim,
-                     'count': expect(s, 'int', 'its count')}
+                     'count': (count := expect(s, 'int', 'its count'))}
+            need(count >= 0, f'its count {count} is negative')
             spent[kind := 'moves' if claim == 'win' else 'positions'] += rules['count']
             for per, n, unit, where in (('range', h['count'], 'deal', 'in all'),
                                         ('byte', s.got, 'byte', f'in its first {s.got:,} bytes')):
@@ -606,13 +612,18 @@ def check_range(h, s, limits):
 
 
 # Where the header says something other than what the command line asked (--deal, --claim, ...;
-# --range A-B asks first and last), or None.
+# --range A-B asks first and last), or None. What the file is about is said in words.
 def differs(h, want):
     first, last = want.get('range') or (None, None)
+    about = (f'a range, deals {h.get("first")}..{h.get("last")}' if h['claim'] == 'range' else
+             f'deal {h["deal"]}' if h['deal'] else 'a custom layout')
     for key, asked in {**want, 'first': first, 'last': last}.items():
         if key in KEYS | {'first', 'last', 'closure'} and asked is not None and h.get(key) != asked:
             option = 'range' if key in ('first', 'last') else key.replace('_', '-')
-            return f'its {key} is {h.get(key)!r}, not {asked!r} (--{option})'
+            return (f'it is {about}, not ' + (f'deal {asked}' if key == 'deal' else
+                                              f'deals {first}..{last}') + f' (--{option})'
+                    if key in ('deal', 'first', 'last') else
+                    f'its {key} is {h.get(key)!r}, not {asked!r} (--{option})')
 
 
 # (verdict, header or {}, the theorem or the reason it fails, sha256 of the file or None). The file
@@ -623,7 +634,9 @@ def verify(path, limits=LIMITS, want=None):
         f = open(os.dup(0) if str(path) == '-' else os.open(path, os.O_RDONLY | os.O_NONBLOCK),
                  'rb')
         regular = stat.S_ISREG((st := os.fstat(f.fileno())).st_mode)
-        need(regular or str(path) == '-' and stat.S_ISFIFO(st.st_mode),
+        # (A device with nothing to read at once, such as /dev/null, is read: it is empty.)
+        need(regular or str(path) == '-' and stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(
+            st.st_mode) and select.select([f], [], [], 0)[0] and not f.read(1),
              f'{shown_path} is not a regular file', Unreadable)
         s = Stream(f, shown_path, st.st_size if regular else None)
         h = header(s)
@@ -735,9 +748,19 @@ def main(argv=None):
     # Run as a program (not called with arguments): a reader gone ends it quietly, as cat does.
     if argv is None: signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if not args.paths: p.exit(2, 'usage: check [options] CERTIFICATE|FOLDER|- ... (see --help)\n')
-    if args.jobs < 1: p.error(f'-j {args.jobs}: at least one process is needed')
-    limits = {key: getattr(args, key.replace('-', '_')) for key in LIMITS}
-    if min(v for v in limits.values() if v is not None) < 0: p.error('a limit cannot be negative')
+    limits, (first, last) = {key: getattr(args, key.replace('-', '_')) for key in LIMITS}, (
+        args.range or (1, 1))
+    # Bad usage (exit 2), as is a pin that no file can meet.
+    for bad, why in ((args.jobs < 1, f'-j {args.jobs}: at least one process is needed'),
+                     (min(v for v in limits.values() if v is not None) < 0,
+                      'a limit cannot be negative'),
+                     (args.deal is not None and not 1 <= args.deal < 2**33,
+                      f'--deal {args.deal}: no deal has that number (1..8,589,934,591)'),
+                     (not 1 <= first <= last < 2**33,
+                      f'--range {first}-{last}: no range is that (1 <= A <= B <= 8,589,934,591)'),
+                     (not 0 <= (args.cells or 0) <= 8,
+                      f'--cells {args.cells}: no rules have that many free cells (0..8)')):
+        if bad: p.error(why)
     todo = targets(args.paths)
     several = len(todo) > 1 or any(path != '-' and os.path.isdir(path) for path in args.paths)
     # One file: its closure check split across the processes; several: as many files at once, each

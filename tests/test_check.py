@@ -519,7 +519,7 @@ def raw_header(**changes):
 
 
 @pytest.mark.parametrize('blob, phrase', [
-    (b'', 'its zstd frame is cut short'),
+    (b'', 'cert.msgpack.zst is empty'),
     (b'not a zstd frame at all', 'not a valid zstd frame'),
     (frame(b'\xc1' * 100), 'the header (in the first 64 KiB) is not valid msgpack'),
     (frame(bytes(range(256)) * 8), 'does not start with a msgpack map'),
@@ -609,10 +609,17 @@ def test_header_types_and_ranges(workdir, key, value):
 
 
 @pytest.mark.parametrize('value', ['ABCDEF0123456789', '0' * 15, '0' * 16 + '\n', ''])
-def test_a_hash_that_is_not_the_bodys_is_rejected(workdir, value):
-    # Only the body's own XXH3-64, as 16 lowercase hex digits, matches: any other string is refused (and
-    # a value of another type is refused with the header, above).
-    rejected(workdir, g.rebuild(win('win1'), xxh3_64=value), 'does not match its xxh3_64: it is corrupt')
+def test_a_hash_not_written_as_16_lowercase_hex_digits_is_unreadable(workdir, value):
+    # A header value outside its table (section 3: 16 lowercase hex digits), as a value of another
+    # type is (above); the body's own hash in capitals too.
+    rejected(workdir, g.rebuild(win('win1'), xxh3_64=value), 'header xxh3_64 = ', 'unreadable')
+    own = g.unpack_file(win('win1'))[0]['xxh3_64']
+    rejected(workdir, g.rebuild(win('win1'), xxh3_64=own.upper()), f"header xxh3_64 = '{own.upper()}' is not allowed",
+             'unreadable')
+
+
+def test_a_hash_that_is_not_the_bodys_is_rejected(workdir):
+    rejected(workdir, g.rebuild(win('win1'), xxh3_64='0123456789abcdef'), 'does not match its xxh3_64: it is corrupt')
 
 
 def test_header_shape(workdir):

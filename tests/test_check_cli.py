@@ -38,19 +38,19 @@ def files(tmp_path_factory):
 @pytest.mark.parametrize('name, asked, why', [
     ('deal1', ['--deal', '1', '--claim', 'no-win', '--cells', '1', '--no-foundation-moves', '--symmetry', 'columns'],
      None),
-    ('deal1', ['--deal', '617'], 'its deal is 1, not 617 (--deal)'),
+    ('deal1', ['--deal', '617'], 'it is deal 1, not deal 617 (--deal)'),
     ('deal1', ['--claim', 'win'], "its claim is 'no-win', not 'win' (--claim)"),
     ('deal1', ['--cells', '4'], 'its cells is 1, not 4 (--cells)'),
     ('deal1', ['--foundation-moves'], 'its foundation_moves is False, not True (--foundation-moves)'),
     ('fm', ['--no-foundation-moves'], 'its foundation_moves is True, not False (--foundation-moves)'),
     ('fm', ['--foundation-moves', '--deal', '1'], None),
     ('fixed', ['--symmetry', 'columns'], "its symmetry is 'none', not 'columns' (--symmetry)"),
-    ('board', ['--deal', '1'], 'its deal is None, not 1 (--deal)'),
+    ('board', ['--deal', '1'], 'it is a custom layout, not deal 1 (--deal)'),
     ('board', ['--claim', 'win', '--cells', '1'], None),
     ('range', ['--range', '1-6', '--claim', 'range', '--cells', '1'], None),
-    ('range', ['--range', '1-7'], 'its last is 6, not 7 (--range)'),
-    ('range', ['--deal', '3'], 'its deal is None, not 3 (--deal)'),
-    ('deal1', ['--range', '1-6'], 'its first is None, not 1 (--range)'),
+    ('range', ['--range', '1-7'], 'it is a range, deals 1..6, not deals 1..7 (--range)'),
+    ('range', ['--deal', '3'], 'it is a range, deals 1..6, not deal 3 (--deal)'),
+    ('deal1', ['--range', '1-6'], 'it is deal 1, not deals 1..6 (--range)'),
     ('deal1', ['--claim', 'range'], "its claim is 'no-win', not 'range' (--claim)"),
 ])
 def test_what_the_file_must_prove(files, capsys, name, asked, why):
@@ -66,7 +66,7 @@ def test_a_copied_proof_is_not_the_proof_of_another_deal(files, tmp_path):
     copy = tmp_path / '617.msgpack.zst'
     copy.write_bytes(files['deal1'].read_bytes())
     code, out, _ = run('--deal', 617, copy)
-    assert code == 1 and 'not 617 (--deal)' in out
+    assert code == 1 and 'not deal 617 (--deal)' in out
     assert run('--deal', 1, copy)[0] == 0
 
 
@@ -86,6 +86,29 @@ def test_jobs_must_be_at_least_one_and_the_reason_is_given(files):
         code, out, err = run('-j', bad, files['deal1'])
         assert code == 2 and out == '' and err.startswith('usage: check')
         assert err.splitlines()[-1] == f'check: error: -j {bad}: at least one process is needed'
+
+
+@pytest.mark.parametrize('asked, why', [
+    (['--deal', '0'], '--deal 0: no deal has that number (1..8,589,934,591)'),
+    (['--deal', '8589934592'], '--deal 8589934592: no deal has that number (1..8,589,934,591)'),
+    (['--range', '5-1'], '--range 5-1: no range is that (1 <= A <= B <= 8,589,934,591)'),
+    (['--range', '0-3'], '--range 0-3: no range is that (1 <= A <= B <= 8,589,934,591)'),
+    (['--cells', '9'], '--cells 9: no rules have that many free cells (0..8)'),
+])
+def test_a_pin_no_file_can_meet_is_bad_usage(files, asked, why):
+    """Not a REJECTED file: no file could meet it, so the command line is wrong (exit 2, nothing read)."""
+    code, out, err = run(*asked, files['deal1'])
+    assert code == 2 and out == '' and err.splitlines()[-1] == f'check: error: {why}', err
+
+
+def test_an_empty_file_or_input_says_it_is_empty(tmp_path):
+    empty = tmp_path / 'empty.msgpack.zst'
+    empty.write_bytes(b'')
+    assert run(empty)[:2] == (2, f'UNREADABLE: {empty} is empty\n')
+    for stdin in (subprocess.DEVNULL, None):   # /dev/null, and an empty pipe
+        done = subprocess.run([sys.executable, '-m', 'check', '-'], stdin=stdin, input=None if stdin else b'',
+                              capture_output=True, cwd=ROOT)
+        assert (done.returncode, done.stdout) == (2, b'UNREADABLE: standard input is empty\n')
 
 
 def test_a_cut_short_file_names_itself(files, tmp_path):

@@ -198,8 +198,9 @@ def test_an_entry_that_is_not_an_entry_is_rejected(workdir):
                         (msgpack.packb([1, 'lose', 0, b'']), "its claim 'lose' is not"),
                         (msgpack.packb([1, 'no-win-at-all', 0, b'']), "its claim 'no-win-' is not"),
                         (msgpack.packb([1, b'win', 0, b'']), 'its claim is not a msgpack str'),
-                        (msgpack.packb([-1, 'win', 0, b'']), 'its deal is not a msgpack int'),
-                        (msgpack.packb([1, 'win', -1, b'']), 'its count is not a msgpack int'),
+                        (msgpack.packb([-1, 'win', 0, b'']), 'the entry is for deal -1'),
+                        (msgpack.packb([1, 'win', -1, b'']), 'its count -1 is negative'),
+                        (msgpack.packb([1, 'win', 1.5, b'']), 'its count is not a msgpack int'),
                         (msgpack.packb([1, 'win', 0, 'text']), 'its body is not a msgpack bin')]:
         rejected(workdir, g.range_file(1, [bad] + es[1:], cells=1), f'entry 1 (deal 1): {phrase}')
 

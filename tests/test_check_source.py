@@ -32,9 +32,10 @@ def crude_lines(text):
     return sum(1 for line in text.splitlines() if not re.match(r'\s*(#|$)', line))
 
 
-# Where check/ stands by the crude measure with version 3 read and every feature it has (closure
-# under safe autoplay the last of them); it grows only with a feature asked of it.
-CRUDE_NOW = 524
+# Where check/ stands by the crude measure with version 3 read and every feature it has (the last:
+# msgpack's signed ints read, an impossible pin as bad usage, an empty input said to be empty, a
+# pin's words about what a file is about); it grows only with a feature asked of it.
+CRUDE_NOW = 545
 
 
 def test_check_does_not_grow_by_the_crude_measure():

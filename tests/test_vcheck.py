@@ -438,7 +438,8 @@ def test_range_split_across_processes(build, tmp_path):
         assert one.returncode == two.returncode == three.returncode == code, one.stdout
         assert one.stdout == two.stdout == three.stdout
         assert verdicts(CHECK, [path]) == {path.name: ["verified", "rejected"][code]}
-    assert vcheck(build, bad).stdout.startswith("REJECTED: deal 11983: the moves do not replay")
+    assert vcheck(build, bad).stdout == check(bad).stdout
+    assert vcheck(build, bad).stdout.startswith("REJECTED: entry 3 (deal 11983): move 1 (")
 
 
 def test_ocaml_lines_fit_the_house_style():
@@ -618,13 +619,13 @@ def hostile_single_v3():
         "index-past-the-moves": (certgen.win_file(certgen.WIN1, 1, moves, version=3,
                                                   indices=past), "move 4: index"),
         "index-of-another-move": (certgen.win_file(certgen.WIN1, 1, moves, version=3,
-                                                   indices=other), "do not replay"),
-        "win-count-too-big": (certgen.rebuild(win, count=len(moves) + 1), "not count"),
-        "win-trailing-bytes": (certgen.rebuild(win, body + b"\x00"), "data after the moves"),
+                                                   indices=other), "the position is not won"),
+        "win-count-too-big": (certgen.rebuild(win, count=len(moves) + 1), "not 1 x count"),
+        "win-trailing-bytes": (certgen.rebuild(win, body + b"\x00"), "the body has data after it"),
         "nowin-trailing-bytes": (certgen.rebuild(nowin, certgen.unpack_file(nowin)[1] + b"\xc0"),
                                  "data after"),
         "nowin-ids-too-wide": (certgen.nowin_file(certgen.NOWIN1, 1, positions, version=3,
-                                                  width=3), "chunk 0 has"),
+                                                  width=3), "bytes for"),
         "wrong-xxh3": (certgen.rebuild(nowin, xxh3_64="0123456789abcdef"), "xxh3_64"),
         "cut-short": (nowin[:len(nowin) // 2], "cut short"),
         "frames-then-garbage": (nowin + b"\x00" * 8, "not a valid zstd frame"),
@@ -639,6 +640,7 @@ def test_version3_hostile_files(build, tmp_path):
         path.write_bytes(blob)
         code, lines = outcome(build, path)
         assert code in (1, 2) and len(lines) == 1 and words in lines[0], (name, lines)
+        assert lines == check(path).stdout.splitlines(), name   # check's line
 
 
 def test_version3_hostile_ranges(build, tmp_path):
@@ -662,17 +664,18 @@ def test_version3_hostile_ranges(build, tmp_path):
     _, after = certgen.unpack_file(range_v3(11984, chosen[3:]))
     wrong = [list(e) for e in chosen]
     wrong[1][0] = 11981
-    files = {"trailing": (ranged([data + b"\xc0"]), "after the last entry"),
+    files = {"trailing": (ranged([data + b"\xc0"]), "the range has data after it"),
              "wrong-deal": (ranged([certgen.unpack_file(range_v3(11981, wrong))[1]]),
-                            "entry 1 is not about deal 11982"),
+                            "the entry is for deal 11981"),
              "index-past-the-moves": (ranged([kept, bad_win, after]),
-                                      "deal 11983: move 1: index 199")}
+                                      "(deal 11983): move 1: index 199")}
     for name, (blob, words) in files.items():
         path = tmp_path / f"{name}.msgpack.zst"
         path.write_bytes(blob)
         for jobs in ("1", "2"):
             code, lines = outcome(build, path, "-j", jobs)
             assert code in (1, 2) and len(lines) == 1 and words in lines[0], (name, lines)
+            assert lines == check(path).stdout.splitlines(), name   # check's line
 
 
 def test_version3_chunks(build, tmp_path):
@@ -699,11 +702,11 @@ def test_version3_chunks(build, tmp_path):
     descending[chunk - 1], descending[chunk] = descending[chunk], descending[chunk - 1]
     files = {
         "good": (good, "VERIFIED: Microsoft FreeCell deal 9771903"),
-        "chunk-too-big": (single_v3(h, table, recs, chunk=chunk + 1), "chunk 0 has"),
-        "chunk-missing": (written(values + planes[0]), "there are 1 chunks, not"),
+        "chunk-too-big": (single_v3(h, table, recs, chunk=chunk + 1), "(chunk 1)"),
+        "chunk-missing": (written(values + planes[0]), "the records is cut short"),
         "chunk-extra": (written(values + planes[0] + planes[1] + planes[1]), "data after"),
         "descending": (single_v3(h, table, descending),
-                       f"record {chunk + 1} does not sort strictly after record {chunk}"),
+                       f"records: record {chunk + 1} does not sort after the last"),
     }
     for name, (blob, words) in files.items():
         path = tmp_path / f"{name}.msgpack.zst"
@@ -986,18 +989,18 @@ def test_decompression_is_bounded_by_what_the_header_says(build, tmp_path):
         win = certgen.win_file(certgen.WIN1, 1, certgen.win_path(certgen.WIN1, 1), version=version)
         h, body = certgen.unpack_file(win)
         files[f"win{version}-then-zeros"] = (bomb(packb(h), body if version == 3 else packb(body),
-                                                  big), "unreadable", "data after the moves")
+                                                  big), "unreadable", "the body has data after it")
     entries = [certgen.entry(*e) for e in published_entries(11981, 11983)]
     h = certgen.range_header(11982, 11983, entries)
     files["range-then-zeros"] = (bomb(packb(h), b"".join(entries), big), "rejected",
-                                 "bytes after the last entry")
+                                 "the range has data after it")
     nowin = certgen.nowin_file(certgen.NOWIN0, 0, version=2)
     h, body = certgen.unpack_file(nowin)
     table, _ = certgen.msgpack.unpackb(body)
     inner = b"\x92" + packb(table) + b"\xc6" + big.to_bytes(4, "big")
     files["nowin2-records-too-big"] = (
         bomb(packb(h), b"\xc6" + (len(inner) + big).to_bytes(4, "big"), inner, big), "rejected",
-        "records: there are")
+        "records: ")
     for name, (blob, verdict, words) in files.items():
         assert len(blob) < 1 << 20, name
         path = tmp_path / f"{name}.msgpack.zst"
@@ -1005,7 +1008,7 @@ def test_decompression_is_bounded_by_what_the_header_says(build, tmp_path):
         code, lines = run_bounded(build, path)
         assert code == {"rejected": 1, "unreadable": 2}[verdict] and len(lines) == 1, (name, lines)
         assert words in lines[0], (name, lines)
-        assert verdicts(CHECK, [path]) == {path.name: verdict}, name
+        assert lines == check(path).stdout.splitlines(), name   # check's line
 
 
 def test_a_value_of_the_wrong_kind_is_refused_before_it_is_read(build, tmp_path):
@@ -1016,9 +1019,9 @@ def test_a_value_of_the_wrong_kind_is_refused_before_it_is_read(build, tmp_path)
     huge = b"\xdd" + (50_000_000).to_bytes(4, "big") + bytes(50_000_000)
     files = {
         "v2-body-an-array": (2, b"\x94" + packb(1) + packb("win") + packb(100) + huge,
-                             "rejected", "entry 0: body"),
+                             "rejected", "entry 1 (deal 1): its body is not a msgpack bin"),
         "v3-moves-an-array": (3, b"\x93" + packb(1) + packb("win") + packb(100) + huge,
-                              "rejected", "the moves are not a msgpack bin"),
+                              "rejected", "entry 1 (deal 1): the moves is not a msgpack bin"),
         "v3-table-an-array": (3, b"\x93" + packb(1) + packb("no-win") + packb(100) + huge,
                               "unreadable", "more than --max-columns"),
     }
@@ -1029,27 +1032,218 @@ def test_a_value_of_the_wrong_kind_is_refused_before_it_is_read(build, tmp_path)
         code, lines = run_bounded(build, path, memory=100 << 20)
         assert code == {"rejected": 1, "unreadable": 2}[verdict] and len(lines) == 1, (name, lines)
         assert words in lines[0], (name, lines)
-        assert verdicts(CHECK, [path]) == {path.name: verdict}, name
+        assert lines == check(path).stdout.splitlines(), name   # check's line
 
 
 def test_the_won_record_cases_get_checks_verdict_and_line(build, tmp_path):
     """tests/test_check_won.py's files (a won record under every rule, with 0, 1 and 8 cells, in
     ranges, under autoplay; the quick kills of check's mutants) through vcheck: check's exit
-    code and verdict on each, and check's very line where it verifies (a rejection's reason is
-    each checker's own: vcheck's proved function answers true or false)."""
+    code and check's very line on each (a rejection's words are the driver's, found once the
+    proved function has said no; a range whose count is not last - first + 1 is REJECTED by
+    both, as the format's section 5 says)."""
     import test_check_won as won
-    apart = set()
     for name in won.NAMES:
         blob, verdict, phrase = won.cases()[name]
         path = tmp_path / f"{name}.msgpack.zst"
         path.write_bytes(blob)
-        mine = vcheck(build, path)
-        theirs = subprocess.run([sys.executable, "-m", "check", str(path)], capture_output=True,
-                                text=True)
-        if (mine.returncode, mine.stdout.split(":")[0]) != \
-                (theirs.returncode, theirs.stdout.split(":")[0]):
-            apart.add(name)
-        assert verdict != "verified" or mine.stdout == theirs.stdout, name
-    # Still apart: a range whose count is not last - first + 1 is UNREADABLE (exit 2) to vcheck
-    # and REJECTED (exit 1) to check; the format document is yet to say which class it is.
-    assert apart == {"range-count-3", "range-count-1"}
+        mine, theirs = vcheck(build, path), check(path)
+        assert (mine.returncode, mine.stdout) == (theirs.returncode, theirs.stdout), name
+        assert phrase in mine.stdout, name
+
+
+# ---- One verdict, one line, one exit code: vcheck's whole output is check's ----
+
+BAD = ROOT / "tests" / "bad-certificates"
+
+
+def both(build, *args, cwd=None):
+    """(check's, vcheck's) (exit code, standard output) on the same arguments; for bad usage, the
+    last line of standard error after the program's name (argparse's words, in both)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = []
+    for command, name in ((CHECK, "check: "), ([str(build / "vcheck")], "vcheck: ")):
+        run = subprocess.run([*command, *map(str, args)], capture_output=True, text=True,
+                             cwd=cwd, env=env)
+        said = run.stdout if run.stdout or run.returncode != 2 else (
+            run.stderr.splitlines() or [""])[-1].removeprefix(name)
+        out.append((run.returncode, said))
+    return tuple(out)
+
+
+@pytest.fixture
+def same(build):
+    """Assert that check and vcheck print the same and exit alike on these arguments."""
+    def agree(*args, cwd=None):
+        theirs, mine = both(build, *args, cwd=cwd)
+        assert mine == theirs, (args, theirs, mine)
+        return mine
+    return agree
+
+
+def test_the_whole_output_is_checks_on_every_file_of_the_corpus(same):
+    """Every known-bad file, alone (its line, its exit code), and the folder with -j 1 and -j 2:
+    the same verdict, class and words in both (the format's section 5, "Verdicts")."""
+    names = sorted(p.name for p in BAD.glob("*.msgpack.zst"))
+    assert len(names) == 54
+    for name in names:
+        code, out = same(BAD / name)
+        assert code in (1, 2) and len(out.splitlines()) == 1, (name, out)
+    for jobs in ("1", "2"):
+        assert same("-j", jobs, "bad-certificates", cwd=ROOT / "tests")[0] == 1
+
+
+def test_the_whole_output_is_checks_on_published_certificates(same):
+    for name in PUBLISHED:
+        assert same(CERTS / name)[0] == 0
+    code, out = same("-j", "2", *[CERTS / name for name in PUBLISHED])
+    assert code == 0 and out.splitlines()[-1] == "4 certificates: 4 verified, 0 rejected"
+
+
+@pytest.mark.full
+def test_the_whole_output_is_checks_on_every_published_certificate(same):
+    assert same("-j", "2", CERTS)[0] == 0
+
+
+def test_verified_lines_in_the_singular_and_with_commas(same, tmp_path):
+    """A win of one move ('1 single-card move replays'), a no-win of one position ('1 position
+    closed'), and counts past 999 with commas, as check writes them."""
+    one_move = certgen.board((13, 13, 13, 12), ["KS", "", "", "", "", "", "", ""])
+    padded = certgen.padded_indices(1, 4, win_lines(1)[1], 1500)
+    start = certgen.deal_start(1)
+    files = {
+        "long": certgen.win_file(start, 4, certgen.index_moves(start, 4, False, padded), deal=1,
+                                 version=3),
+        "one-move": certgen.win_file(one_move, 0, [(certgen.card("KS"), certgen.FOUNDATION)]),
+        "one-position": certgen.nowin_file(certgen.stuck_positions(8)[0], 0,
+                                           certgen.stuck_positions(8)[:1]),
+        "1-2": certgen.range_file(1, [certgen.entry(*e) for e in published_entries(0, 2)]),
+    }
+    for name, blob in files.items():
+        (tmp_path / f"{name}.msgpack.zst").write_bytes(blob)
+    assert " 1 single-card move replays to a won position" in same(tmp_path / "one-move.msgpack.zst")[1]
+    assert ": 1 position closed under every legal move, none won" in same(
+        tmp_path / "one-position.msgpack.zst")[1]
+    assert same(tmp_path / "1-2.msgpack.zst")[0] == 0
+    assert f": {len(padded):,} single-card moves replay" in same(tmp_path / "long.msgpack.zst")[1]
+    assert len(padded) >= 1000
+
+
+# The same pins through both checkers: what the file must prove (REJECTED when it does not), a pin
+# no file can meet (bad usage, exit 2), an option's value of the wrong kind (argparse's words).
+PINS = [["--deal", "1", "--claim", "no-win", "--cells", "1", "--no-foundation-moves",
+         "--symmetry", "columns", "--closure", "moves"],
+        ["--deal", "617"], ["--claim", "win"], ["--claim", "range"], ["--cells", "4"],
+        ["--foundation-moves"], ["--symmetry", "none"], ["--closure", "autoplay"],
+        ["--range", "1-6"], ["--range", "1-7"], ["--range", "2-6", "--claim", "range"],
+        ["--deal", "3"], ["--deal", "0"], ["--deal", "8589934592"], ["--range", "5-1"],
+        ["--range", "0-3"], ["--cells", "9"], ["--cells", "-1"], ["--claim", "lost"],
+        ["--deal", "five"], ["--range", "5"], ["-j", "0"], ["--max-moves", "-1"],
+        ["--symmetry"], ["--no-such-option"]]
+
+
+@pytest.mark.parametrize("pins", PINS, ids=" ".join)
+def test_pins_through_both_checkers(same, tmp_path_factory, pins):
+    folder = tmp_path_factory.getbasetemp() / "pinned"
+    if not folder.exists():
+        folder.mkdir()
+        nowin = certgen.nowin_file(certgen.deal_start(1), 1, deal=1)
+        (folder / "deal1.msgpack.zst").write_bytes(nowin)
+        (folder / "board.msgpack.zst").write_bytes(
+            certgen.win_file(certgen.WIN1, 1, certgen.win_path(certgen.WIN1, 1)))
+        (folder / "range.msgpack.zst").write_bytes(certgen.range_file(
+            1, [certgen.entry(*e) for e in published_entries(0, 6)]))
+    for name in ("deal1", "board", "range"):
+        code, out = same(*pins, folder / f"{name}.msgpack.zst")
+        assert code in (0, 1, 2) and out
+
+
+def test_signed_ints_are_ints_in_both(same, tmp_path):
+    """msgpack's signed forms (int 8, 16, 32, 64) of a non-negative value mean that value (the
+    format's section 3): a true range whose entries write their deal and count so is verified by
+    both, as is a header whose count is an int 32; a negative count is refused by both."""
+    def signed(n, code):   # n in msgpack's int form `code` (0xd0..0xd3)
+        size = {0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8}[code]
+        return bytes([code]) + n.to_bytes(size, "big", signed=True)
+
+    lines = {d: v[0] for d, c, n, v in certgen.unpack_range(
+        (CERTS / "1-32000.msgpack.zst").read_bytes())[1][:4]}
+    for code in (0xd1, 0xd2, 0xd3):
+        es = [b"\x93" + signed(d, code) + certgen.msgpack.packb("win") + signed(len(line), code)
+              + certgen.msgpack.packb(line) for d, line in lines.items()]
+        path = tmp_path / f"signed-{code:x}.msgpack.zst"
+        path.write_bytes(certgen.range_file(1, es, version=3))
+        assert same(path)[0] == 0
+    blob = certgen.win_file(certgen.WIN1, 1, certgen.win_path(certgen.WIN1, 1), version=3)
+    data = zstandard_data(blob)
+    h = certgen.msgpack.packb(certgen.unpack_file(blob)[0])
+    count = certgen.unpack_file(blob)[0]["count"]
+    changed = h.replace(b"\xa5count" + bytes([count]), b"\xa5count" + signed(count, 0xd2))
+    assert changed != h
+    path = tmp_path / "header-int32.msgpack.zst"
+    path.write_bytes(certgen.zstandard.ZstdCompressor().compress(changed + data[len(h):]))
+    assert same(path)[0] == 0
+
+
+def zstandard_data(blob):
+    return certgen.zstandard.ZstdDecompressor().stream_reader(blob, read_across_frames=True).read()
+
+
+# ---- Costly files: the range bounds (section 5) and the column tree ----
+
+@functools.lru_cache(maxsize=None)
+def win_lines(n):
+    """The move indices of deals 1..n's wins in the published range (version 3)."""
+    h, es = certgen.unpack_range((CERTS / "1-32000.msgpack.zst").read_bytes())
+    assert h["version"] == 3
+    return {d: v[0] for d, claim, _, v in es[:n] if claim == "win"}
+
+
+@pytest.mark.parametrize("limits", [
+    [], ["--max-moves", "1000"], ["--max-moves", "1000", "--range-moves", "100000"],
+    ["--max-moves", "1000", "--range-moves", "100000", "--byte-moves", "5"],
+    ["--max-moves", "1000", "--range-moves", "100000", "--byte-moves", "10"],
+    ["--byte-moves", "100", "--range-moves", "100000", "--max-moves", "100"]], ids=" ".join)
+def test_a_padded_range_is_bounded_alike(same, tmp_path_factory, limits):
+    """True wins of deals 1..300, each padded to 1,000 moves with a two-move cycle (a true range
+    of 300,000 moves in about 20 KB): both checkers bound its moves by its deals and by the
+    bytes read so far (counted a KiB at a time, as check reads them: the refusals name the same
+    bytes, mid-file), with the same options, line and exit code."""
+    path = tmp_path_factory.getbasetemp() / "padded-300.msgpack.zst"
+    if not path.exists():
+        path.write_bytes(certgen.padded_range(win_lines(300), 1000))
+    code, out = same("-q", *limits, path)
+    if limits[-2:] == ["--byte-moves", "5"]:
+        assert code == 2 and "moves in its first 9,216 bytes: --byte-moves a byte" in out, out
+
+
+@pytest.mark.full
+def test_the_reviews_padded_range_is_refused_at_once(same, tmp_path):
+    """Deals 1..1,000, each true line padded to 100,000 moves (114 KB): refused at its second
+    entry by its bytes, in both (vcheck once verified it after 9 minutes of CPU)."""
+    path = tmp_path / "padded-1000.msgpack.zst"
+    path.write_bytes(certgen.padded_range(win_lines(1000), 100_000))
+    code, out = same(path)
+    assert code == 2 and out.startswith("UNREADABLE: entry 2 (deal 2): the range holds more than "
+                                        "104,096 moves in its first 1,024 bytes"), out
+
+
+def test_a_column_tree_shares_prefixes(same, build, tmp_path):
+    """A false no-win of deal 1 whose 40,320 columns are every order of 8 cards under the same 44
+    (1.8 million distinct prefixes): check's line in both, and vcheck within 200 MB of address
+    space (the tree held every prefix as a string of its own: 390 MB resident)."""
+    path = tmp_path / "permuted-8.msgpack.zst"
+    path.write_bytes(certgen.permuted_columns(1, 8))
+    code, out = same(path)
+    assert code == 1 and "the starting position (" in out
+    assert run_bounded(build, path, memory=200 << 20) == (1, out.splitlines())
+
+
+@pytest.mark.full
+def test_the_reviews_column_table_is_bounded(same, build, tmp_path):
+    """The review's file: every order of 9 cards under the same 43 (362,880 columns, about 16
+    million distinct prefixes, 250 KB): refused in both, vcheck within 1 GB (it took 3 GiB)."""
+    path = tmp_path / "permuted-9.msgpack.zst"
+    path.write_bytes(certgen.permuted_columns(1, 9))
+    code, out = same(path)
+    assert code == 1 and "the starting position (" in out
+    assert run_bounded(build, path, memory=1 << 30) == (1, out.splitlines())

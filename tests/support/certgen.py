@@ -660,7 +660,45 @@ def bad_corpus():
         'closure-foundation-moves': (rebuild(v3_auto, foundation_moves=True), 'unreadable', not_allowed),
     })
     out.update(won_corpus())
+    out.update(verdict_corpus(good, moves))
     return out
+
+
+def verdict_corpus(good, moves):
+    """The bad_corpus() files whose failure's class (UNREADABLE or REJECTED, format section 5's
+    "Verdicts") the two checkers once gave differently: a hash not written as 16 lowercase hex
+    digits, a range's count that is not last - first + 1, data that ends inside a body, a chunk or
+    a move list, a no-win relabelled as a win with symmetry columns, an empty file, an entry whose
+    count is negative."""
+    h, body = unpack_file(good)
+    win3 = win_file(WIN1, 1, moves, version=3)
+    nowin3 = nowin_file(NOWIN1, 1, version=3)
+    two = [entry(1, 'win', 1, msgpack.packb(b'\x00'), version=3)]
+
+    def cut(blob, drop):   # the data, less its last `drop` bytes, in one whole zstd frame
+        data = zstandard.ZstdDecompressor().stream_reader(blob, read_across_frames=True).read()
+        return zstandard.ZstdCompressor(level=3, write_content_size=True).compress(data[:-drop])
+
+    rejected, unreadable = 'rejected', 'unreadable'
+    return {
+        'xxh3-capitals': (rebuild(good, xxh3_64=h['xxh3_64'].upper()), unreadable,
+                          f"header xxh3_64 = '{h['xxh3_64'].upper()}' is not allowed"),
+        'xxh3-short': (rebuild(good, xxh3_64=h['xxh3_64'][:15]), unreadable,
+                       f"header xxh3_64 = '{h['xxh3_64'][:15]}' is not allowed"),
+        'range-count-wrong': (range_file(1, two, version=3, count=2), rejected,
+                              'count = 2, not last - first + 1'),
+        'body-cut-short': (cut(good, 40), rejected, 'the records is cut short: the data of'),
+        'chunk-cut-short': (cut(nowin3, 40), rejected, 'the records is cut short: the data of'),
+        'moves-cut-short': (cut(win3, 3), rejected, 'the body is cut short: the data of'),
+        'win-body-cut-short': (cut(win_file(WIN1, 1, moves), 3), rejected,
+                               'the body is cut short: the data of'),
+        'nowin-as-win-columns': (rebuild(good, claim='win'), rejected,
+                                 'a win must have symmetry none'),
+        'empty': (b'', unreadable, 'is empty'),
+        'entry-count-negative': (range_file(1, [msgpack.packb([1, 'win', -1]) + msgpack.packb(b'')],
+                                            version=3), rejected,
+                                 'entry 1 (deal 1): its count -1 is negative'),
+    }
 
 
 WON = board((13, 13, 13, 13), [''] * 8)   # every card home: the won position, as a layout
@@ -703,3 +741,56 @@ def write_corpus(folder):
 if __name__ == '__main__':   # python tests/support/certgen.py: rewrite tests/bad-certificates/
     from pathlib import Path
     write_corpus(Path(__file__).parent.parent / 'bad-certificates')
+
+
+# ---- Costly files (docs/certificate-format.md section 5): work or memory out of proportion ----
+
+def cycle_at(pos, ncells):
+    """Two moves from pos that come back to it, or None: a column's top card to a free cell and
+    back (it goes back onto the card below it, or into its column left empty)."""
+    found, cells, cols = pos
+    for i, col in enumerate(cols):
+        if len(cells) < ncells and col and (len(col) == 1 or (
+                col[-2] // 4 == col[-1] // 4 + 1 and is_red(col[-2]) != is_red(col[-1]))):
+            return [(col[-1], CELL), (col[-1], i)]
+    return None
+
+
+def padded_indices(deal, ncells, indices, total):
+    """A deal's version 3 win line (move indices), padded to `total` moves (or one fewer) by a
+    two-move cycle repeated at the first position of the line that has one: a true line, and
+    almost nothing more in bytes."""
+    pos = deal_start(deal)
+    for k, i in enumerate(indices):
+        cycle = cycle_at(pos, ncells)
+        if cycle:
+            twice = move_indices(pos, ncells, False, cycle)
+            return bytes(indices[:k]) + twice * ((total - len(indices)) // 2) + bytes(indices[k:])
+        pos = move_order(pos, ncells, False)[i][1]
+    raise ValueError(f'deal {deal}: no two-move cycle on its line')
+
+
+def padded_range(lines, total, level=3):
+    """A version 3 range of wins ({deal: move indices}, consecutive deals), each padded to `total`
+    moves with a two-move cycle."""
+    first = min(lines)
+    es = []
+    for deal in range(first, first + len(lines)):
+        body = padded_indices(deal, 4, lines[deal], total)
+        es.append(entry(deal, 'win', len(body), msgpack.packb(body), version=3))
+    return range_file(first, es, level=level, version=3)
+
+
+def permuted_columns(deal, k, version=3):
+    """A false no-win of a deal whose column table is every order of k cards at the bottom of a
+    column with the same 52 - k cards above them (k! columns of 52 cards, and the empty column):
+    each record is one such column and seven empty ones. Every prefix of every column differs
+    from the others' but the shortest, so a column tree that holds prefixes as nodes of their own
+    holds about k! x (52 - k) of them; its start is none of the records."""
+    from itertools import permutations
+    rest = bytes(range(k, 52))
+    table = [b''] + sorted(bytes(order) + rest for order in permutations(range(k)))
+    w = id_width(len(table), version)
+    head = bytes(4) + b'\xff' * 4 + bytes(7 * w)
+    recs = [head + i.to_bytes(w, 'big') for i in range(1, len(table))]
+    return nowin_file(deal_start(deal), 4, deal=deal, parts=(table, recs), version=version)

@@ -59,6 +59,8 @@ type zstream
 type xxh3_state
 external stream_open : unit -> zstream = "vc_stream_open"
 external stream_read : zstream -> buf -> buf -> int -> int -> int = "vc_stream_read"
+(* The file's bytes that a reader taking a KiB at a time has read once so much data is out. *)
+external stream_got : zstream -> int -> int = "vc_stream_got"
 external xxh3_begin : unit -> xxh3_state = "vc_xxh3_begin"
 external xxh3_add : xxh3_state -> buf -> int -> int -> unit = "vc_xxh3_add"
 external xxh3_end : xxh3_state -> string = "vc_xxh3_end"
@@ -237,36 +239,82 @@ let is_hex s = String.length s = 16 &&
 
 let max_deal = (1 lsl 33) - 1
 
-(* A header value as check's refusals show it (Python's reprlib.repr): a plain string in single
-   quotes, past 28 characters its first 12 and last 13 around "..."; anything else as [show]. *)
-let python_repr = function
-  | Str s when String.for_all (fun ch -> ch >= ' ' && ch < '\127' && ch <> '\'' && ch <> '\\') s ->
-      let n = String.length s in
-      if n <= 28 then "'" ^ s ^ "'"
-      else "'" ^ String.sub s 0 12 ^ "..." ^ String.sub s (n - 13) 13 ^ "'"
-  | v -> show v
+(* A header value as check's refusals show it (Python's reprlib.repr): a str or bytes as Python
+   writes it, past 30 characters its first 13 and last 14 around "..." (a str: its first 13
+   and last 14 characters, quoted again); an int past 40 digits likewise (18 and 19). *)
+let python_quoted ~prefix s =
+  let q = if String.contains s '\'' && not (String.contains s '"') then '"' else '\'' in
+  let b = Buffer.create (String.length s + 3) in
+  Buffer.add_string b prefix; Buffer.add_char b q;
+  String.iter (fun ch -> match ch with
+      | '\\' -> Buffer.add_string b "\\\\" | '\n' -> Buffer.add_string b "\\n"
+      | '\r' -> Buffer.add_string b "\\r" | '\t' -> Buffer.add_string b "\\t"
+      | ch when ch = q -> Buffer.add_char b '\\'; Buffer.add_char b ch
+      | ch when ch < ' ' || ch = '\127' || (prefix <> "" && ch > '\127') ->
+          Buffer.add_string b (Printf.sprintf "\\x%02x" (Char.code ch))
+      | ch -> Buffer.add_char b ch) s;
+  Buffer.add_char b q;
+  Buffer.contents b
 
+let cut s most = let n = String.length s in
+  if n <= most then s
+  else let i = (most - 3) / 2 in String.sub s 0 i ^ "..." ^ String.sub s (n - (most - 3 - i))
+                                                          (most - 3 - i)
+
+let header_bytes = ref (Bigarray.(Array1.create char c_layout 0))
+
+let rec python_repr = function
+  | Nil -> "None" | Bool b -> if b then "True" else "False"
+  | Int n -> cut (string_of_int n) 40
+  | Str s ->
+      let n = String.length s in
+      let r = python_quoted ~prefix:"" (if n <= 30 then s else String.sub s 0 30) in
+      if String.length r <= 30 then r
+      else   (* Python's x[:13] + x[len(x) - 14:], its repr, then the same cut however short *)
+        let r = python_quoted ~prefix:"" (String.sub s 0 (min n 13) ^
+                                          String.sub s (max 0 (n - 14)) (min n 14)) in
+        let m = String.length r in
+        String.sub r 0 (min m 13) ^ "..." ^ String.sub r (max 0 (m - 14)) (min m 14)
+  | Bin (o, n) ->
+      cut (python_quoted ~prefix:"b" (String.init n (fun i ->
+          Bigarray.Array1.get !header_bytes (o + i)))) 30
+  | Arr a -> "[" ^ String.concat ", " (Array.to_list (Array.map python_repr a)) ^ "]"
+  | Map _ -> "{...}"
+
+(* The header, checked as check checks it and in its order (docs/certificate-format.md,
+   section 5): its keys, then each value against its table. *)
 let read_header c =
-  let h = match value c 0 with Map l -> l | _ -> unreadable "the header is not a msgpack map" in
+  header_bytes := c.data;
+  let h = match value c 0 with
+    | Map l -> l
+    | _ -> unreadable "the file does not start with a msgpack map"
+    | exception Unreadable m
+        when String.length m >= 20 && String.sub m 0 20 = "the data is cut shor" ->
+        unreadable "the header (in the first 64 KiB) is cut short" in
   let keys = List.map (function (Str k, _) -> k | _ -> "?") h in
+  if List.length (List.sort_uniq compare (List.map fst h)) <> List.length h then
+    unreadable "a msgpack map repeats a key";
   let field k = try List.assoc (Str k) h with Not_found -> Nil in
-  let bad k = unreadable "header %s = %s" k (show (field k)) in
-  if field "format" <> Str "freecell-certificate" then bad "format";
-  let hversion = match field "version" with Int (1 | 2 | 3 as v) -> v | _ -> bad "version" in
-  let claim = match field "claim" with
-    | Str ("no-win" | "win" as s) -> s | Str "range" when hversion >= 2 -> "range"
-    | _ -> bad "claim" in
-  let expected = if claim = "range" then range_keys else single_keys in
-  (* The key closure is optional (section 8), at most once. *)
+  let bad k = unreadable "header %s = %s is not allowed" k (python_repr (field k)) in
+  let ranged = field "claim" = Str "range" in
+  let expected = if ranged then range_keys else single_keys in
+  (* The key closure is optional (section 8). *)
   let named = List.filter (( <> ) "closure") keys in
-  if List.sort compare named <> expected || List.length keys <> List.length h
-     || List.length keys > List.length named + 1 then
+  if List.sort compare named <> expected then
     unreadable "the header keys are not exactly: %s" (String.concat ", " expected);
+  if field "format" <> Str "freecell-certificate" then bad "format";
+  let hversion = match field "version" with
+    | Int (1 | 2 | 3 as v) when v >= 1 + Bool.to_int ranged -> v | _ -> bad "version" in
+  let claim = match field "claim" with
+    | Str ("no-win" | "win" | "range" as s) -> s | _ -> bad "claim" in
   let int_in k lo hi = match field k with Int n when n >= lo && n <= hi -> n | _ -> bad k in
   let cells = int_in "cells" 0 8 in
   let fm = match field "foundation_moves" with Bool b -> b | _ -> bad "foundation_moves" in
   let symmetry = match field "symmetry" with
     | Str ("columns" | "none" as s) -> s | _ -> bad "symmetry" in
+  (* (Counts up to 2 ^ 64 - 1 are allowed; past 2 ^ 62 - 1 msgpack's reader refuses them, far
+     past any limit.) *)
+  let count = int_in "count" 0 max_int in
   let hash = match field "xxh3_64" with Str s when is_hex s -> s | _ -> bad "xxh3_64" in
   (* Tested last, as check does: only "autoplay", only in version 3, never in a win, never with
      foundation moves (section 8). *)
@@ -274,23 +322,18 @@ let read_header c =
     if List.length named = List.length keys then "moves"
     else match field "closure" with
       | Str "autoplay" when hversion = 3 && claim <> "win" && not fm -> "autoplay"
-      | v -> unreadable "header closure = %s is not allowed" (python_repr v) in
-  if claim = "range" then begin
+      | _ -> bad "closure" in
+  if ranged then begin
     let first = int_in "first" 1 max_deal in
     let last = int_in "last" first max_deal in
-    let count = int_in "count" 0 (1 lsl 33) in
-    if count <> last - first + 1 then bad "count";
     let closure = closure () in
     { claim; hversion; deal = None; board = None; cells; fm; symmetry; count; hash; first; last;
       closure }
   end else begin
-    let deal, board = match field "deal", field "board" with
-      | Int n, Nil when n >= 1 && n <= max_deal -> Some n, None
-      | Nil, Bin (o, n) -> None, Some (o, n)
-      | Int _, _ | Nil, Nil -> bad "deal"
-      | _, _ -> bad "board" in
-    (* Version 3 counts are 64-bit; past 2 ^ 62 - 1 (far past any limit) msgpack refuses. *)
-    let count = int_in "count" 0 (if hversion = 3 then max_int else 1 lsl 32) in
+    let deal = match field "deal" with
+      | Int n when n >= 1 && n <= max_deal -> Some n | Nil -> None | _ -> bad "deal" in
+    let board = match deal, field "board" with
+      | Some _, Nil -> None | None, Bin (o, n) -> Some (o, n) | _ -> bad "board" in
     let closure = closure () in
     { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = 0; last = 0;
       closure }
@@ -301,6 +344,12 @@ let read_header c =
 let max_positions = ref 4_000_000
 let max_columns = ref 1_000_000
 let max_moves = ref 100_000
+(* A range's moves and positions in all (docs/certificate-format.md section 5): N a deal and N a
+   byte of the file read, each with one certificate's worth more. *)
+let range_moves = ref 250
+let range_positions = ref 10_000
+let byte_moves = ref 4
+let byte_positions = ref 16
 let jobs = ref 1
 
 (* ---- Words ---- *)
@@ -509,43 +558,76 @@ module Data (C : CORE) = struct
   let nat n = if n >= 0 && n < 64 then nats.(n) else O
 
   (* The column tree: the table's entries keep their ids; every prefix of an entry that is
-     not itself an entry is added after them, so that each column's parent exists. *)
+     not itself an entry is added after them, so that each column's parent exists.  A node is
+     its parent, its top card and its depth, never its cards, and a node's children are listed
+     together (14 bytes a node in all, in Bigarrays): a prefix that entries share is one node.
+     The table is strictly ascending, so an entry's new nodes are those past what it shares with
+     the entry before it: the tree has exactly 1 + the sum of those nodes (at most 1 + the
+     table's bytes, which the header's count bounds before the table is read), counted before
+     anything is allocated, and built without a lookup. *)
   let table ?(autoplay = false) (entries : string array) =
-    let ids = Strings.create (2 * Array.length entries + 16) in
-    let all = ref [||] and nodes = ref 0 in
-    let add s =
-      if !nodes = Array.length !all then begin
-        let a = Array.make (2 * !nodes + 16) "" in
-        Array.blit !all 0 a 0 !nodes; all := a
-      end;
-      !all.(!nodes) <- s; Strings.replace ids s !nodes; incr nodes; !nodes - 1 in
-    Array.iter (fun s -> ignore (add s)) entries;
-    let parents = ref [] and i = ref 0 in
-    while !i < !nodes do
-      let s = !all.(!i) in
-      let n = String.length s in
-      let p = if n = 0 then 0 else
-          let below = String.sub s 0 (n - 1) in
-          match Strings.find_opt ids below with Some p -> p | None -> add below in
-      parents := p :: !parents;
-      incr i
-    done;
+    let open Bigarray in
+    let ncols = Array.length entries in
+    let shared a b = let n = min (String.length a) (String.length b) and i = ref 0 in
+      while !i < n && a.[!i] = b.[!i] do incr i done; !i in
+    let has_root = ncols > 0 && entries.(0) = "" in
+    let nodes = ref (if has_root then ncols else ncols + 1) in
+    Array.iteri (fun i s -> let n = String.length s in
+                  let l = if i = 0 then 0 else shared entries.(i - 1) s in
+                  if n > l + 1 then nodes := !nodes + n - l - 1) entries;
     let nodes = !nodes in
-    let all = Array.sub !all 0 nodes in
-    let parent = Array.of_list (List.rev !parents) in
-    (* Where column [c] on top of column [b] is: a flat array (b * 52 + c) while it is small,
-       else a hash table. *)
-    let flat = nodes <= 1 lsl 16 in
-    let push_flat = Array.make (if flat then 52 * nodes else 0) nodes in
-    let push_ids = Ints.create (if flat then 1 else 2 * nodes + 16) in
-    Array.iteri (fun e s -> let n = String.length s in
-                  if n > 0 then begin
-                    let key = parent.(e) * 52 + Char.code s.[n - 1] in
-                    if flat then push_flat.(key) <- e else Ints.replace push_ids key e
-                  end) all;
-    let tops = Array.map (fun s -> let n = String.length s in
-                           if n = 0 then cards.(0) else cards.(Char.code s.[n - 1])) all in
-    let depths = Array.map (fun s -> nat (String.length s)) all in
+    let parent_of = Array1.create int32 c_layout nodes in
+    let top_of = Array1.create char c_layout nodes
+    and depth_of = Array1.create char c_layout nodes in
+    let set e p c d =
+      Array1.unsafe_set parent_of e (Int32.of_int p);
+      Array1.unsafe_set top_of e (Char.unsafe_chr c);
+      Array1.unsafe_set depth_of e (Char.unsafe_chr d) in
+    (* The root, the empty column: entry 0 if the table has it (it sorts first), else the first
+       node after the entries; its parent is 0, as the proved code's tree has it. *)
+    let root = if has_root then 0 else ncols in
+    set root 0 0 0;
+    (* path.(d): the node of the first d cards of the entry before. *)
+    let path = Array.make 53 root and next = ref (if has_root then ncols else ncols + 1) in
+    Array.iteri (fun i s ->
+        let n = String.length s in
+        if n > 0 && n <= 52 then begin
+          let l = if i = 0 then 0 else min (shared entries.(i - 1) s) (n - 1) in
+          for d = l + 1 to n - 1 do
+            let e = !next in
+            incr next; set e path.(d - 1) (Char.code s.[d - 1]) d; path.(d) <- e
+          done;
+          set i path.(n - 1) (Char.code s.[n - 1]) n; path.(n) <- i
+        end) entries;
+    (* The children of node b: children.(first.(b)) .. children.(first.(b + 1) - 1). *)
+    let first = Array1.create int32 c_layout (nodes + 1) in
+    Array1.fill first 0l;
+    let children = Array1.create int32 c_layout (max nodes 1) in
+    let parent e = Int32.to_int (Array1.unsafe_get parent_of e) in
+    let bump b = Array1.unsafe_set first b (Int32.add (Array1.unsafe_get first b) 1l) in
+    for e = 0 to nodes - 1 do if e <> root then bump (parent e + 1) done;
+    for b = 1 to nodes do
+      Array1.unsafe_set first b
+        (Int32.add (Array1.unsafe_get first b) (Array1.unsafe_get first (b - 1)))
+    done;
+    for e = 0 to nodes - 1 do
+      if e <> root then begin
+        let b = parent e in
+        Array1.unsafe_set children (Int32.to_int (Array1.unsafe_get first b)) (Int32.of_int e);
+        bump b
+      end
+    done;
+    for b = nodes downto 1 do Array1.unsafe_set first b (Array1.unsafe_get first (b - 1)) done;
+    Array1.unsafe_set first 0 0l;
+    let top_card e = Char.code (Array1.unsafe_get top_of e) in
+    let child b c =   (* the node of card c on node b, or -1 *)
+      let stop = Int32.to_int (Array1.unsafe_get first (b + 1)) in
+      let rec scan i =
+        if i >= stop then -1
+        else let e = Int32.to_int (Array1.unsafe_get children i) in
+          if top_card e = c then e else scan (i + 1) in
+      scan (Int32.to_int (Array1.unsafe_get first b)) in
+    let depth_int e = Char.code (Array1.unsafe_get depth_of e) in
     let valid e = e >= 0 && e < nodes in
     (* Columns the tree does not hold, which no record has: under autoplay (section 8) a
        successor may have one whose top card then goes home (a card put on a column), and so
@@ -556,7 +638,8 @@ module Data (C : CORE) = struct
     let x_parent = ref [| 0 |] and x_top = ref [| cards.(0) |] and x_depth = ref [| O |] in
     let extra = ref 1 in
     let known e = e >= nodes && e < nodes + !extra in
-    let depth e = if valid e then depths.(e) else if known e then !x_depth.(e - nodes) else O in
+    let depth e = if valid e then nats.(depth_int e) else if known e then !x_depth.(e - nodes)
+      else O in
     let extend i b c =
       if i = Array.length !x_parent then begin
         let grow a x = Array.append a (Array.make (Array.length a) x) in
@@ -567,36 +650,37 @@ module Data (C : CORE) = struct
     let unknown = nodes in
     let push_plain b c =
       if not (valid b) then nodes
-      else if flat then push_flat.(b * 52 + card_number c)
-      else match Ints.find_opt push_ids (b * 52 + card_number c) with
-        | Some e -> e | None -> nodes in
+      else let x = card_number c in
+        if x >= 52 then nodes else match child b x with -1 -> nodes | e -> e in
+    (* A start's column (top card first): the node its cards spell from the root, or [nodes];
+       and how many of its cards, from the bottom, the tree holds. *)
+    let walk col =
+      let rec go e held = function
+        | [] -> e, held
+        | x :: rest -> (match if x < 52 then child e x else -1 with
+            | -1 -> e, held
+            | e' -> go e' (held + 1) rest) in
+      go root 0 (List.rev_map card_number col) in
     let column_of_plain col =
-      let s = String.concat "" (List.rev_map (fun c ->
-          String.make 1 (Char.chr (card_number c land 255))) col) in
-      match Strings.find_opt ids s with Some e -> e | None -> nodes in
+      let e, held = walk col in if held = List.length col then e else nodes in
+    let top e = if valid e then cards.(top_card e) else cards.(0) in
     if not autoplay then
-      { depth = (fun e -> if valid e then depths.(e) else O);
-        top = (fun e -> if valid e then tops.(e) else cards.(0));
-        parent = (fun e -> if valid e then parent.(e) else 0);
+      { depth = (fun e -> if valid e then nats.(depth_int e) else O); top;
+        parent = (fun e -> if valid e then parent e else 0);
         push = push_plain; column_of = column_of_plain }
     else
     { depth;
-      top = (fun e -> if valid e then tops.(e) else if known e then !x_top.(e - nodes)
+      top = (fun e -> if valid e then top e else if known e then !x_top.(e - nodes)
               else cards.(0));
-      parent = (fun e -> if valid e then parent.(e) else if known e then !x_parent.(e - nodes)
+      parent = (fun e -> if valid e then parent e else if known e then !x_parent.(e - nodes)
                  else 0);
       push = (fun b c -> let e = push_plain b c in if e = unknown then extend 0 b c else e);
       column_of = (fun col ->
-          let s = String.concat "" (List.rev_map (fun c ->
-              String.make 1 (Char.chr (card_number c land 255))) col) in
-          let rec id n =   (* the column of the n cards at the bottom of [col] *)
-            match Strings.find_opt ids (String.sub s 0 n) with
-            | Some e -> Some e
-            | None when n = 0 || Char.code s.[n - 1] >= 52 -> None
-            | None ->
-                Option.map (fun b -> incr extra; extend (!extra - 1) b cards.(Char.code s.[n - 1]))
-                  (id (n - 1)) in
-          match id (String.length s) with Some e -> e | None -> nodes + 1 lsl 30) }
+          (* The longest part the tree holds, then an id for each card above it. *)
+          let e, held = walk col in
+          let above = List.filteri (fun i _ -> i >= held) (List.rev_map card_number col) in
+          if List.exists (fun x -> x >= 52) above then nodes + 1 lsl 30
+          else List.fold_left (fun b x -> incr extra; extend (!extra - 1) b cards.(x)) e above) }
 
   (* Flat records: row k at k * width of [rows], found through a hash table (open addressing,
      linear probing from the row's keyed hash: no file can crowd one stretch of it). *)
@@ -802,63 +886,12 @@ module Data (C : CORE) = struct
     { home = { clubs = nats.(at 0); diamonds = nats.(at 1); hearts = nats.(at 2);
                spades = nats.(at 3) };
       cells = List.rev !cs; columns = List.rev !cols }
-
-  (* Version 3 move indices, as the (card, destination) moves they name: from [s], each index
-     picks among the legal moves listed in the format's move order (to the foundation, to
-     columns 1..8, to a free cell; within each, by ascending card).  Not trusted: the proved
-     [check_win] checks every move it is given against Rules.moves and the last position
-     against Won, so a wrong move here can only make the check fail. *)
-  let line_of_indices ~start:(home, held, cols) ~cells ~fm (d : buf) off count =
-    let held = ref held in
-    let ncols = Array.length cols in
-    let red x = let su = x land 3 in su = 1 || su = 2 in
-    let stacks x onto = onto lsr 2 = (x lsr 2) + 1 && red x <> red onto in
-    (* The cards that can move, ascending, each with where it is: a column 0..7, 8 a free
-       cell, 9 its foundation. *)
-    let card_of = Array.make 24 0 and from_of = Array.make 24 0 and movable = ref 0 in
-    let add_source x from =
-      let i = ref !movable in
-      while !i > 0 && card_of.(!i - 1) > x do
-        card_of.(!i) <- card_of.(!i - 1); from_of.(!i) <- from_of.(!i - 1); decr i
-      done;
-      card_of.(!i) <- x; from_of.(!i) <- from; incr movable in
-    let line = ref [] in
-    for i = 0 to count - 1 do
-      let wanted = get d (off + i) in
-      movable := 0;
-      Array.iteri (fun j col -> match col with x :: _ -> add_source x j | [] -> ()) cols;
-      List.iter (fun x -> add_source x 8) !held;
-      if fm then Array.iteri (fun su n -> if n > 0 then add_source (4 * (n - 1) + su) 9) home;
-      let listed = ref 0 and chosen = ref (-1, -1, -1) in
-      let offer x from dest = (if !listed = wanted then chosen := (x, from, dest)); incr listed in
-      let each keep dest =
-        for m = 0 to !movable - 1 do
-          if keep card_of.(m) from_of.(m) then offer card_of.(m) from_of.(m) dest
-        done in
-      each (fun x from -> from <> 9 && home.(x land 3) = x lsr 2) 9;
-      for j = 0 to ncols - 1 do
-        each (fun x from -> from <> j &&
-                            (match cols.(j) with [] -> true | onto :: _ -> stacks x onto)) j
-      done;
-      if List.length !held < cells then each (fun _ from -> from < 8) 8;
-      let x, from, dest = !chosen in
-      if x < 0 then
-        rejected "move %d: index %d, but there are only %d legal moves" (i + 1) wanted !listed;
-      if from < 8 then cols.(from) <- List.tl cols.(from)
-      else if from = 8 then held := List.filter (( <> ) x) !held
-      else home.(x land 3) <- home.(x land 3) - 1;
-      if dest < 8 then cols.(dest) <- x :: cols.(dest)
-      else if dest = 8 then held := x :: !held
-      else home.(x land 3) <- home.(x land 3) + 1;
-      line := (cards.(x), nats.(dest)) :: !line
-    done;
-    List.rev !line
 end
 
 module DN = Data (Numbered)
 module DC = Data (Custom)
 
-(* Where the moves of version 3 indices start (not trusted, as [line_of_indices]): foundation
+(* Where the moves of a win line start (not trusted, as [replay_words]): foundation
    counts, free cells and columns (top card first) as numbers, of a position given in Coq's
    terms, or of deal [n], dealt here by docs/certificate-format.md, section 2 (Rules.v's [start]
    is the proved code's own, and costs milliseconds in unary arithmetic). *)
@@ -883,6 +916,125 @@ let start_of_deal n =
   done;
   ([| 0; 0; 0; 0 |], [], cols)
 
+(* ---- check's words: positions, moves and the first fault, found by the driver's own moves
+   (not trusted: they only say why a file is refused, or pick the moves a version 3 index names;
+   the proved functions decide every verdict that accepts) ---- *)
+
+let card_name c = String.make 1 "A23456789TJQK".[c / 4] ^ String.make 1 "CDHS".[c mod 4]
+let place d = if d < 8 then Printf.sprintf "column %d" (d + 1)
+  else if d = 8 then "a free cell" else "its foundation"
+let is_red c = let s = c land 3 in s = 1 || s = 2
+
+(* A position as check shows it: foundations (counts C D H S), the free cells' cards, the
+   columns bottom card first (strings of card bytes). *)
+type pos = { found : int array; free : int list; cols : string array }
+
+let show p =
+  let tops = String.concat " " (List.init 4 (fun s ->
+      if p.found.(s) = 0 then "--" else card_name (4 * (p.found.(s) - 1) + s))) in
+  let cards l = String.concat " " (List.map card_name l) in
+  let col s = List.init (String.length s) (fun i -> Char.code s.[i]) in
+  Printf.sprintf "foundations %s; cells %s; columns %s" tops
+    (match List.sort compare p.free with [] -> "-" | l -> cards l)
+    (String.concat " | " (Array.to_list (Array.map (fun s ->
+         if s = "" then "-" else cards (col s)) p.cols)))
+
+let top s = let n = String.length s in if n = 0 then -1 else Char.code s.[n - 1]
+
+(* The legal moves, as check lists them (docs/certificate-format.md section 7's move order): to
+   the foundation, onto columns 1..8, to a free cell; within each by ascending card.  Each is
+   (card, where it is: a column, 8 a free cell, 9 its foundation; where it goes). *)
+let legal p ~cells ~fm =
+  let source = Array.make 52 (-1) in
+  List.iter (fun c -> source.(c) <- 8) p.free;
+  Array.iteri (fun j s -> let c = top s in if c >= 0 then source.(c) <- j) p.cols;
+  if fm then Array.iteri (fun s n -> if n > 0 then source.(4 * (n - 1) + s) <- 9) p.found;
+  let out = ref [] in
+  let add c d = out := (c, source.(c), d) :: !out in
+  List.iter (fun c -> if c < 52 && source.(c) >= 0 then add c 9)
+    (List.sort compare (List.init 4 (fun s -> 4 * p.found.(s) + s)));
+  Array.iteri (fun d s ->
+      let t = top s in
+      if t < 0 then (for c = 0 to 51 do if source.(c) >= 0 then add c d done)
+      else if t > 3 then
+        for suit = 0 to 3 do
+          let c = t - 4 - t land 3 + suit in
+          if is_red c <> is_red t && source.(c) >= 0 then add c d
+        done) p.cols;
+  if List.length p.free < cells then
+    for c = 0 to 51 do if source.(c) >= 0 && source.(c) < 8 then add c 8 done;
+  List.rev !out
+
+let after p (c, from, dest) =
+  let found = Array.copy p.found and cols = Array.copy p.cols and free = ref p.free in
+  if from < 8 then cols.(from) <- String.sub cols.(from) 0 (String.length cols.(from) - 1)
+  else if from = 8 then free := List.filter (( <> ) c) !free
+  else found.(c land 3) <- found.(c land 3) - 1;
+  if dest < 8 then cols.(dest) <- cols.(dest) ^ String.make 1 (Char.chr c)
+  else if dest = 8 then free := List.sort compare (c :: !free)
+  else found.(c land 3) <- found.(c land 3) + 1;
+  { found; free = !free; cols }
+
+(* Safe autoplay (section 8), as check plays it: the first safe card (by suit) that is in a free
+   cell or on a column's top goes home, again until none is. *)
+let rec autoplay p =
+  let safe s = let n = p.found.(s) in
+    n < 13 && List.for_all (fun o -> o = s ||
+                                    p.found.(o) >= n - 1 - Bool.to_int (is_red o = is_red s))
+      [0; 1; 2; 3] in
+  let rec first s =
+    if s = 4 then p
+    else let c = 4 * p.found.(s) + s in
+      if safe s && List.mem c p.free then autoplay (after p (c, 8, 9))
+      else if safe s && Array.exists (fun col -> top col = c) p.cols then
+        let j = ref 0 in
+        while top p.cols.(!j) <> c do incr j done;
+        autoplay (after p (c, !j, 9))
+      else first (s + 1) in
+  first 0
+
+let position_of (home, held, cols) =
+  { found = Array.copy home; free = List.sort compare held;
+    cols = Array.map (fun l -> String.concat "" (List.rev_map (fun c ->
+        String.make 1 (Char.chr c)) l)) cols }
+
+(* A win's line replayed as check replays it: before move n, [pick n p moves] names the move to
+   play among the legal [moves] (or says why none); the moves played, as (card, destination),
+   or the first fault in check's words. *)
+let replay_words start ~cells ~fm ~count ~pick =
+  let p = ref (position_of start) and line = ref [] in
+  for n = 0 to count - 1 do
+    let moves = legal !p ~cells ~fm in
+    let (c, _, d) as m = List.nth moves (pick n !p moves) in
+    line := (c, d) :: !line;
+    p := after !p m
+  done;
+  if Array.exists (( <> ) 13) !p.found then
+    rejected "after all %s moves the position is not won: %s" (commas count) (show !p);
+  List.rev !line
+
+(* Version 3: byte n is the index of move n. *)
+let by_index (d : buf) n _ moves =
+  let i = get d n and k = List.length moves in
+  if i >= k then rejected "move %d: index %d is not below the %d legal moves" (n + 1) i k;
+  i
+
+(* Versions 1 and 2: bytes 2n and 2n + 1 are move n's card and destination. *)
+let by_card (d : buf) n p moves =
+  let c = get d (2 * n) and d' = get d (2 * n + 1) in
+  let rec find i = function
+    | [] ->
+        if c >= 52 || d' >= 10 then rejected "move %d: bytes %d, %d are not a move" (n + 1) c d';
+        let could = List.filter_map (fun (x, _, y) -> if x = c then Some (place y) else None)
+            moves in
+        rejected "move %d (%s to %s) is illegal: %s %s; before it: %s" (n + 1) (card_name c)
+          (place d') (card_name c)
+          (if could = [] then "cannot move" else "may go only to " ^ String.concat ", " could)
+          (show p)
+    | (x, _, y) :: _ when x = c && y = d' -> i
+    | _ :: rest -> find (i + 1) rest in
+  find 0 moves
+
 (* ---- A no-win body: the column table and the records, checked for form ---- *)
 
 let card_masks = Array.init 52 (fun c -> 1 lsl c)
@@ -899,7 +1051,9 @@ let chunk_records = 1 lsl 20      (* version 3: the records come in chunks of th
 let home_mask = Array.init 4 (fun s -> Array.init 14 (fun n ->
     let m = ref 0 in for r = 0 to n - 1 do m := !m lor card_masks.(4 * r + s) done; !m))
 
-let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry =
+(* A column's cards as a mask, or -1 when one repeats (no record may use it then). *)
+let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry
+    ~entries =
   for i = 0 to n - 1 do
     let k = first + i and base = (at + i) * width in
     let at j = Char.code (Bytes.unsafe_get rows (base + j)) in
@@ -910,54 +1064,61 @@ let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used
       let j = ref 0 in
       while !j < width && earlier !j = here !j do incr j done;
       if !j = width || earlier !j > here !j then
-        rejected "records: record %d does not sort strictly after record %d" (k + 1) k
+        rejected "records: record %d does not sort after the last" (k + 1)
     end;
-    let acc = ref 0 in
-    let add m = if !acc land m <> 0 then rejected "record %d: a card is in two places" (k + 1);
-      acc := !acc lor m in
-    for s = 0 to 3 do
-      if at s > 13 then rejected "record %d: a foundation holds %d cards" (k + 1) (at s);
-      add home_mask.(s).(at s)
-    done;
+    let id j = let e = ref 0 in
+      for b = 0 to w - 1 do e := (!e lsl 8) lor at (4 + cells + w * j + b) done; !e in
+    let bad why = rejected "record %d (%s) is not a well-formed position: %s" (k + 1)
+        (String.concat "" (List.init width (fun j -> Printf.sprintf "%02x" (at j)))) why in
+    for j = 0 to 7 do if id j >= ncols then bad "a column id is beyond the table" done;
+    if symmetry = "columns" then
+      for j = 1 to 7 do if id j < id (j - 1) then bad "its column ids are not ascending" done;
+    for s = 0 to 3 do if at s > 13 then bad "a foundation count is above 13" done;
+    (* The cells: strictly ascending, then 0xFF (a byte that is not a card is the cards' fault). *)
     let last = ref (-1) and ended = ref false in
     for j = 0 to cells - 1 do
       let b = at (4 + j) in
       if b = 0xff then ended := true
-      else if !ended || b >= 52 || b <= !last then
-        rejected "record %d: the free cells are not ascending cards then empty cells" (k + 1)
-      else (add card_masks.(b); last := b)
+      else if !ended || b <= !last then bad "the cells are not ascending cards, then 0xFF"
+      else last := b
     done;
-    let prev = ref (-1) in
-    for j = 0 to 7 do
-      let e = ref 0 in
-      for b = 0 to w - 1 do e := (!e lsl 8) lor at (4 + cells + w * j + b) done;
-      if !e >= ncols then rejected "record %d: column id %d is not in the table" (k + 1) !e;
-      if symmetry = "columns" && !e < !prev then
-        rejected "record %d: the column ids are not ascending" (k + 1);
-      prev := !e;
-      used.(!e) <- true;
-      add masks.(!e)
+    let acc = ref 0 and twice = ref false in
+    let add m = if m < 0 || !acc land m <> 0 then twice := true; acc := !acc lor m in
+    for s = 0 to 3 do add home_mask.(s).(at s) done;
+    for j = 0 to cells - 1 do
+      let b = at (4 + j) in if b < 52 then add card_masks.(b) else if b <> 0xff then twice := true
     done;
-    if !acc <> all_cards then rejected "record %d: the 52 cards are not each in one place" (k + 1)
+    for j = 0 to 7 do let e = id j in used.(e) <- true; add masks.(e) done;
+    if !twice || !acc <> all_cards then bad "the 52 cards are not each in one place";
+    if at 0 = 13 && at 1 = 13 && at 2 = 13 && at 3 = 13 then
+      rejected "record %d (%s) is won" (k + 1)
+        (show { found = [| 13; 13; 13; 13 |]; free = [];
+                cols = Array.init 8 (fun j -> entries.(id j)) })
   done
 
 (* A body's bytes, read from the stream up to its end (a version 1 or 2 body bin's end, or
    the data's).  [need n what] is a cursor with at least [n] bytes after it (else the data is cut
    short inside [what]); [seen c] says the bytes up to [c] are read (the stream may then drop
    them); [left ()] is how many bytes the body has left; [at_end ()] whether it has none;
-   [finished why] runs once the body is read: for a single certificate, it is unreadable [why]
-   if anything follows, and rejected if the hash does not match. *)
+   [finished ()] runs once the body is read: for a single certificate, it is unreadable if
+   anything follows, and rejected if the hash does not match. *)
 type reader = { need : int -> string -> cursor; seen : cursor -> unit; left : unit -> int;
-                at_end : unit -> bool; finished : string -> unit }
+                at_end : unit -> bool; finished : unit -> unit }
 
-let decoded f = try f () with Failure m -> unreadable "%s" m    (* zstd's refusals *)
+(* The file as check names it: its path, or "standard input". *)
+let shown_name = ref ""
+
+(* zstd's refusals, in check's words: those that begin with ":" or " " follow the file's name. *)
+let decoded f = try f () with Failure m ->
+  unreadable "%s" (if m <> "" && (m.[0] = ':' || m.[0] = ' ') then !shown_name ^ m else m)
 
 (* The body from here up to [stop] bytes into the data (max_int: to the data's end). *)
 let stream_reader src ~stop =
   let left () = stop - src.taken in
   { need = (fun n what ->
-        if n > left () || not (decoded (fun () -> ensure src n)) then
-          unreadable "the data is cut short inside %s" what;
+        if n > left () then rejected "the body ends inside %s" what;
+        if not (decoded (fun () -> ensure src n)) then
+          rejected "%s is cut short: the data of %s ends early" what !shown_name;
         { data = src.win; pos = src.pos; limit = src.pos + min (src.lim - src.pos) (left ()) });
     seen = (fun c -> src.taken <- src.taken + c.pos - src.pos; src.pos <- c.pos);
     left; at_end = (fun () -> left () = 0 || not (decoded (fun () -> ensure src 1)));
@@ -1009,8 +1170,9 @@ let str_value r what ~most ~otherwise =
     | b when b land 0xe0 = 0xa0 -> b land 0x1f
     | 0xd9 -> take r 1 what | 0xda -> take r 2 what | 0xdb -> take r 4 what
     | _ -> -1 in
-  if n < 0 || n > most then otherwise ()
+  if n < 0 then otherwise ()
   else begin
+    let n = min n most in
     let c = r.need n what in
     let s = String.init n (fun i -> Char.chr (get c.data (c.pos + i))) in
     c.pos <- c.pos + n;
@@ -1018,34 +1180,37 @@ let str_value r what ~most ~otherwise =
     s
   end
 
+(* A kind's refusal, in check's words: "[what] is not a msgpack [kind]". *)
+let not_a what kind () = rejected "%s is not a msgpack %s" what kind
+
 let read_nowin r ~version ~cells ~symmetry ~count =
   if count > !max_positions then
-    unreadable "%d positions is more than --max-positions %d" count !max_positions;
-  if version < 3 && take r 1 "the body" <> 0x92 then
-    rejected "the body is not an array of two values";
-  let b = take r 1 "the column table" in
-  let ncols = if b land 0xf0 = 0x90 then b land 0x0f
-    else if b = 0xdc then take r 2 "the column table"
-    else if b = 0xdd then take r 4 "the column table"
-    else rejected "the column table is not an array" in
+    unreadable "%s positions: more than --max-positions %s" (commas count) (commas !max_positions);
+  if version < 3 && array_header r "the body" ~otherwise:(not_a "the body" "array") <> 2 then
+    rejected "the body is not [columns, records]";
+  let ncols = array_header r "the column table" ~otherwise:(not_a "the column table" "array") in
   if ncols > !max_columns then
-    unreadable "%d columns is more than --max-columns %d" ncols !max_columns;
-  if ncols > 8 * count then rejected "the column table has more entries than 8 x count";
+    unreadable "%s columns: more than --max-columns %s" (commas ncols) (commas !max_columns);
+  if ncols > 8 * count then
+    rejected "the column table has %s entries: more than 8 x count" (commas ncols);
   let entries = Array.make ncols "" and masks = Array.make ncols 0 in
+  let hex s = String.concat "" (List.init (String.length s) (fun j ->
+      Printf.sprintf "%02x" (Char.code s.[j]))) in
   for i = 0 to ncols - 1 do
-    let n = bin_header r "the column table"
-        ~not_bin:(fun () -> rejected "column %d is not a bin" i) in
-    if n > 52 then rejected "column %d has %d cards" i n;
-    let c = r.need n "the column table" in
-    let s = String.init n (fun j -> Char.chr (get c.data (c.pos + j))) in
-    c.pos <- c.pos + n;
+    let what = Printf.sprintf "column table entry %d" i in
+    let n = bin_header r what ~not_bin:(not_a what "bin") in
+    (* (An entry of more than 52 bytes is refused on its first 53, as check refuses it.) *)
+    let c = r.need (min n 53) (Printf.sprintf "column %d" i) in
+    let s = String.init (min n 53) (fun j -> Char.chr (get c.data (c.pos + j))) in
+    c.pos <- c.pos + min n 53;
     r.seen c;
+    if String.length s > 52 || String.exists (fun ch -> Char.code ch >= 52) s then
+      rejected "%s (%s) is not cards" what (hex s);
+    if i > 0 && compare entries.(i - 1) s >= 0 then rejected "%s (%s) is not sorted" what (hex s);
+    (* A column that repeats a card: no record that uses it holds the 52 cards once each. *)
     String.iter (fun ch -> let x = Char.code ch in
-                  if x >= 52 then rejected "column %d holds %d, not a card" i x;
-                  if masks.(i) land card_masks.(x) <> 0 then rejected "column %d repeats a card" i;
-                  masks.(i) <- masks.(i) lor card_masks.(x)) s;
-    if i > 0 && compare entries.(i - 1) s >= 0 then
-      rejected "the column table is not in strictly ascending order at entry %d" i;
+                  masks.(i) <- if masks.(i) < 0 || masks.(i) land card_masks.(x) <> 0 then -1
+                    else masks.(i) lor card_masks.(x)) s;
     entries.(i) <- s
   done;
   let w = if ncols <= 1 lsl 16 then 2 else if version < 3 || ncols <= 1 lsl 24 then 3 else 4 in
@@ -1057,15 +1222,17 @@ let read_nowin r ~version ~cells ~symmetry ~count =
   (* (The hash table's slots hold record numbers below 2 ^ 31 - 1.) *)
   let packing = if flat_bytes > !memory_budget || count >= (1 lsl 31) - 1
     then Some (packer ~width ~count) else None in
+  (* (Version 1: a row more, for a record past the count, checked as check checks it.) *)
   let rows = Bytes.create (width * if packing <> None && version > 1
-                                   then min count chunk_records else count) in
+                                   then min count chunk_records else count + 1) in
   advise_huge rows;
   let used = Array.make ncols false in
   let before = Bytes.create width in
   (* Records [first .. first + n - 1], rows [at ..] of [rows]: well-formed, ascending (after the
      record before, kept in [before]), each column used; then packed, if they are to be. *)
   let batch ~at ~first n =
-    check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry;
+    check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry
+      ~entries;
     if n > 0 then Bytes.blit rows ((at + n - 1) * width) before 0 width;
     Option.iter (fun p -> for i = 0 to n - 1 do pack p rows ((at + i) * width) done) packing in
   (* [n] records as byte planes at [roff] of [d] (byte j of record k at roff + j * stride + k;
@@ -1078,40 +1245,33 @@ let read_nowin r ~version ~cells ~symmetry ~count =
         Bytes.unsafe_set rows (row + k * width) (Bigarray.Array1.unsafe_get d (base + k))
       done
     done in
+  let records_bin () = bin_header r "the records" ~not_bin:(not_a "the records" "bin") in
   if version = 3 then begin
     let chunks = (count + chunk_records - 1) / chunk_records in
     for i = 0 to chunks - 1 do
       let first = i * chunk_records in
       let n = min chunk_records (count - first) in
-      if r.at_end () then
-        rejected "records: there are %d chunks, not ceil(count / 2^20) = %d" i chunks;
-      let rlen = bin_header r "a chunk of records"
-          ~not_bin:(fun () -> rejected "records: chunk %d is not a bin" i) in
+      let rlen = records_bin () in
       if rlen <> n * width then
-        rejected "records: chunk %d has %d bytes, not its %d records x %d = %d" i rlen n width
-          (n * width);
-      let c = r.need rlen "a chunk of records" in
+        rejected "records: %d bytes for %d%s" rlen n
+          (if count > chunk_records then Printf.sprintf " (chunk %d)" (i + 1) else "");
+      let c = r.need rlen "the records" in
       let at = if packing = None then first else 0 in
       unplane c.data c.pos n at;
       c.pos <- c.pos + rlen;
       r.seen c;
       batch ~at ~first n
-    done;
-    r.finished (Printf.sprintf "the body has data after its ceil(count / 2^20) = %d chunks of \
-                                records" chunks)
+    done
   end else begin
-    let rlen = bin_header r "the records"
-        ~not_bin:(fun () -> rejected "the records are not a bin") in
+    let rlen = records_bin () in
     (* (The sizes the count allows, before the records are read.) *)
-    if version = 2 && rlen <> count * width then
-      rejected "records: there are %d bytes, not count x %d = %d" rlen width (count * width);
+    if version = 2 && rlen <> count * width then rejected "records: %d bytes for %d" rlen count;
     if version = 1 && rlen > count * (width + 1) then
-      rejected "records: %d bytes is more than %d records take front-coded" rlen count;
+      rejected "records: %d bytes for %d" rlen count;
     let c = r.need rlen "the records" in
     let d = c.data and roff = c.pos in
     c.pos <- c.pos + rlen;
     r.seen c;
-    if not (r.at_end ()) then rejected "the body has bytes after the records";
     if version = 2 then begin
       if packing = None then (unplane d roff count 0; batch ~at:0 ~first:0 count)
       else   (* a chunk's worth at a time, as for version 3 *)
@@ -1122,30 +1282,38 @@ let read_nowin r ~version ~cells ~symmetry ~count =
           batch ~at:0 ~first n
         done
     end else begin
-      let p = ref roff and stop = roff + rlen in
-      for k = 0 to count - 1 do
-        if !p >= stop then rejected "records: there are fewer than %d" count;
+      (* Front-coded, each record checked as it is decoded (as check's reader does), one past
+         the count too. *)
+      let p = ref roff and stop = roff + rlen and k = ref 0 in
+      while !p < stop && !k <= count do
         let shared = get d !p in
         incr p;
-        if shared >= width || (k = 0 && shared <> 0) then
-          rejected "records: record %d shares %d bytes" (k + 1) shared;
-        if stop - !p < width - shared then rejected "records: record %d is cut short" (k + 1);
-        if k > 0 then Bytes.blit rows ((k - 1) * width) rows (k * width) shared;
+        if shared >= width then
+          rejected "records: record %d says it shares %d bytes" (!k + 1) shared;
+        if (!k = 0 && shared <> 0) || stop - !p < width - shared then
+          rejected "records: record %d is cut short" (!k + 1);
+        if !k > 0 then Bytes.blit rows ((!k - 1) * width) rows (!k * width) shared;
         for j = shared to width - 1 do
-          Bytes.unsafe_set rows (k * width + j) (Bigarray.Array1.unsafe_get d !p); incr p
+          Bytes.unsafe_set rows (!k * width + j) (Bigarray.Array1.unsafe_get d !p); incr p
         done;
-        if k > 0 && Bytes.get rows ((k - 1) * width + shared) = Bytes.get rows (k * width + shared)
-        then
-          rejected "records: record %d does not give its whole shared prefix" (k + 1)
+        if !k > 0 && Bytes.sub rows (!k * width) width > Bytes.sub rows ((!k - 1) * width) width
+           && Bytes.get rows ((!k - 1) * width + shared) = Bytes.get rows (!k * width + shared)
+        then rejected "records: record %d shares more than its stated %d bytes" (!k + 1) shared;
+        check_records rows ~at:!k ~first:!k 1 ~before ~width ~cells ~w ~ncols ~masks ~used
+          ~symmetry ~entries;
+        Bytes.blit rows (!k * width) before 0 width;
+        incr k
       done;
-      if !p <> stop then rejected "records: there are more than %d" count;
-      batch ~at:0 ~first:0 count
+      if !k <> count then
+        rejected "records: there are %d%s, not count = %d" !k (if !k > count then "+" else "")
+          count;
+      Option.iter (fun p -> for i = 0 to count - 1 do pack p rows (i * width) done) packing
     end;
-    (* (Only now: looking past the body may move the window the records were read from.) *)
-    r.finished "the data decompresses to more than its header and body"
+    if not (r.at_end ()) then rejected "the body has data after it"
   end;
-  Array.iteri (fun i u ->
-      if not u then rejected "column %d of the table is used by no record" i) used;
+  Array.iteri (fun i u -> if not u then rejected "column table entry %d is unused" i) used;
+  (* (Only now: looking past the body may move the window the records were read from.) *)
+  r.finished ();
   { entries; w; rows = match packing with Some p -> Packed (packed_of p) | None -> Flat rows }
 
 (* ---- The theorem's words (TRUSTED: they are printed from the values the proved function was
@@ -1170,68 +1338,135 @@ let moves = ref (Bigarray.(Array1.create char c_layout 4096))
    form): a range's entry that another process proves.  [board] is the header's board, copied
    out of the stream.  TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the
    proved function and, the same values, to the sentence. *)
+(* Why a no-win's records are not closed, in check's words, once the proved check has said no:
+   the start (after autoplay, under it) is not a record, or the first record, in order, from
+   which a move (then autoplay) leads to a position that is not one.  Not trusted: it only
+   words a refusal. *)
+let why_not_closed nw ~start ~cells ~fm ~symmetry ~auto ~count =
+  let w = nw.w in
+  let width = 4 + cells + 8 * w in
+  let source, locate, lookup = match nw.rows with
+    | Flat rows -> DN.flat ~width ~count rows | Packed p -> DN.packed_records p in
+  let index = Strings.create (2 * Array.length nw.entries + 1) in
+  Array.iteri (fun i s -> Strings.replace index s i) nw.entries;
+  let scratch = Bytes.create width in
+  let member q =
+    let ids = Array.map (Strings.find_opt index) q.cols in
+    not (Array.mem None ids) && begin
+      let ids = Array.map Option.get ids in
+      if symmetry = "columns" then Array.sort compare ids;
+      Bytes.fill scratch 0 width '\xff';
+      Array.iteri (fun s n -> Bytes.set scratch s (Char.chr n)) q.found;
+      List.iteri (fun j c -> Bytes.set scratch (4 + j) (Char.chr c)) q.free;
+      Array.iteri (fun j e -> for b = 0 to w - 1 do
+                      Bytes.set scratch (4 + cells + w * j + b)
+                        (Char.chr ((e lsr (8 * (w - 1 - b))) land 0xff)) done) ids;
+      lookup scratch < count
+    end in
+  let played q = if auto then autoplay q else q in
+  let s = played (position_of start) in
+  if not (member s) then
+    rejected "the starting position%s (%s) is not one of the records"
+      (if auto then " after autoplay" else "") (show s);
+  for k = 0 to count - 1 do
+    let base = locate k in
+    let row = Bytes.sub !source base width in
+    let at j = Char.code (Bytes.get row j) in
+    let id j = let e = ref 0 in
+      for b = 0 to w - 1 do e := (!e lsl 8) lor at (4 + cells + w * j + b) done; !e in
+    let p = { found = Array.init 4 at;
+              free = List.filter (( <> ) 0xff) (List.init cells (fun j -> at (4 + j)));
+              cols = Array.init 8 (fun j -> nw.entries.(id j)) } in
+    List.iter (fun ((c, from, dest) as m) ->
+        if not (member (played (after p m))) then
+          rejected "record %d (%s): moving %s from %s to %s%s gives a position not in the \
+                    certificate" (k + 1) (show p) (card_name c) (place from) (place dest)
+            (if auto then " then autoplay" else ""))
+      (legal p ~cells ~fm)
+  done
+
+(* A board's faults in check's words, before the trusted decoder reads it (which refuses the
+   same boards, in words of its own). *)
+let board_words (d : buf) (off, len) ~cells =
+  let at i = get d (off + i) in
+  let rest = List.init (max 0 (len - 4 - cells)) (fun i -> at (4 + cells + i)) in
+  if len < 4 + cells || List.length (List.filter (( = ) 0xff) rest) <> 8
+     || List.nth_opt (List.rev rest) 0 <> Some 0xff then
+    rejected "the board is not four counts, the cells and eight columns each ended by 0xFF";
+  let why m = rejected "the board is not a position: %s" m in
+  if List.exists (fun s -> at s > 13) [0; 1; 2; 3] then why "a foundation count is above 13";
+  let cellbytes = List.init cells (fun j -> at (4 + j)) in
+  let rec strip = function 0xff :: l -> strip l | l -> l in
+  let free = List.rev (strip (List.rev cellbytes)) in
+  if List.mem 0xff free || List.sort_uniq compare free <> free then
+    why "the cells are not ascending cards, then 0xFF";
+  let off_home = List.filter (fun c -> c / 4 >= at (c mod 4)) (List.init 52 Fun.id) in
+  if List.sort compare (free @ List.filter (( <> ) 0xff) rest) <> off_home then
+    why "the 52 cards are not each in one place"
+
+(* Check one claim about one start under one set of rules, its body read through [r]; the
+   theorem's sentence, or Rejected.  Unless [prove], the body is only read (and checked for
+   form): a range's entry that another process proves.  [board] is the header's board, copied
+   out of the stream.  TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the
+   proved function and, the same values, to the sentence. *)
 let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry
     ~closure ~count =
   (* TRUSTED: with closure "autoplay" the proved function is [check_nowin_autoplay] (its theorem
      is [nowin_sound]'s: no reachable position is won), and the sentence says so. *)
   let autoplay = closure = "autoplay" in
   let under = if autoplay then "every legal move then safe autoplay" else "every legal move" in
+  let plural n word = Printf.sprintf "%s %s%s" (commas n) word (if n = 1 then "" else "s") in
   let sentence_nowin () =
-    Printf.sprintf "%s (%s) cannot be won: %s positions closed under %s, none won"
-      (who path deal) (rules cells fm) (commas count) under in
+    Printf.sprintf "%s (%s) cannot be won: %s closed under %s, none won"
+      (who path deal) (rules cells fm) (plural count "position") under in
   let sentence_win () =
-    Printf.sprintf "%s (%s) can be won: %d single-card moves replay to a won position"
-      (who path deal) (rules cells fm) count in
+    Printf.sprintf "%s (%s) can be won: %s replay%s to a won position"
+      (who path deal) (rules cells fm) (plural count "single-card move")
+      (if count = 1 then "s" else "") in
+  (* The start, as the trusted decoder reads it (a board's faults said in check's words). *)
+  let start () = match deal, board with
+    | Some n, _ -> `Deal n
+    | None, Some (bd, b) -> board_words bd b ~cells; `Board (DC.board_position bd b ~cells)
+    | None, None -> rejected "no deal and no board" in
+  let start_ints = function
+    | `Deal n -> start_of_deal n | `Board s -> start_of_position s in
   if claim = "win" then begin
-    if symmetry <> "none" then rejected "a win certificate must have symmetry \"none\"";
-    if count > !max_moves then unreadable "%d moves is more than --max-moves %d" count !max_moves;
+    if count > !max_moves then
+      unreadable "%s moves: more than --max-moves %s" (commas count) (commas !max_moves);
     (* Version 3: one bin of [count] move indices; before: [count] (card, destination) pairs,
        the whole body bin.  Their sizes checked before they are read; then copied out of the
        stream (looking past them may move its window). *)
-    let len = if version < 3 then begin
-        if r.left () <> 2 * count then
-          rejected "the body has %d bytes, not 2 x count = %d" (r.left ()) (2 * count);
-        2 * count
-      end else begin
-        let l = bin_header r "the moves"
-            ~not_bin:(fun () -> rejected "the moves are not a msgpack bin") in
-        if l <> count then rejected "the moves are %d bytes, not count = %d" l count;
-        l
-      end in
-    let c = r.need len "the moves" in
+    let per = if version < 3 then 2 else 1 in
+    let len = if version < 3 then r.left ()
+      else bin_header r "the moves" ~not_bin:(not_a "the moves" "bin") in
+    if len <> per * count then rejected "the body has %d bytes, not %d x count" len per;
+    let c = r.need len "the body" in
     if Bigarray.Array1.dim !moves < len then moves := Bigarray.(Array1.create char c_layout len);
-    let d = !moves and off = 0 in
+    let d = !moves in
     Bigarray.Array1.(blit (sub c.data c.pos len) (sub d 0 len));
     c.pos <- c.pos + len;
     r.seen c;
-    r.finished "the body has data after the moves";
+    r.finished ();
     if not prove then "" else
-    let pairs (type c) (cards : c array) (nats : _ array) =
-      List.init count (fun i ->
-          let c = get d (off + 2 * i) and dest = get d (off + 2 * i + 1) in
-          if c >= 52 || dest > 9 then rejected "move %d is not a card and a destination" (i + 1);
-          (cards.(c), nats.(dest))) in
-    let ok = match deal, board with
-      | Some n, _ ->
-          let line = if version < 3 then pairs DN.cards DN.nats
-            else DN.line_of_indices ~start:(start_of_deal n) ~cells ~fm d off count in
-          Numbered.check_win n DN.nats.(cells) fm line
-      | None, Some (bd, b) ->
-          let s = DC.board_position bd b ~cells in
-          let line = if version < 3 then pairs DC.cards DC.nats
-            else DC.line_of_indices ~start:(start_of_position s) ~cells ~fm d off count in
-          Custom.check_win s DC.nats.(cells) fm line
-      | None, None -> rejected "no deal and no board" in
+    let s = start () in
+    (* The line replayed by the driver's moves first (its faults in check's words); then the
+       same moves, as (card, destination), to the proved check. *)
+    let line = replay_words (start_ints s) ~cells ~fm ~count
+        ~pick:(if version < 3 then by_card d else by_index d) in
+    let ok = match s with
+      | `Deal n ->
+          Numbered.check_win n DN.nats.(cells) fm
+            (List.map (fun (c, d) -> DN.cards.(c), DN.nats.(d)) line)
+      | `Board s ->
+          Custom.check_win s DC.nats.(cells) fm
+            (List.map (fun (c, d) -> DC.cards.(c), DC.nats.(d)) line) in
     if ok then sentence_win ()
     else rejected "the moves do not replay to a won position: %s"
         "one is illegal or the last position is not won"
   end else begin
-    let start = match deal, board with
-      | None, Some (bd, b) -> `Board (DC.board_position bd b ~cells)
-      | Some n, _ -> `Deal n
-      | None, None -> rejected "no deal and no board" in
     let nw = read_nowin r ~version ~cells ~symmetry ~count in
     if not prove then "" else begin
+    let start = start () in
     (* The decompressed data is no longer needed (the records are copied out row by row):
        give its memory back before the hash table is built; packed records (past the memory
        budget) also give back the rows they were read through. *)
@@ -1271,8 +1506,11 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
               ~slice_closed:(fun lo hi ->
                   Custom.slice_closed t r sorted DC.nats.(cells) fm DC.fuel lo hi) in
     if ok then sentence_nowin ()
-    else rejected "the records are not closed under %s from the %s" under
+    else begin
+      why_not_closed nw ~start:(start_ints start) ~cells ~fm ~symmetry ~auto:autoplay ~count;
+      rejected "the records are not closed under %s from the %s" under
         "starting position, or one is won"
+    end
   end end
 
 (* ---- A range certificate ---- *)
@@ -1297,44 +1535,62 @@ let read_entries src (h : header) ~mine ~reached =
   let r = stream_reader src ~stop:max_int in
   let lost = ref [] and failed = ref None and i = ref 0 in
   let fail i verdict m = failed := Some (i, verdict, m) in
+  (* The moves and the positions the entries read so far ask (docs/certificate-format.md
+     section 5's range limits). *)
+  let spent = [| 0; 0 |] in
+  let times a b = if a > 0 && b > max_int / a then max_int else a * b in
+  let plus a b = if a > max_int - b then max_int else a + b in
   while !failed = None && !i < h.count do
     let i' = !i in
     (* TRUSTED: entry i is checked, and counted, as the theorem of deal first + i. *)
     let number = h.first + i' in
     reached i';
     (try
-       let values = if h.hversion = 3 then 3 else 4 in
-       let not_entry () = rejected "entry %d is not an array of %s values" i'
-           (if values = 3 then "three" else "four") in
-       if r.at_end () then not_entry ();
-       if array_header r "an entry" ~otherwise:not_entry <> values then not_entry ();
-       let not_deal () = rejected "entry %d is not about deal %d" i' number in
-       if int_value r "an entry" ~otherwise:not_deal <> number then not_deal ();
-       let bad_claim () = rejected "entry %d: its claim is not \"win\" or \"no-win\"" i' in
-       let claim = match str_value r "an entry" ~most:6 ~otherwise:bad_claim with
-         | "win" | "no-win" as s -> s | _ -> bad_claim () in
-       let bad_count () = rejected "entry %d: count" i' in
-       let count = int_value r "an entry" ~otherwise:bad_count in
-       if count < 0 then bad_count ();
+       let v3 = h.hversion = 3 in
+       if array_header r "the entry" ~otherwise:(not_a "the entry" "array") <> (if v3 then 3 else 4)
+       then rejected "the entry is not [deal, claim, count%s]" (if v3 then "" else ", body");
+       let got = int_value r "its deal" ~otherwise:(not_a "its deal" "int") in
+       if got <> number then rejected "the entry is for deal %d" got;
+       let claim = str_value r "its claim" ~most:7 ~otherwise:(not_a "its claim" "str") in
+       if claim <> "win" && claim <> "no-win" then
+         rejected "its claim %s is not \"win\" or \"no-win\"" (python_repr (Str claim));
+       let count = int_value r "its count" ~otherwise:(not_a "its count" "int") in
+       if count < 0 then rejected "its count %d is negative" count;
+       let kind = if claim = "win" then 0 else 1 in
+       let word = if kind = 0 then "moves" else "positions" in
+       let one = if kind = 0 then !max_moves else !max_positions in
+       spent.(kind) <- spent.(kind) + count;
+       let most = plus (times (if kind = 0 then !range_moves else !range_positions) h.count) one in
+       if spent.(kind) > most then
+         unreadable "the range holds more than %s %s in all: --range-%s a deal, and --max-%s more"
+           (commas most) word word word;
+       (* The file's bytes read so far, as check reads them (section 5). *)
+       let got = stream_got src.z (max 65536 src.taken) in
+       let most = plus (times (if kind = 0 then !byte_moves else !byte_positions) got) one in
+       if spent.(kind) > most then
+         unreadable "the range holds more than %s %s in its first %s bytes: --byte-%s a byte, \
+                     and --max-%s more" (commas most) word (commas got) word word;
        (* Version 2: the body is a bin; version 3: its values follow the entry. *)
-       let body = if h.hversion = 3 then r else
-           let n = bin_header r "an entry" ~not_bin:(fun () -> rejected "entry %d: body" i') in
+       let body = if v3 then r else
+           let n = bin_header r "its body" ~not_bin:(not_a "its body" "bin") in
            stream_reader src ~stop:(src.taken + n) in
        let symmetry = if claim = "win" then "none" else h.symmetry in
-       (try ignore (check_one body ~prove:(mine i') ~path:"" ~claim ~version:h.hversion
-                      ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry
-                      ~closure:h.closure ~count)
-        with Rejected m -> rejected "deal %d: %s" number m);
+       ignore (check_one body ~prove:(mine i') ~path:"" ~claim ~version:h.hversion
+                 ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry
+                 ~closure:h.closure ~count);
        if claim = "no-win" then lost := number :: !lost
-     with Rejected m -> fail i' "rejected" m
-        | Unreadable m -> fail i' "unreadable" m
-        | Failure m -> fail i' "unreadable" m);
+     with Rejected m ->
+            fail i' "rejected" (Printf.sprintf "entry %d (deal %d): %s" (i' + 1) number m)
+        | Unreadable m | Failure m ->
+            fail i' "unreadable" (Printf.sprintf "entry %d (deal %d): %s" (i' + 1) number m));
     incr i
   done;
   if !failed = None then begin
-    if more src then fail h.count "rejected" "there are bytes after the last entry"
+    if more src then
+      fail h.count "rejected"
+        "the range has data after it: the data decompresses to more than it holds"
     else if xxh3_end hash <> h.hash then
-      fail h.count "rejected" "the entries do not match its xxh3_64"
+      fail h.count "rejected" "the range does not match its xxh3_64: it is corrupt"
   end;
   !failed, List.rev !lost
 
@@ -1344,6 +1600,7 @@ let read_entries src (h : header) ~mine ~reached =
    the answer is their conjunction; the failure reported is the first entry's, as if they were
    checked in turn. *)
 let check_range file src (h : header) =
+  if h.count <> h.last - h.first + 1 then rejected "count = %d, not last - first + 1" h.count;
   let parts = max 1 (min !jobs h.count) in
   let say i done_ = Printf.sprintf "deal %s (%s of %s)" (commas (h.first + i))
       (commas (done_ + 1)) (commas h.count) in
@@ -1405,6 +1662,7 @@ let single path src (h : header) =
         let b = Bigarray.(Array1.create char c_layout (max l 1)) in
         Bigarray.Array1.(blit (sub src.win o l) (sub b 0 l));
         Some (b, (0, l)) in
+  if h.claim = "win" && h.symmetry <> "none" then rejected "a win must have symmetry none";
   (* Version 3: the hash is of everything after the header; before, of the body bin's bytes. *)
   let stop = if h.hversion = 3 then max_int else
       let n = bin_header (stream_reader src ~stop:max_int) "the body"
@@ -1412,9 +1670,12 @@ let single path src (h : header) =
       src.taken + n in
   let hash = hash_from_here src in
   let r = { (stream_reader src ~stop) with
-            finished = (fun why ->
-                if more src then unreadable "%s" why;
-                if xxh3_end hash <> h.hash then rejected "the body does not match its xxh3_64") } in
+            finished = (fun () ->
+                if more src then
+                  unreadable "the body has data after it: the data decompresses to more than \
+                              it holds";
+                if xxh3_end hash <> h.hash then
+                  rejected "the body does not match its xxh3_64: it is corrupt") } in
   record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
                                           (commas k) (commas h.count)));
   check_one r ~prove:true ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board
@@ -1423,17 +1684,62 @@ let single path src (h : header) =
 (* Paths that are not certificates, and why: a folder that cannot be read, or holds none. *)
 let not_certificates : (string, string) Hashtbl.t = Hashtbl.create 4
 
+(* What the command line asks the file to prove (check's --deal, --range, ...): None for what it
+   leaves open. *)
+let want_deal = ref None
+let want_range = ref None
+let want_claim = ref None
+let want_cells = ref None
+let want_fm = ref None
+let want_symmetry = ref None
+let want_closure = ref None
+
+(* Where the header says something other than what was asked, in check's words, or None. *)
+let differs (h : header) =
+  let about = if h.claim = "range" then Printf.sprintf "a range, deals %d..%d" h.first h.last
+    else match h.deal with Some n -> Printf.sprintf "deal %d" n | None -> "a custom layout" in
+  let str s = python_repr (Str s) and truth b = if b then "True" else "False" in
+  let its key have asked option =
+    Printf.sprintf "its %s is %s, not %s (--%s)" key have asked option in
+  let checks = [
+    (match !want_deal with
+     | Some d when h.deal <> Some d || h.claim = "range" ->
+         Some (Printf.sprintf "it is %s, not deal %d (--deal)" about d)
+     | _ -> None);
+    (match !want_claim with
+     | Some c when c <> h.claim -> Some (its "claim" (str h.claim) (str c) "claim") | _ -> None);
+    (match !want_cells with
+     | Some n when n <> h.cells ->
+         Some (its "cells" (string_of_int h.cells) (string_of_int n) "cells") | _ -> None);
+    (match !want_fm with
+     | Some b when b <> h.fm ->
+         Some (its "foundation_moves" (truth h.fm) (truth b) "foundation-moves") | _ -> None);
+    (match !want_symmetry with
+     | Some s when s <> h.symmetry -> Some (its "symmetry" (str h.symmetry) (str s) "symmetry")
+     | _ -> None);
+    (match !want_closure with
+     | Some s when s <> h.closure -> Some (its "closure" (str h.closure) (str s) "closure")
+     | _ -> None);
+    (match !want_range with
+     | Some (a, b) when h.claim <> "range" || h.first <> a || h.last <> b ->
+         Some (Printf.sprintf "it is %s, not deals %d..%d (--range)" about a b)
+     | _ -> None)] in
+  List.find_map Fun.id checks
+
 let verify path =
   let began = Unix.gettimeofday () and got = ref None and sha = ref None in
   let outcome verdict text lost =
     { verdict; text; h = !got; lost; sha = !sha; seconds = Unix.gettimeofday () -. began } in
   progress_begin path;
+  shown_name := if path = "-" then "standard input" else path;
   try
     Option.iter (unreadable "%s") (Hashtbl.find_opt not_certificates path);
     let file = try read_file path with Failure m -> unreadable "%s" m in
     sha := Some (sha256 file);
+    if Bigarray.Array1.dim file = 0 then unreadable "%s is empty" !shown_name;
     let src, h = open_data file in
     got := Some h;
+    Option.iter (rejected "the file does not prove what was asked: %s") (differs h);
     if h.claim = "range" then begin
       record_reached := ignore;
       let text, lost = check_range file src h in
@@ -1553,13 +1859,17 @@ let in_folder top =
       [(top, top)]
   | files, unread -> files @ unread
 
-let usage = "usage: vcheck [-q] [--json] [-j N] [--progress-every S] [--max-positions N] \
-             [--max-columns N] [--max-moves N] [--memory SIZE] CERTIFICATE|FOLDER|- ..."
+let usage = "usage: vcheck [-q] [--json] [-j N] [--progress-every S] [--deal N] [--range A-B] \
+             [--claim {no-win,win,range}] [--cells N] [--[no-]foundation-moves] \
+             [--symmetry {columns,none}] [--closure {moves,autoplay}] [--max-positions N] \
+             [--max-moves N] [--max-columns N] [--range-moves N] [--range-positions N] \
+             [--byte-moves N] [--byte-positions N] [--memory SIZE] CERTIFICATE|FOLDER|- ..."
 
 let help = usage ^ "\n\n\
 Check FreeCell certificates with a checker proved correct in Coq (vcheck/README.md).\n\
 A folder: each *.msgpack.zst in it and its subfolders; -: a certificate on standard input.\n\
-Exit 0: every certificate verified; 1: one is rejected; 2: one is unreadable (or bad usage).\n\
+Exit 0: every certificate verified (and proving what --deal, ... ask); 1: one is rejected;\n\
+2: one is unreadable, or too big (or bad usage).\n\
 A verified file's line is followed by its sha256, as check prints it.\n\n\
 \  -q, --quiet          print only what is not verified, and no progress\n\
 \  --json               one JSON object per certificate (check's fields, and its theorem)\n\
@@ -1567,9 +1877,18 @@ A verified file's line is followed by its sha256, as check prints it.\n\n\
 \                       or entries (a range) split N ways (default 1)\n\
 \  --progress-every S   a progress line on standard error at most every S seconds of a long\n\
 \                       check (default 10)\n\
-\  --max-positions N    refuse a no-win of more than N positions (default 4000000)\n\
-\  --max-columns N      refuse a column table of more than N entries (default 1000000)\n\
-\  --max-moves N        refuse a win of more than N moves (default 100000)\n\
+What the file must prove (else it is REJECTED), as check's options:\n\
+\  --deal N, --range A-B, --claim {no-win,win,range}, --cells N,\n\
+\  --foundation-moves, --no-foundation-moves, --symmetry {columns,none},\n\
+\  --closure {moves,autoplay}\n\
+Limits (past one a file is UNREADABLE), as check's:\n\
+\  --max-positions N    positions of a no-win (4000000)\n\
+\  --max-moves N        moves of a win (100000)\n\
+\  --max-columns N      entries of a column table (1000000)\n\
+\  --range-moves N      a range's moves in all, N a deal (250)\n\
+\  --range-positions N  a range's positions in all, N a deal (10000)\n\
+\  --byte-moves N       a range's moves in all, N a byte of it read (4)\n\
+\  --byte-positions N   and its positions, N a byte (16)\n\
 \  --memory SIZE        past SIZE bytes (500M, 2G) of records and lookup table, a no-win's\n\
 \                       records are packed (about 10 bytes a position; slower to look up;\n\
 \                       default: half of this machine's memory)\n\
@@ -1581,16 +1900,34 @@ let () =
   hash_key ();
   let quiet = ref false and as_json = ref false and paths = ref [] in
   let args = Array.to_list Sys.argv |> List.tl in
-  let usage_error m = prerr_endline ("vcheck: " ^ m); prerr_endline usage; exit 2 in
+  (* Bad usage as check says it (argparse's words after the program's name), exit 2. *)
+  let usage_error m = prerr_endline usage; prerr_endline ("vcheck: error: " ^ m); exit 2 in
+  let python_int v = (* what Python's int() reads: digits, a sign, spaces around, _ between *)
+    let s = String.trim v in
+    let body = if s <> "" && (s.[0] = '+' || s.[0] = '-') then String.sub s 1 (String.length s - 1)
+      else s in
+    if body <> "" && String.for_all (fun c -> c >= '0' && c <= '9' || c = '_') body
+       && body.[0] <> '_' && body.[String.length body - 1] <> '_'
+       && not (List.exists (( = ) "") (String.split_on_char '_' body))
+    then int_of_string_opt (String.concat "" (String.split_on_char '_' s)) else None in
+  let number o v = match python_int v with
+    | Some n -> n
+    | None -> usage_error (Printf.sprintf "argument %s: invalid int value: %s" o
+                             (python_quoted ~prefix:"" v)) in
+  let choice o v choices =
+    if List.mem v choices then v
+    else usage_error (Printf.sprintf "argument %s: invalid choice: %s (choose from %s)" o
+                        (python_quoted ~prefix:"" v)
+                        (String.concat ", " (List.map (fun c -> python_repr (Str c)) choices))) in
+  let limits = [ "--max-positions", max_positions; "--max-moves", max_moves;
+                 "--max-columns", max_columns; "--range-moves", range_moves;
+                 "--range-positions", range_positions; "--byte-moves", byte_moves;
+                 "--byte-positions", byte_positions ] in
   let rec parse = function
     | [] -> ()
     | ("-q" | "--quiet") :: rest -> quiet := true; parse rest
     | "--json" :: rest -> as_json := true; parse rest
-    | "-j" :: v :: rest ->
-        (match int_of_string_opt v with
-         | Some n when n >= 1 -> jobs := n
-         | _ -> usage_error ("-j: not a number of processes: " ^ v));
-        parse rest
+    | ("-j" | "--jobs") :: v :: rest -> jobs := number "-j/--jobs" v; parse rest
     | "--progress-every" :: v :: rest ->
         (match float_of_string_opt v with
          | Some s when s >= 0.0 -> progress_every := s
@@ -1600,25 +1937,63 @@ let () =
         let n = String.length v in
         let scale = if n = 0 then 0 else match v.[n - 1] with
           | 'K' | 'k' -> 10 | 'M' | 'm' -> 20 | 'G' | 'g' -> 30 | 'T' | 't' -> 40 | _ -> 0 in
-        (match int_of_string_opt (if scale > 0 then String.sub v 0 (n - 1) else v) with
+        (match python_int (if scale > 0 then String.sub v 0 (n - 1) else v) with
          | Some m when m >= 0 && m < 1 lsl (61 - scale) -> memory_budget := m lsl scale
-         | _ -> usage_error ("--memory: not a size (500M, 2G): " ^ v));
+         | _ -> usage_error (Printf.sprintf "argument --memory: invalid size value: %s"
+                               (python_quoted ~prefix:"" v)));
         parse rest
     | ("-h" | "--help") :: _ -> print_string help; exit 0
     | "--version" :: _ -> print_endline version; exit 0
-    | ("--max-positions" | "--max-columns" | "--max-moves" as o) :: v :: rest ->
-        let n = match int_of_string_opt v with
-          | Some n when n >= 0 -> n
-          | _ -> usage_error (o ^ ": not a count: " ^ v) in
-        (match o with "--max-positions" -> max_positions := n
-                    | "--max-columns" -> max_columns := n | _ -> max_moves := n);
+    | "--deal" :: v :: rest -> want_deal := Some (number "--deal" v); parse rest
+    | "--range" :: v :: rest ->
+        let a, b = match String.index_opt v '-' with
+          | Some i -> String.sub v 0 i, String.sub v (i + 1) (String.length v - i - 1)
+          | None -> v, "" in
+        (match python_int a, python_int b with
+         | Some a, Some b -> want_range := Some (a, b)
+         | _ -> usage_error (Printf.sprintf "argument --range: invalid <lambda> value: %s"
+                               (python_quoted ~prefix:"" v)));
         parse rest
-    | o :: _ when String.length o > 1 && o.[0] = '-' -> usage_error ("unknown option " ^ o)
+    | "--claim" :: v :: rest ->
+        want_claim := Some (choice "--claim" v ["no-win"; "win"; "range"]); parse rest
+    | "--cells" :: v :: rest -> want_cells := Some (number "--cells" v); parse rest
+    | "--foundation-moves" :: rest -> want_fm := Some true; parse rest
+    | "--no-foundation-moves" :: rest -> want_fm := Some false; parse rest
+    | "--symmetry" :: v :: rest ->
+        want_symmetry := Some (choice "--symmetry" v ["columns"; "none"]); parse rest
+    | "--closure" :: v :: rest ->
+        want_closure := Some (choice "--closure" v ["moves"; "autoplay"]); parse rest
+    | o :: v :: rest when List.mem_assoc o limits ->
+        List.assoc o limits := number o v; parse rest
+    | [o] when List.mem o ["-j"; "--jobs"; "--progress-every"; "--memory"; "--deal"; "--range";
+                          "--claim"; "--cells"; "--symmetry"; "--closure"]
+               || List.mem_assoc o limits ->
+        usage_error (Printf.sprintf "argument %s: expected one argument"
+                       (if o = "-j" || o = "--jobs" then "-j/--jobs" else o))
+    | o :: _ when String.length o > 1 && o.[0] = '-' && python_int o = None ->
+        usage_error ("unrecognized arguments: " ^ o)
     | p :: rest -> paths := p :: !paths; parse rest in
   parse args;
   progress_on := not !quiet;
   let paths = List.rev !paths in
-  if paths = [] then usage_error "no certificate given";
+  if paths = [] then begin
+    prerr_string "usage: vcheck [options] CERTIFICATE|FOLDER|- ... (see --help)\n"; exit 2
+  end;
+  (* Bad usage (exit 2), as is a pin that no file can meet: check's words, in its order. *)
+  let first, last = Option.value !want_range ~default:(1, 1) in
+  let bad, why = List.find (fun (bad, _) -> bad) [
+      !jobs < 1, Printf.sprintf "-j %d: at least one process is needed" !jobs;
+      List.exists (fun (_, r) -> !r < 0) limits, "a limit cannot be negative";
+      (match !want_deal with Some d -> d < 1 || d > max_deal | None -> false),
+      Printf.sprintf "--deal %d: no deal has that number (1..8,589,934,591)"
+        (Option.value !want_deal ~default:0);
+      not (1 <= first && first <= last && last <= max_deal),
+      Printf.sprintf "--range %d-%d: no range is that (1 <= A <= B <= 8,589,934,591)" first last;
+      (match !want_cells with Some n -> n < 0 || n > 8 | None -> false),
+      Printf.sprintf "--cells %d: no rules have that many free cells (0..8)"
+        (Option.value !want_cells ~default:0);
+      true, ""] in
+  if bad && why <> "" then usage_error why;
   let folder p = p <> "-" && Sys.file_exists p && Sys.is_directory p in
   let files = List.concat_map (fun p -> if folder p then in_folder p
                                 else [((if p = "-" then p else Filename.basename p), p)]) paths in

@@ -6,6 +6,8 @@
  * Failure with one line saying what is wrong, and frees what it allocated. */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,65 +25,69 @@ static char message[512];
 
 static void fail(const char *what) { caml_failwith(what); }
 
-/* Standard input, read to its end (a pipe or a file; a terminal would wait for a person). */
-static unsigned char *read_stdin(size_t *size, size_t limit)
+/* The bytes of a file or of standard input ("-"), read to the end, refused as check refuses them:
+ * a regular file, or standard input that is a pipe; a device with nothing to read at once (such
+ * as /dev/null) is read, and is empty; anything else (a FIFO named, a folder, a terminal) is not
+ * a regular file, refused unread (a FIFO is opened without waiting for a writer). */
+static unsigned char *read_file(const char *path, size_t *size, size_t limit)
 {
     struct stat st;
-    if (fstat(0, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        snprintf(message, sizeof message, "standard input is not a regular file or a pipe");
+    int in = strcmp(path, "-") == 0;
+    const char *shown = in ? "standard input" : path;
+    int fd = in ? 0 : open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(message, sizeof message, "cannot read %.400s: %s", shown, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, used = 0;
+    int ok = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || (in && S_ISFIFO(st.st_mode)));
+    if (!ok && fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+        struct pollfd ready = { fd, POLLIN, 0 };
+        char one;
+        ok = poll(&ready, 1, 0) == 1 && (ready.revents & POLLIN) && read(fd, &one, 1) == 0;
+    }
+    if (!ok) {
+        if (!in) close(fd);
+        snprintf(message, sizeof message, "%.400s is not a regular file", shown);
+        return NULL;
+    }
+    if (!in) {   /* a regular file: read as it comes, without O_NONBLOCK's short reads mattering */
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    }
+    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, used = 0;
     unsigned char *buf = malloc(cap);
-    if (!buf) { snprintf(message, sizeof message, "out of memory"); return NULL; }
+    if (!buf) {
+        if (!in) close(fd);
+        snprintf(message, sizeof message, "out of memory");
+        return NULL;
+    }
     for (;;) {
         if (used == cap) {
             if (cap >= limit) {
-                free(buf);
-                snprintf(message, sizeof message, "standard input holds more than 4 GiB");
+                free(buf); if (!in) close(fd);
+                snprintf(message, sizeof message, "%.400s holds more than 4 GiB", shown);
                 return NULL;
             }
             unsigned char *grown = realloc(buf, cap * 2);
             if (!grown) {
-                free(buf); snprintf(message, sizeof message, "out of memory"); return NULL;
+                free(buf); if (!in) close(fd);
+                snprintf(message, sizeof message, "out of memory");
+                return NULL;
             }
             buf = grown; cap *= 2;
         }
-        ssize_t got = read(0, buf + used, cap - used);
+        ssize_t got = read(fd, buf + used, cap - used);
         if (got == 0) break;
         if (got < 0) {
             if (errno == EINTR) continue;
-            snprintf(message, sizeof message, "cannot read standard input: %s", strerror(errno));
-            free(buf);
+            snprintf(message, sizeof message, "cannot read %.400s: %s", shown, strerror(errno));
+            free(buf); if (!in) close(fd);
             return NULL;
         }
         used += (size_t)got;
     }
+    if (!in) close(fd);
     *size = used;
-    return buf;
-}
-
-/* The whole file, read into memory: a certificate is small compressed. */
-static unsigned char *read_file(const char *path, size_t *size, size_t limit)
-{
-    struct stat st;
-    if (strcmp(path, "-") == 0) return read_stdin(size, limit);
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(message, sizeof message, "cannot open: %s", strerror(errno)); return NULL; }
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f); snprintf(message, sizeof message, "not a regular file"); return NULL;
-    }
-    if ((uint64_t)st.st_size > limit) {
-        fclose(f); snprintf(message, sizeof message, "the file is larger than 4 GiB"); return NULL;
-    }
-    unsigned char *buf = malloc(st.st_size ? st.st_size : 1);
-    if (!buf) { fclose(f); snprintf(message, sizeof message, "out of memory"); return NULL; }
-    size_t got = fread(buf, 1, st.st_size, f);
-    fclose(f);
-    if (got != (size_t)st.st_size) {
-        free(buf); snprintf(message, sizeof message, "cannot read the file"); return NULL;
-    }
-    *size = got;
     return buf;
 }
 
@@ -109,11 +115,19 @@ value vc_read(value path)
 
 #include <caml/custom.h>
 
+/* The file's bytes are given to the decoder a KiB at a time, as check/ reads them, and the data
+ * the first k KiB give is kept for each k ([given]): a range's bound by the bytes read
+ * (docs/certificate-format.md section 5) counts the bytes as check counts them. */
 struct stream {
     ZSTD_DStream *ds;
     size_t in_pos;      /* how far into the file's bytes */
     int in_frame;       /* inside a frame, which has given [frame_out] bytes so far */
     size_t frame_out;
+    size_t fed;         /* the file's bytes given to the decoder: whole KiB, or all of them */
+    size_t out;         /* the data given so far */
+    size_t *given;      /* given[k]: the data that the first k + 1 KiB give, all of it */
+    size_t kibs, room;
+    int drained;        /* all that the KiB given gives is out */
 };
 
 #define Stream_val(v) (*(struct stream **)Data_custom_val(v))
@@ -121,7 +135,7 @@ struct stream {
 static void stream_finalize(value v)
 {
     struct stream *s = Stream_val(v);
-    if (s) { ZSTD_freeDStream(s->ds); free(s); }
+    if (s) { ZSTD_freeDStream(s->ds); free(s->given); free(s); }
 }
 
 static struct custom_operations stream_ops = {
@@ -153,37 +167,70 @@ value vc_stream_read(value stream, value file, value out, value off, value len)
     const unsigned char *in = Caml_ba_data_val(file);
     size_t in_size = Caml_ba_array_val(file)->dim[0], cap = Long_val(len), used = 0;
     unsigned char *dst = (unsigned char *)Caml_ba_data_val(out) + Long_val(off);
-    if (in_size == 0) fail("not a valid zstd frame: the file is empty");
     while (used < cap) {
+        /* The KiB given is used up and all it gives is out: its data is counted, and the next
+         * KiB is given (the end of the file: a frame still open is cut short). */
+        if (s->in_pos == s->fed && (s->drained || !s->in_frame)) {
+            if (s->fed > 0) {
+                if (s->kibs == s->room) {
+                    size_t room = s->room ? 2 * s->room : 1024;
+                    size_t *more = realloc(s->given, room * sizeof *more);
+                    if (!more) fail("out of memory");
+                    s->given = more; s->room = room;
+                }
+                s->given[s->kibs++] = s->out;
+            }
+            if (s->fed == in_size) {
+                if (s->in_frame) fail(": its zstd frame is cut short");
+                break;
+            }
+            s->fed = in_size - s->fed > 1024 ? s->fed + 1024 : in_size;
+            s->drained = 0;
+        }
         if (!s->in_frame) {
             if (s->in_pos == in_size) break;
             if (in_size - s->in_pos >= 4) {
                 const unsigned char *m = in + s->in_pos;
                 uint32_t magic = m[0] | m[1] << 8 | m[2] << 16 | (uint32_t)m[3] << 24;
-                if ((magic & 0xFFFFFFF0u) == 0x184D2A50u)
-                    fail("a skippable zstd frame holds none of the data");
+                if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) fail("a zstd frame holds no data");
             }
             s->in_frame = 1;
             s->frame_out = 0;
         }
-        ZSTD_inBuffer input = { in, in_size, s->in_pos };
+        ZSTD_inBuffer input = { in, s->fed, s->in_pos };
         ZSTD_outBuffer output = { dst + used, cap - used, 0 };
         size_t ret = ZSTD_decompressStream(s->ds, &output, &input);
         if (ZSTD_isError(ret)) {
-            snprintf(message, sizeof message, "not a valid zstd frame: %s", ZSTD_getErrorName(ret));
+            snprintf(message, sizeof message,
+                     " is not a certificate: not a valid zstd frame (zstd decompressor error: %s)",
+                     ZSTD_getErrorName(ret));
             fail(message);
         }
         s->in_pos = input.pos;
         used += output.pos;
+        s->out += output.pos;
         s->frame_out += output.pos;
         if (ret == 0) {
-            if (s->frame_out == 0) fail("an empty zstd frame holds none of the data");
+            if (s->frame_out == 0) fail("a zstd frame holds no data");
             s->in_frame = 0;
-        } else if (input.pos == input.size && output.pos < output.size) {
-            fail("the file is cut short inside a zstd frame");
         }
+        s->drained = input.pos == input.size && output.pos < output.size;
     }
     CAMLreturn(Val_long(used));
+}
+
+/* vc_stream_got : stream -> int -> int: the file's bytes a reader that reads a KiB at a time
+ * has read once [need] bytes of the data are out (all of them, if the data is shorter). */
+value vc_stream_got(value stream, value need)
+{
+    struct stream *s = Stream_val(stream);
+    size_t n = (size_t)Long_val(need), lo = 0, hi = s->kibs;
+    while (lo < hi) {   /* the first KiB count whose data reaches [n] */
+        size_t mid = (lo + hi) / 2;
+        if (s->given[mid] >= n) hi = mid; else lo = mid + 1;
+    }
+    /* (Not reached yet: the KiB being given reaches it, or the data ends before it.) */
+    return Val_long(lo < s->kibs && (lo + 1) * 1024 < s->fed ? (lo + 1) * 1024 : s->fed);
 }
 
 /* ---- XXH3-64 of data that arrives in pieces ---- */
