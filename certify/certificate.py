@@ -72,6 +72,15 @@ class CertificateError(ValueError):
     """A file that is not a readable certificate."""
 
 
+class EmptyFile(CertificateError):
+    """A file with no byte at all: said as check says it, "PATH is empty"."""
+
+
+def said(path, error):
+    """The line that names what is wrong with the file at path, in check's words."""
+    return f"{path} {error}" if isinstance(error, EmptyFile) else f"{path}: {error}"
+
+
 def digest(data):
     """The SHA-256 of a certificate file's bytes, in hex: what certify prints and publishes."""
     return hashlib.sha256(data).hexdigest()
@@ -656,7 +665,7 @@ class Frames:
         while len(self.buf) < n and self._step():
             pass
         if self.cut and not self.buf:
-            raise CertificateError("its zstd frame is cut short")
+            raise self._cut()
         if len(self.buf) <= n:
             piece, self.buf = bytes(self.buf), bytearray()
         else:
@@ -671,12 +680,17 @@ class Frames:
         while len(self.buf) <= limit and self._step():
             pass
         if self.cut:
-            raise CertificateError("its zstd frame is cut short")
+            raise self._cut()
         if len(self.buf) > limit:
             raise CertificateError("decompressed size over the limit")
         data, self.buf = self.buf, bytearray()
         self.out += len(data)
         return data
+
+    def _cut(self):
+        """The error of a file that ended inside a frame, or before its first."""
+        return CertificateError("its zstd frame is cut short") if self.begun else \
+            EmptyFile("is empty")
 
     def _step(self):
         """One step of compressed bytes decompressed into buf; False where the file has ended

@@ -297,7 +297,7 @@ def from_certificate(path):
             src.table, src.records, src.width = cert.records()
             src.positions = cert.count
     except certificate.CertificateError as e:
-        raise ExplainError(f"{path}: {e}") from None
+        raise ExplainError(certificate.said(path, e)) from None
     return src
 
 

@@ -551,7 +551,8 @@ def test_a_damaged_file_gets_checks_words_from_explain_and_export(tmp_path, caps
         verdict, _, said, _ = checker.verify(str(path))
         assert verdict == "unreadable", (path, said)
         said = said.replace(f"{path} is not a certificate: ", f"{path}: not a certificate: ")
-        assert said.startswith(f"{path}: ") and ("cut short" in said or "zstd" in said), said
+        assert said == f"{path} is empty" if path.stat().st_size == 0 else \
+            said.startswith(f"{path}: ") and ("cut short" in said or "zstd" in said), said
         for argv in (["explain", str(path)], ["export", "--coq", str(path), "-o",
                                               str(tmp_path / "x.v")]):
             assert main(argv) == 2

@@ -327,7 +327,9 @@ MUTANTS = [
     M('check', 'header: a range whose last deal is before its first accepted', CHECKER,
       "integer(h['last'], h['first'], 2**33 - 1)", "integer(h['last'], 1, 2**33 - 1)"),
     M('check', "header: xxh3_64's type not checked (a nested value reaches the hash compare)", CHECKER,
-      "('xxh3_64', lambda: type(h['xxh3_64']) is str)", "('xxh3_64', lambda: True)"),
+      "('xxh3_64', lambda: type(h['xxh3_64']) is str   # 16 lowercase hex digits\n"
+      "              and re.fullmatch('[0-9a-f]{16}', h['xxh3_64']))",
+      "('xxh3_64', lambda: True)"),
     M('check', "header: first's type checked after last is compared with it", CHECKER,
       "        [('first', lambda: integer(h['first'], 1, 2**33 - 1)),\n"
       "         ('last', lambda: integer(h['last'], h['first'], 2**33 - 1))] if ranged else",
@@ -355,8 +357,8 @@ MUTANTS = [
       '    def digest(self): return self.sha.hexdigest() if self.ended else None',
       '    def digest(self): return self.sha.hexdigest()'),
     M('check', 'file: a FIFO or a device opened and read', CHECKER,
-      "        need(regular or str(path) == '-' and stat.S_ISFIFO(st.st_mode),",
-      "        need(True or str(path) == '-' and stat.S_ISFIFO(st.st_mode),"),
+      "        need(regular or str(path) == '-' and stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(",
+      "        need(True or str(path) == '-' and stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR("),
     M('check', 'streaming: a piece may reach past the end of its body', CHECKER,
       "need(self.end is None or self.taken + n <= self.end,", "need(True,"),
     M('check', 'streaming: a msgpack value of another kind taken as the one wanted', CHECKER,
@@ -421,8 +423,10 @@ MUTANTS = [
     M('check', 'column table: an entry of 53 cards allowed', CHECKER,
       'need(len(col) <= 52 and max', 'need(len(col) <= 53 and max'),
     M('check', 'id width: 3 bytes from 65,536 entries (< instead of <=)', CHECKER,
-      'w = 2 if columns <= 65536 else 3', 'w = 2 if columns < 65536 else 3'),
-    M('check', 'id width: never 3 bytes', CHECKER, 'w = 2 if columns <= 65536 else 3', 'w = 2'),
+      'w := 2 if columns <= 65536 else 3', 'w := 2 if columns < 65536 else 3'),
+    M('check', 'id width: never 3 bytes', CHECKER,
+      'w := 2 if columns <= 65536 else 3 if columns <= 2**24 or version < 3\n'
+      '                         else 4)', 'w := 2)'),
     M('check', 'front coding: a prefix of the whole record allowed', CHECKER,
       'if p >= W: raise',
       'if p > W: raise'),
@@ -586,12 +590,13 @@ MUTANTS = [
     M('check', 'header: version 4 accepted', CHECKER,
       "integer(h['version'], 1 + ranged, 3)", "integer(h['version'], 1 + ranged, 4)"),
     M('check', 'id width: 4 bytes never', CHECKER,
-      "w = 2 if columns <= 65536 else 3 if columns <= 2**24 or version < 3 else 4",
-      "w = 2 if columns <= 65536 else 3",
+      "w := 2 if columns <= 65536 else 3 if columns <= 2**24 or version < 3\n"
+      "                         else 4)",
+      "w := 2 if columns <= 65536 else 3)",
       equivalent='untestable here rather than equivalent: a table of more than 2^24 entries (and a '
                  'certificate that uses them all) is beyond what a test can build'),
     M('check', 'id width: 4 bytes from 2^24 entries (< instead of <=)', CHECKER,
-      "3 if columns <= 2**24 or version < 3 else 4", "3 if columns < 2**24 or version < 3 else 4",
+      "3 if columns <= 2**24 or version < 3", "3 if columns < 2**24 or version < 3",
       equivalent='untestable here rather than equivalent: a table of 2^24 entries is beyond what a test '
                  'can build'),
     # ---- check/checker.py: what a refused file costs, processes, words ----

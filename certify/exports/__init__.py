@@ -75,7 +75,7 @@ def run_export(argv):
     try:
         text, summary = render(cert, filename, args.method)
     except certificate.CertificateError as e:
-        raise Usage(f"{path}: {e}") from None
+        raise Usage(certificate.said(path, e)) from None
     try:
         output.write_atomic(out, text.encode("utf-8"))
     except output.OutputError:
@@ -136,7 +136,7 @@ def read_certificate(path):
             raise Usage(f"{path} is a range certificate (deals {whole.get('first')}.."
                         f"{whole.get('last')}): export one deal's own, written by "
                         f"certify extract {path} DEAL") from None
-        raise Usage(f"{path}: {e}") from None
+        raise Usage(certificate.said(path, e)) from None
 
 
 def provenance(path):
