@@ -1099,8 +1099,10 @@ def test_the_whole_output_is_checks_on_published_certificates(same):
     assert code == 0 and out.splitlines()[-1] == "4 certificates: 4 verified, 0 rejected"
 
 
-@pytest.mark.full
+@pytest.mark.slow
 def test_the_whole_output_is_checks_on_every_published_certificate(same):
+    # (slow: check/ takes minutes of CPU over all of certificates/; the full tier compares the
+    # two checkers' whole output on a sample of them, test_..._on_published_certificates)
     assert same("-j", "2", CERTS)[0] == 0
 
 
