@@ -8,7 +8,7 @@ range file is read (it streams), so that its digest is checked before anything i
 import hashlib
 import json
 
-from . import output, range_certificate
+from . import certificate, output, range_certificate
 from .inputs import keep_other_claims, regular_file
 from .names import certificate_name
 from .options import EXIT_OK, Parser, Usage, deal_number, with_old_verdict
@@ -46,7 +46,7 @@ def run_extract(argv):
             if deal == wanted:
                 found = claim, count, body
     except range_certificate.RangeError as e:
-        raise Usage(f"{args.range_file}: {e}") from None
+        raise Usage(certificate.said(args.range_file, e)) from None
     claim, count, body = found
     data = range_certificate.single_certificate(head, wanted, claim, count, body)
     output.write_atomic(out, data)

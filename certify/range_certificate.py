@@ -44,6 +44,10 @@ class RangeError(ValueError):
     """A file that is not a readable range certificate (or entries that cannot make one)."""
 
 
+class EmptyRange(RangeError, certificate.EmptyFile):
+    """A range file with no byte at all (certificate.said says it as check does)."""
+
+
 def pack_entry(deal, claim, count, values):
     """One entry's bytes, exactly as they stand in the file (msgpack's shortest forms): its
     [deal, claim, count], then the body values of its single certificate (for a body as
@@ -195,6 +199,8 @@ def read(path):
 def _read_some(stream, n, deal=None):
     try:
         return stream.read(n)
+    except certificate.EmptyFile as e:
+        raise EmptyRange(str(e)) from None
     except certificate.CertificateError as e:  # (a cut frame, or not zstd: in check's words)
         raise RangeError(str(e) if deal is None else f"entry for deal {deal}: {e}") from None
 
