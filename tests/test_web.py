@@ -3,8 +3,11 @@
 web/build.sh is run once per source version (in the temporary folder, keyed by the sources'
 hash, on top of vcheck's build from tests/test_vcheck.py). Under Node (web/node-check.js runs
 the very web/checker.js the page's worker runs) the page's lines must be vcheck's, byte for
-byte, with the same exit codes: on published certificates (a no-win, a win, a custom rule), a
-small range, every file of the bad-certificate corpus and vcheck's hostile version 3 files.
+byte, with the same exit codes (vcheck given the file's name, as the page is): on published
+certificates (a no-win, a win, a custom rule), a small range, every file of the bad-certificate
+corpus, vcheck's hostile version 3 files, damaged zstd frames, VERIFIED lines in the singular
+and with commas, signed ints, padded ranges bounded by their bytes and a column tree of shared
+prefixes.
 Then headless Chromium loads the page itself, from file:// and from `python -m http.server`,
 and checks 11982, a win, a range and three bad files through the page's file input, comparing
 each line shown with vcheck's; a screenshot of the page after 11982 is kept in the test's
@@ -26,7 +29,8 @@ from pathlib import Path
 import pytest
 from support import certgen
 
-from test_vcheck import build, hostile_single_v3  # noqa: F401 (build: vcheck's, a fixture)
+from test_vcheck import (build, hostile_single_v3, published_entries,  # noqa: F401 (build:
+                         win_lines)                                     # vcheck's, a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"
@@ -69,7 +73,10 @@ def web(build):  # noqa: F811
 
 
 def vcheck_lines(build, path):  # noqa: F811
-    run = subprocess.run([str(build / "vcheck"), str(path)], capture_output=True, text=True)
+    """vcheck's exit code and lines on the file, named as the page names it: by its name alone
+    (a page is given a file, never its folder), so vcheck runs in the file's folder."""
+    run = subprocess.run([str(build / "vcheck"), path.name], capture_output=True, text=True,
+                         cwd=path.parent)
     return run.returncode, run.stdout.splitlines()
 
 
@@ -189,9 +196,91 @@ def test_a_range_as_vcheck_prints_it(build, web, tmp_path):  # noqa: F811
 
 
 def test_every_bad_certificate_as_vcheck_refuses_it(build, web):  # noqa: F811
+    """All of the corpus, the files whose class (UNREADABLE or REJECTED) the checkers once gave
+    differently among them (certgen.verdict_corpus)."""
     paths = sorted(BAD.glob("*.msgpack.zst"))
-    assert len(paths) > 40
+    assert len(paths) >= 54
     same_as_vcheck(build, web, paths)
+    code, lines = page_lines(web, BAD / "empty.msgpack.zst")
+    assert (code, lines) == (2, ["UNREADABLE: empty.msgpack.zst is empty"])
+
+
+def test_verified_lines_in_the_singular_with_commas_and_signed_ints(build, web, tmp_path):  # noqa: F811
+    """check's VERIFIED lines, as vcheck now writes them: a win of one move, a no-win of one
+    position, 1,500 moves with a comma, a range of two; msgpack's signed ints read as ints (a
+    range whose deals and counts are int 16, 32 and 64, a header whose count is an int 32)."""
+    one_move = certgen.board((13, 13, 13, 12), ["KS", "", "", "", "", "", "", ""])
+    padded = certgen.padded_indices(1, 4, win_lines(1)[1], 1500)
+    start = certgen.deal_start(1)
+    files = {
+        "long": certgen.win_file(start, 4, certgen.index_moves(start, 4, False, padded), deal=1,
+                                 version=3),
+        "one-move": certgen.win_file(one_move, 0, [(certgen.card("KS"), certgen.FOUNDATION)]),
+        "one-position": certgen.nowin_file(certgen.stuck_positions(8)[0], 0,
+                                           certgen.stuck_positions(8)[:1]),
+        "1-2": certgen.range_file(1, [certgen.entry(*e) for e in published_entries(0, 2)]),
+    }
+
+    def signed(n, code):   # n in msgpack's int form `code` (0xd0..0xd3)
+        size = {0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8}[code]
+        return bytes([code]) + n.to_bytes(size, "big", signed=True)
+
+    lines = {d: v[0] for d, c, n, v in certgen.unpack_range(
+        (CERTS / "1-32000.msgpack.zst").read_bytes())[1][:4]}
+    for code in (0xd1, 0xd2, 0xd3):
+        es = [b"\x93" + signed(d, code) + certgen.msgpack.packb("win") + signed(len(line), code)
+              + certgen.msgpack.packb(line) for d, line in lines.items()]
+        files[f"signed-{code:x}"] = certgen.range_file(1, es, version=3)
+    blob = certgen.win_file(certgen.WIN1, 1, certgen.win_path(certgen.WIN1, 1), version=3)
+    data = certgen.zstandard.ZstdDecompressor().stream_reader(
+        blob, read_across_frames=True).read()
+    h = certgen.msgpack.packb(certgen.unpack_file(blob)[0])
+    count = certgen.unpack_file(blob)[0]["count"]
+    changed = h.replace(b"\xa5count" + bytes([count]), b"\xa5count" + signed(count, 0xd2))
+    assert changed != h
+    files["header-int32"] = certgen.zstandard.ZstdCompressor().compress(changed + data[len(h):])
+    paths = []
+    for name, blob in files.items():
+        paths.append(tmp_path / f"{name}.msgpack.zst")
+        paths[-1].write_bytes(blob)
+    same_as_vcheck(build, web, paths)
+    said = {p.stem.removesuffix(".msgpack"): page_lines(web, p) for p in paths}
+    assert all(code == 0 for code, _ in said.values()), said
+    assert " 1 single-card move replays to a won position" in said["one-move"][1][0]
+    assert ": 1 position closed under every legal move, none won" in said["one-position"][1][0]
+    assert f": {len(padded):,} single-card moves replay" in said["long"][1][0]
+
+
+def test_a_padded_range_is_bounded_by_its_bytes_mid_file(build, web, tmp_path):  # noqa: F811
+    """True wins of deals 1..300, each padded to 1,000 moves (300,000 moves in about 20 KB):
+    vcheck's default bounds (format section 5) refuse it mid-file by the bytes read so far,
+    counted a KiB at a time; the page names the same entry and the same bytes."""
+    path = tmp_path / "padded-300.msgpack.zst"
+    path.write_bytes(certgen.padded_range(win_lines(300), 1000))
+    same_as_vcheck(build, web, [path])
+    code, lines = page_lines(web, path)
+    assert code == 2 and " moves in its first " in lines[0] and "entry 1 " not in lines[0], lines
+
+
+def test_the_reviews_padded_range_is_refused_at_once(build, web, tmp_path):  # noqa: F811
+    """Deals 1..1,000, each true line padded to 100,000 moves (114 KB): refused at its second
+    entry by its first KiB, as vcheck refuses it."""
+    path = tmp_path / "padded-1000.msgpack.zst"
+    path.write_bytes(certgen.padded_range(win_lines(1000), 100_000))
+    same_as_vcheck(build, web, [path])
+    code, lines = page_lines(web, path)
+    assert code == 2 and lines[0].startswith("UNREADABLE: entry 2 (deal 2): the range holds more "
+                                             "than 104,096 moves in its first 1,024 bytes"), lines
+
+
+def test_a_column_tree_of_shared_prefixes(build, web, tmp_path):  # noqa: F811
+    """A false no-win of deal 1 whose 40,320 columns are every order of 8 cards under the same
+    44 (1.8 million distinct prefixes): vcheck's line, the start named, from the page too."""
+    path = tmp_path / "permuted-8.msgpack.zst"
+    path.write_bytes(certgen.permuted_columns(1, 8))
+    same_as_vcheck(build, web, [path])
+    code, lines = page_lines(web, path)
+    assert code == 1 and "the starting position (" in lines[0], lines
 
 
 def test_hostile_version3_files_as_vcheck_refuses_them(build, web, tmp_path):  # noqa: F811

@@ -26,12 +26,22 @@
     this.outOff = 0;                   // how much of out[0] is handed over
     this.error = null;
     this.xxh64 = xxh64;
+    // The blocks decoded so far, for [got]: where each block's content lies in the file and the
+    // data it gave (starting at [blockOut]); a raw block's data comes a byte per byte read.
+    this.blockIn = [];                 // [first content byte, end of content, raw?] per block
+    this.blockOut = [];                // the data out before each block
+    this.blockSize = [];               // and the data each gave
+    this.decodedOut = 0;
   }
 
   function Refusal(message) { this.message = message; }
   function refuse(message) { throw new Refusal(message); }
-  function invalid(why) { refuse("not a valid zstd frame: " + why); }
-  var CUT_SHORT = "the file is cut short inside a zstd frame";
+  // (Words that begin with " " or ":" follow the file's name: web/src/driver.ml's [decoded].)
+  function invalid(why) {
+    refuse(" is not a certificate: not a valid zstd frame (zstd decompressor error: " + why + ")");
+  }
+  var CUT_SHORT = ": its zstd frame is cut short";
+  var NO_DATA = "a zstd frame holds no data";
 
   // The frame header at inPos: its fields, or a refusal (libzstd's words for each).
   ZstdStream.prototype.openFrame = function () {
@@ -100,12 +110,17 @@
       piece = joined;
       f.first = false;
     }
+    var before = f.decoded;
     try {
       f.decoder.push(piece, !!last);
     } catch (e) {
       if (e instanceof Refusal) throw e;
       invalid("Data corruption detected");
     }
+    this.blockIn.push([p + 3, p + 3 + stored, type === 0]);
+    this.blockOut.push(this.decodedOut);
+    this.blockSize.push(f.decoded - before);
+    this.decodedOut += f.decoded - before;
     if (f.contentSize >= 0 && f.decoded > f.contentSize) invalid("Data corruption detected");
     this.inPos = end;
     if (last) {
@@ -133,7 +148,6 @@
 
   ZstdStream.prototype.fill = function (dst, off, len) {
     var used = 0, d = this.file;
-    if (d.length === 0) invalid("the file is empty");
     while (used < len) {
       if (this.out.length) {
         var piece = this.out[0], n = Math.min(piece.length - this.outOff, len - used);
@@ -146,18 +160,35 @@
       if (this.frame === null) {
         if (this.inPos === d.length) break;
         if (d.length - this.inPos >= 4 && (b4(d, this.inPos) & 0xFFFFFFF0) >>> 0 === 0x184D2A50) {
-          refuse("a skippable zstd frame holds none of the data");
+          refuse(NO_DATA);
         }
         this.frame = this.openFrame();
       }
       if (this.frame.done) {
-        if (this.frame.decoded === 0) refuse("an empty zstd frame holds none of the data");
+        if (this.frame.decoded === 0) refuse(NO_DATA);
         this.frame = null;
         continue;
       }
       this.nextBlock();
     }
     return used;
+  };
+
+  // The file's bytes that a reader given the file a KiB at a time (as check reads it, and as
+  // vcheck/ocaml/zstd_stubs.c gives libzstd the file) has read once [need] bytes of the data are
+  // out: the KiB in which the byte that brings the data to [need] lies (a compressed block's
+  // data comes out once the block is whole, a raw block's as it is read), or the whole file.
+  ZstdStream.prototype.got = function (need) {
+    var lo = 0, hi = this.blockOut.length;
+    while (lo < hi) {                  // the first block whose data reaches [need]
+      var mid = (lo + hi) >> 1;
+      if (this.blockOut[mid] + this.blockSize[mid] >= need) hi = mid; else lo = mid + 1;
+    }
+    var size = this.file.length;
+    if (lo === this.blockOut.length) return size;
+    var b = this.blockIn[lo];
+    var read = b[2] ? b[0] + Math.max(1, need - this.blockOut[lo]) : b[1];
+    return Math.min(Math.ceil(read / 1024) * 1024, size);
   };
 
   var hashers = null;
