@@ -205,7 +205,7 @@ def test_every_bad_certificate_as_vcheck_refuses_it(build, web):  # noqa: F811
     assert (code, lines) == (2, ["UNREADABLE: empty.msgpack.zst is empty"])
 
 
-def test_verified_lines_in_the_singular_with_commas_and_signed_ints(build, web, tmp_path):  # noqa: F811
+def test_verified_lines_singular_with_commas_signed_ints(build, web, tmp_path):  # noqa: F811
     """check's VERIFIED lines, as vcheck now writes them: a win of one move, a no-win of one
     position, 1,500 moves with a comma, a range of two; msgpack's signed ints read as ints (a
     range whose deals and counts are int 16, 32 and 64, a header whose count is an int 32)."""
