@@ -9,13 +9,14 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cd "$out"
 cp "$here"/coq/Check.v "$here"/coq/Extract.v "$here"/coq/Assumptions.v "$here"/coq/Deal.v \
-  "$here"/coq/Autoplay.v .
+  "$here"/coq/Autoplay.v "$here"/coq/Verdict.v "$here"/coq/Range.v .
 python3 "$here/derive_rules.py" "$here/../certify/exports/templates/Rules.v" . \
-  Check.v Extract.v Assumptions.v Autoplay.v
+  Check.v Extract.v Assumptions.v Autoplay.v Verdict.v
 coq() { nice coqc -q -Q . VCheck "$@"; }
 # Each step says what it does, as it begins: the proofs take minutes on a busy machine.
 say() { echo "vcheck build: $*" >&2; }
-for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard; do
+for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard Verdict VerdictBoard \
+    Range; do
   say "checking the proofs of $f.v"
   coq "$f.v"
 done
@@ -35,7 +36,7 @@ coq Extract.v
 coq ExtractBoard.v
 say "compiling the native driver"
 cp "$here"/ocaml/vcheck.ml "$here"/ocaml/*.c .
-ml() { nice ocamlfind ocamlopt -unsafe -inline 200 -package unix "$@"; }
+ml() { nice ocamlfind ocamlopt -inline 200 -package unix "$@"; }
 ml -w -a -c vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml   # extracted
 ml -c zstd_stubs.c sha256.c terminal.c memory.c keyed_hash.c vcheck.ml
 ml -linkpkg vcheck_core.cmx vcheck_board.cmx zstd_stubs.o sha256.o terminal.o memory.o \

@@ -20,14 +20,15 @@ module type CORE = sig
   type records = { count : int; rhome : int -> foundations; rcells : int -> card list;
                    rids : int -> int list; find : foundations -> card list -> int list -> int }
   type start
-  val check_nowin : start -> nat -> bool -> bool -> table -> records -> bool
-  val check_win : start -> nat -> bool -> (card * nat) list -> bool
-  val start_held : table -> records -> bool -> start -> bool
-  val slice_closed : table -> records -> bool -> nat -> bool -> nat -> int -> int -> bool
-  (* Closed under every move then safe autoplay (coq/Autoplay.v). *)
-  val check_nowin_autoplay : start -> nat -> bool -> bool -> table -> records -> bool
-  val start_held_ap : table -> records -> bool -> start -> bool -> bool
-  val slice_closed_ap : table -> records -> bool -> nat -> nat -> int -> int -> bool
+  type data =
+    | Line of (card * nat) list
+    | Records of bool * bool * table * records * int list * (int -> int -> bool) option
+  val start_ok : start -> bool -> bool -> bool -> table -> records -> bool
+  val slice_ok : bool -> bool -> nat -> bool -> table -> records -> int -> int -> bool
+  (* Coq's strings (a list of 8-bit characters), last: the name shadows OCaml's. *)
+  type ascii = Ascii of bool * bool * bool * bool * bool * bool * bool * bool
+  type string = EmptyString | String of ascii * string
+  val verdict : start -> string -> nat -> bool -> data -> string option
 end
 
 module Numbered = struct
@@ -448,27 +449,26 @@ let in_processes parts (work : int -> (int -> unit) -> 'a) (show : int array -> 
       ignore (Unix.waitpid [] pid);
       result) children
 
-(* The no-win check in [jobs] processes: [check_nowin_slices] with the bounds that cut the
-   records into [jobs] slices.  TRUSTED: by its definition [check_nowin_slices ... bounds] is
-   [start_held ... && slice_closed ... 64 0 b1 && slice_closed ... 64 b1 b2 && ... &&
-   slice_closed ... 64 bn count]; each conjunct is evaluated here, the slices each in a
-   process of its own, and the answer is their conjunction.  The same for
-   [check_nowin_autoplay_slices], whose conjuncts are [start_held_ap ... fm] and
-   [slice_closed_ap ... 64 lo hi]. *)
-let nowin_in_parallel ~start_held ~slice_closed ~count =
+(* The no-win's records in [jobs] slices, each checked by [slice lo hi] in a process of its
+   own: the bounds between the slices, and [run lo hi], true when the process that checked the
+   slice [lo .. hi] answered true.  TRUSTED: that is [runs_sound] in coq/Verdict.v, on which
+   [verdict] relies for a slice it did not check itself.  Few records: none in other processes
+   ([None]: the proved function checks them all). *)
+let in_slices ~count slice =
   let parts = max 1 (min !jobs (count / 100)) in
-  if not (start_held ()) then false
-  else if parts = 1 then slice_closed 0 count
+  if parts = 1 then [], None
   else begin
     let bound i = count * i / parts in
     let closed i tell =
       record_reached := (fun k -> tell (k - bound i));
-      slice_closed (bound i) (bound (i + 1)) in
+      slice (bound i) (bound (i + 1)) in
     let show counts = progress (Printf.sprintf "record %s of %s closed"
                                   (commas (Array.fold_left ( + ) 0 counts)) (commas count)) in
     let results = in_processes parts closed show in
     if Array.mem None results then unreadable "a checking process failed (out of memory?)";
-    Array.for_all (( = ) (Some true)) results
+    let run lo hi = List.exists (fun i -> bound i = lo && bound (i + 1) = hi
+                                           && results.(i) = Some true) (List.init parts Fun.id) in
+    List.init (parts - 1) (fun i -> bound (i + 1)), Some run
   end
 
 (* ---- The records packed: front-coded in blocks (a no-win too large to hold flat) ----
@@ -548,7 +548,6 @@ module Data (C : CORE) = struct
   (* TRUSTED: [nat_of n] is the Coq number n (the free cells given to the proved function). *)
   let rec nat_of n = if n = 0 then O else S (nat_of (n - 1))
   let nats = Array.init 64 nat_of
-  let fuel = nat_of 64   (* TRUSTED: the 64 of [check_nowin_slices] and of the autoplay one *)
   let suits = [| Clubs; Diamonds; Hearts; Spades |]
   let cards = Array.init 52 (fun i -> { rank = nats.(i lsr 2); suit_of = suits.(i land 3) })
 
@@ -565,7 +564,7 @@ module Data (C : CORE) = struct
      the entry before it: the tree has exactly 1 + the sum of those nodes (at most 1 + the
      table's bytes, which the header's count bounds before the table is read), counted before
      anything is allocated, and built without a lookup. *)
-  let table ?(autoplay = false) (entries : string array) =
+  let table ?(autoplay = false) (entries : Stdlib.String.t array) =
     let open Bigarray in
     let ncols = Array.length entries in
     let shared a b = let n = min (String.length a) (String.length b) and i = ref 0 in
@@ -886,6 +885,43 @@ module Data (C : CORE) = struct
     { home = { clubs = nats.(at 0); diamonds = nats.(at 1); hearts = nats.(at 2);
                spades = nats.(at 3) };
       cells = List.rev !cs; columns = List.rev !cols }
+
+  (* TRUSTED: the text Coq returned, as bytes (a character's bools are its bits, the first
+     the lowest), and the file's name as a Coq string, the same way. *)
+  let text (s : string) =
+    let b = Buffer.create 160 and bit x k = if x then 1 lsl k else 0 in
+    let rec go = function
+      | EmptyString -> Buffer.contents b
+      | String (Ascii (b0, b1, b2, b3, b4, b5, b6, b7), rest) ->
+          Buffer.add_char b (Char.chr (bit b0 0 lor bit b1 1 lor bit b2 2 lor bit b3 3
+                                       lor bit b4 4 lor bit b5 5 lor bit b6 6 lor bit b7 7));
+          go rest in
+    go s
+  let coq_string (s : Stdlib.String.t) =
+    let bit i k = (Char.code s.[i] lsr k) land 1 = 1 in
+    let rec go i = if i = Stdlib.String.length s then EmptyString else
+        String (Ascii (bit i 0, bit i 1, bit i 2, bit i 3, bit i 4, bit i 5, bit i 6, bit i 7),
+                go (i + 1)) in
+    go 0
+
+  (* TRUSTED: the sentence is what the proved [verdict] returned for this start, these rules
+     and this data (coq/Verdict.v, [verdict_sound]). *)
+  let verdict start ~path ~cells ~fm d =
+    Option.map text (C.verdict start (coq_string path) nats.(cells) fm d)
+
+  let line l = Line (List.map (fun (c, d) -> cards.(c), nats.(d)) l)
+
+  (* A no-win's data: its records checked here, or with -j N in slices, each in a process of
+     its own (when the start is not one of the records, no slice need be checked). *)
+  let nowin_data start ~cells ~fm ~sorted ~autoplay ~count ~w entries rows =
+    let t = table ~autoplay entries in
+    let r = records ~cells ~w ~count rows in
+    let slice = C.slice_ok sorted autoplay nats.(cells) fm t r in
+    let bounds, run =
+      if !jobs = 1 then [], None
+      else if not (C.start_ok start fm sorted autoplay t r) then [], Some (fun _ _ -> false)
+      else in_slices ~count slice in
+    Records (sorted, autoplay, t, r, bounds, run)
 end
 
 module DN = Data (Numbered)
@@ -1316,18 +1352,6 @@ let read_nowin r ~version ~cells ~symmetry ~count =
   r.finished ();
   { entries; w; rows = match packing with Some p -> Packed (packed_of p) | None -> Flat rows }
 
-(* ---- The theorem's words (TRUSTED: they are printed from the values the proved function was
-   given) ---- *)
-
-let rules cells fm =
-  Printf.sprintf "%d free cell%s, single-card moves, %s" cells (if cells = 1 then "" else "s")
-    (if fm then "a foundation's top card may go back onto a column" else "no moves off foundations")
-
-let who path = function
-  | None -> Printf.sprintf "the layout in %s" path
-  | Some n when n >= 1 lsl 31 -> Printf.sprintf "FreeCell Pro's extended deal %d" n
-  | Some n -> Printf.sprintf "Microsoft FreeCell deal %d" n
-
 (* ---- One certificate ---- *)
 
 (* A win's moves, copied out of the stream (one buffer for every entry of a range). *)
@@ -1404,25 +1428,18 @@ let board_words (d : buf) (off, len) ~cells =
   if List.sort compare (free @ List.filter (( <> ) 0xff) rest) <> off_home then
     why "the 52 cards are not each in one place"
 
-(* Check one claim about one start under one set of rules, its body read through [r]; the
-   theorem's sentence, or Rejected.  Unless [prove], the body is only read (and checked for
-   form): a range's entry that another process proves.  [board] is the header's board, copied
-   out of the stream.  TRUSTED: [start], [cells], [fm] and the symmetry below are passed to the
-   proved function and, the same values, to the sentence. *)
+(* What one claim's check gave: the sentence to print (a file), the proved result of a range's
+   entry (true: won), or nothing (an entry that another process proves). *)
+type told = Told of string | Result of bool | Unproved
+
+(* Check one claim about one start under one set of rules, its body read through [r]: the
+   proved verdict, or Rejected.  Unless [prove], the body is only read (and checked for form):
+   a range's entry that another process proves.  [board] is the header's board, copied out of
+   the stream; [entry] is [Some (first, i)] for entry i of a range. *)
 let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry
-    ~closure ~count =
-  (* TRUSTED: with closure "autoplay" the proved function is [check_nowin_autoplay] (its theorem
-     is [nowin_sound]'s: no reachable position is won), and the sentence says so. *)
+    ~closure ~count ~entry =
   let autoplay = closure = "autoplay" in
   let under = if autoplay then "every legal move then safe autoplay" else "every legal move" in
-  let plural n word = Printf.sprintf "%s %s%s" (commas n) word (if n = 1 then "" else "s") in
-  let sentence_nowin () =
-    Printf.sprintf "%s (%s) cannot be won: %s closed under %s, none won"
-      (who path deal) (rules cells fm) (plural count "position") under in
-  let sentence_win () =
-    Printf.sprintf "%s (%s) can be won: %s replay%s to a won position"
-      (who path deal) (rules cells fm) (plural count "single-card move")
-      (if count = 1 then "s" else "") in
   (* The start, as the trusted decoder reads it (a board's faults said in check's words). *)
   let start () = match deal, board with
     | Some n, _ -> `Deal n
@@ -1430,6 +1447,13 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
     | None, None -> rejected "no deal and no board" in
   let start_ints = function
     | `Deal n -> start_of_deal n | `Board s -> start_of_position s in
+  (* TRUSTED: the proved function's answer, for this start, these rules and this data: a
+     file's sentence, or entry i's result, from [first + i] in Coq (coq/Range.v). *)
+  let judge_deal n d = match entry with
+    | Some (first, i) ->
+        Option.map (fun b -> Result b) (Vcheck_core.entry_result first i DN.nats.(cells) fm d)
+    | None -> Option.map (fun t -> Told t) (DN.verdict n ~path ~cells ~fm d) in
+  let judge_board s d = Option.map (fun t -> Told t) (DC.verdict s ~path ~cells ~fm d) in
   if claim = "win" then begin
     if count > !max_moves then
       unreadable "%s moves: more than --max-moves %s" (commas count) (commas !max_moves);
@@ -1447,70 +1471,41 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
     c.pos <- c.pos + len;
     r.seen c;
     r.finished ();
-    if not prove then "" else
+    if not prove then Unproved else
     let s = start () in
     (* The line replayed by the driver's moves first (its faults in check's words); then the
        same moves, as (card, destination), to the proved check. *)
     let line = replay_words (start_ints s) ~cells ~fm ~count
         ~pick:(if version < 3 then by_card d else by_index d) in
-    let ok = match s with
-      | `Deal n ->
-          Numbered.check_win n DN.nats.(cells) fm
-            (List.map (fun (c, d) -> DN.cards.(c), DN.nats.(d)) line)
-      | `Board s ->
-          Custom.check_win s DC.nats.(cells) fm
-            (List.map (fun (c, d) -> DC.cards.(c), DC.nats.(d)) line) in
-    if ok then sentence_win ()
-    else rejected "the moves do not replay to a won position: %s"
-        "one is illegal or the last position is not won"
+    let told = match s with
+      | `Deal n -> judge_deal n (DN.line line)
+      | `Board s -> judge_board s (DC.line line) in
+    match told with
+    | Some t -> t
+    | None -> rejected "the moves do not replay to a won position: %s"
+                "one is illegal or the last position is not won"
   end else begin
     let nw = read_nowin r ~version ~cells ~symmetry ~count in
-    if not prove then "" else begin
+    if not prove then Unproved else begin
     let start = start () in
     (* The decompressed data is no longer needed (the records are copied out row by row):
        give its memory back before the hash table is built; packed records (past the memory
        budget) also give back the rows they were read through. *)
     (match nw.rows with Flat _ -> Gc.full_major () | Packed _ -> Gc.compact ());
     let sorted = symmetry = "columns" in
-    let ok = match start with
-      | `Deal n when autoplay ->
-          let t = DN.table ~autoplay nw.entries in
-          let r = DN.records ~cells ~w:nw.w ~count nw.rows in
-          if !jobs = 1 then Numbered.check_nowin_autoplay n DN.nats.(cells) fm sorted t r
-          else nowin_in_parallel ~count
-              ~start_held:(fun () -> Numbered.start_held_ap t r sorted n fm)
-              ~slice_closed:(fun lo hi ->
-                  Numbered.slice_closed_ap t r sorted DN.nats.(cells) DN.fuel lo hi)
+    let told = match start with
       | `Deal n ->
-          let t = DN.table nw.entries in
-          let r = DN.records ~cells ~w:nw.w ~count nw.rows in
-          if !jobs = 1 then Numbered.check_nowin n DN.nats.(cells) fm sorted t r
-          else nowin_in_parallel ~count
-              ~start_held:(fun () -> Numbered.start_held t r sorted n)
-              ~slice_closed:(fun lo hi ->
-                  Numbered.slice_closed t r sorted DN.nats.(cells) fm DN.fuel lo hi)
-      | `Board s when autoplay ->
-          let t = DC.table ~autoplay nw.entries in
-          let r = DC.records ~cells ~w:nw.w ~count nw.rows in
-          if !jobs = 1 then Custom.check_nowin_autoplay s DC.nats.(cells) fm sorted t r
-          else nowin_in_parallel ~count
-              ~start_held:(fun () -> Custom.start_held_ap t r sorted s fm)
-              ~slice_closed:(fun lo hi ->
-                  Custom.slice_closed_ap t r sorted DC.nats.(cells) DC.fuel lo hi)
+          judge_deal n (DN.nowin_data n ~cells ~fm ~sorted ~autoplay ~count ~w:nw.w
+                          nw.entries nw.rows)
       | `Board s ->
-          let t = DC.table nw.entries in
-          let r = DC.records ~cells ~w:nw.w ~count nw.rows in
-          if !jobs = 1 then Custom.check_nowin s DC.nats.(cells) fm sorted t r
-          else nowin_in_parallel ~count
-              ~start_held:(fun () -> Custom.start_held t r sorted s)
-              ~slice_closed:(fun lo hi ->
-                  Custom.slice_closed t r sorted DC.nats.(cells) fm DC.fuel lo hi) in
-    if ok then sentence_nowin ()
-    else begin
-      why_not_closed nw ~start:(start_ints start) ~cells ~fm ~symmetry ~auto:autoplay ~count;
-      rejected "the records are not closed under %s from the %s" under
-        "starting position, or one is won"
-    end
+          judge_board s (DC.nowin_data s ~cells ~fm ~sorted ~autoplay ~count ~w:nw.w
+                           nw.entries nw.rows) in
+    match told with
+    | Some t -> t
+    | None ->
+        why_not_closed nw ~start:(start_ints start) ~cells ~fm ~symmetry ~auto:autoplay ~count;
+        rejected "the records are not closed under %s from the %s" under
+          "starting position, or one is won"
   end end
 
 (* ---- A range certificate ---- *)
@@ -1529,11 +1524,12 @@ let open_data file =
 (* The entries of a range read in turn from the stream, each checked for form, and entry i
    proved when [mine i]; [reached i] told before entry i.  The first failure, as (its index
    (the header's count for what follows the last entry), its verdict, why), or None; and the
-   deals of the no-win entries read. *)
+   proved results of the entries proved, byte i entry i's: 1 won, 2 cannot be won, 0 not
+   proved here. *)
 let read_entries src (h : header) ~mine ~reached =
   let hash = hash_from_here src in
   let r = stream_reader src ~stop:max_int in
-  let lost = ref [] and failed = ref None and i = ref 0 in
+  let results = Bytes.make h.count '\000' and failed = ref None and i = ref 0 in
   let fail i verdict m = failed := Some (i, verdict, m) in
   (* The moves and the positions the entries read so far ask (docs/certificate-format.md
      section 5's range limits). *)
@@ -1542,7 +1538,6 @@ let read_entries src (h : header) ~mine ~reached =
   let plus a b = if a > max_int - b then max_int else a + b in
   while !failed = None && !i < h.count do
     let i' = !i in
-    (* TRUSTED: entry i is checked, and counted, as the theorem of deal first + i. *)
     let number = h.first + i' in
     reached i';
     (try
@@ -1575,10 +1570,13 @@ let read_entries src (h : header) ~mine ~reached =
            let n = bin_header r "its body" ~not_bin:(not_a "its body" "bin") in
            stream_reader src ~stop:(src.taken + n) in
        let symmetry = if claim = "win" then "none" else h.symmetry in
-       ignore (check_one body ~prove:(mine i') ~path:"" ~claim ~version:h.hversion
-                 ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry
-                 ~closure:h.closure ~count);
-       if claim = "no-win" then lost := number :: !lost
+       (* TRUSTED: byte i is what the proved [entry_result first i] returned for entry i
+          (the [results_sound] of coq/Range.v). *)
+       match check_one body ~prove:(mine i') ~path:"" ~claim ~version:h.hversion
+               ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry
+               ~closure:h.closure ~count ~entry:(Some (h.first, i')) with
+       | Result won -> Bytes.set results i' (if won then '\001' else '\002')
+       | Told _ | Unproved -> ()
      with Rejected m ->
             fail i' "rejected" (Printf.sprintf "entry %d (deal %d): %s" (i' + 1) number m)
         | Unreadable m | Failure m ->
@@ -1592,13 +1590,13 @@ let read_entries src (h : header) ~mine ~reached =
     else if xxh3_end hash <> h.hash then
       fail h.count "rejected" "the range does not match its xxh3_64: it is corrupt"
   end;
-  !failed, List.rev !lost
+  !failed, results
 
 (* The range's theorem, or Rejected.  With -j N the entries are checked in N processes, each
-   reading the whole range from the file and proving entry i in process i mod N.
-   TRUSTED: the range holds when every entry's check holds (each a theorem of its own deal), so
-   the answer is their conjunction; the failure reported is the first entry's, as if they were
-   checked in turn. *)
+   reading the whole range from the file (read once, before they are forked) and proving
+   entry i in process i mod N; the failure reported is the first entry's, as if they were
+   checked in turn.  TRUSTED: the result of entry i given to the proved [range_verdict] is
+   byte i of what process i mod N returned (or of this process's, with one). *)
 let check_range file src (h : header) =
   if h.count <> h.last - h.first + 1 then rejected "count = %d, not last - first + 1" h.count;
   let parts = max 1 (min !jobs h.count) in
@@ -1606,7 +1604,7 @@ let check_range file src (h : header) =
       (commas (done_ + 1)) (commas h.count) in
   let results =
     if parts = 1 then
-      [read_entries src h ~mine:(fun _ -> true) ~reached:(fun i -> progress (say i i))]
+      [| read_entries src h ~mine:(fun _ -> true) ~reached:(fun i -> progress (say i i)) |]
     else begin
       let part p tell =
         jobs := 1;
@@ -1619,12 +1617,12 @@ let check_range file src (h : header) =
         let least = ref h.count in
         Array.iteri (fun p _ -> least := min !least (next p)) counts;
         if !least < h.count then progress (say !least (Array.fold_left ( + ) 0 counts)) in
-      Array.to_list (Array.map (function
+      Array.map (function
           | Some f -> f
           | None -> unreadable "a checking process failed (out of memory?)")
-          (in_processes parts part show))
+        (in_processes parts part show)
     end in
-  let first = List.fold_left (fun best (f, _) -> match best, f with
+  let first = Array.fold_left (fun best (f, _) -> match best, f with
       | Some (i, _, _), Some (j, _, _) when i <= j -> best
       | _, Some _ -> f
       | _, None -> best) None results in
@@ -1632,16 +1630,11 @@ let check_range file src (h : header) =
    | Some (_, "rejected", m) -> raise (Rejected m)
    | Some (_, _, m) -> raise (Unreadable m)
    | None -> ());
-  let lost = snd (List.hd results) in
-  let whose = if h.last < 1 lsl 31 then "Microsoft FreeCell deals"
-    else if h.first >= 1 lsl 31 then "FreeCell Pro's extended deals"
-    else "FreeCell Pro's deals" in
-  let text = Printf.sprintf "of %s %s..%s (%s) exactly %s cannot be won%s%s; %s"
-      whose (commas h.first) (commas h.last) (rules h.cells h.fm) (commas (List.length lost))
-      (if lost = [] then "" else ": ") (String.concat ", " (List.map string_of_int lost))
-      (Printf.sprintf "each of the other %s is won by a line that replays"
-         (commas (h.count - List.length lost))) in
-  text, lost
+  let result i = match Bytes.get (snd results.(i mod parts)) i with
+    | '\001' -> Some true | '\002' -> Some false | _ -> None in
+  match Vcheck_core.range_verdict h.first h.last DN.nats.(h.cells) h.fm result with
+  | Some (text, lost) -> DN.text text, lost
+  | None -> rejected "the range's entries do not each prove their deal"
 
 (* ---- A file ---- *)
 
@@ -1678,8 +1671,11 @@ let single path src (h : header) =
                   rejected "the body does not match its xxh3_64: it is corrupt") } in
   record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
                                           (commas k) (commas h.count)));
-  check_one r ~prove:true ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board
-    ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~closure:h.closure ~count:h.count
+  match check_one r ~prove:true ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board
+          ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~closure:h.closure ~count:h.count
+          ~entry:None with
+  | Told text -> text
+  | Result _ | Unproved -> rejected "the certificate proves nothing"
 
 (* Paths that are not certificates, and why: a folder that cannot be read, or holds none. *)
 let not_certificates : (string, string) Hashtbl.t = Hashtbl.create 4
