@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+import zstandard
 
 from certify import certificate, cli, deals
 from certify import prove as certify_prove
@@ -550,6 +551,7 @@ def test_a_damaged_file_gets_checks_words_from_explain_and_export(tmp_path, caps
     for path in damaged(tmp_path):
         verdict, _, said, _ = checker.verify(str(path))
         assert verdict == "unreadable", (path, said)
+        capsys.readouterr()  # (check's progress, on stderr when it is slow)
         said = said.replace(f"{path} is not a certificate: ", f"{path}: not a certificate: ")
         assert said == f"{path} is empty" if path.stat().st_size == 0 else \
             said.startswith(f"{path}: ") and ("cut short" in said or "zstd" in said), said
@@ -560,6 +562,36 @@ def test_a_damaged_file_gets_checks_words_from_explain_and_export(tmp_path, caps
     assert not (tmp_path / "x.v").exists()
 
 
+def frame_ends(data):
+    """The offsets at which each zstd frame of data ends."""
+    ends, at = [], 0
+    while at < len(data):
+        rest = zstandard.ZstdDecompressor().decompressobj()
+        rest.decompress(data[at:])
+        at = len(data) - len(rest.unused_data)
+        ends.append(at)
+    return ends
+
+
+def test_a_certificate_cut_between_frames_is_said_as_check_says_it(tmp_path, capsys):
+    # Cut where a frame ends, the file is whole zstd with short data: check names the part where
+    # the data ends ("the records is cut short: ..."), and so does certify, not the digest.
+    from check import checker
+    framed = (REPO / "certificates" / "7484159.msgpack.zst").read_bytes()
+    ends = frame_ends(framed)
+    assert len(ends) > 3
+    for end in (ends[0], ends[1], ends[-2]):
+        path = tmp_path / f"cut{end}.msgpack.zst"
+        path.write_bytes(framed[:end])
+        verdict, _, said, _ = checker.verify(str(path))
+        assert verdict == "rejected" and " is cut short: the data of " in said, said
+        capsys.readouterr()  # (check's progress, on stderr when it is slow)
+        for argv in (["explain", str(path)], ["export", "--coq", str(path), "-o",
+                                              str(tmp_path / "x.v")]):
+            assert main(argv) == 2
+            assert capsys.readouterr().err == f"certify: {said}\n", (argv, said)
+
+
 def test_a_range_certificate_cut_short_is_said_as_check_says_it(tmp_path, capsys):
     from check import checker
     whole = (REPO / "certificates" / "1-32000.msgpack.zst").read_bytes()
@@ -567,6 +599,7 @@ def test_a_range_certificate_cut_short_is_said_as_check_says_it(tmp_path, capsys
         path = tmp_path / f"cut{size}.msgpack.zst"
         path.write_bytes(whole[:size])
         _, _, said, _ = checker.verify(str(path))
+        capsys.readouterr()  # (check's progress, on stderr when it is slow)
         assert main(["extract", str(path), "1", "-o", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err
         assert said.endswith(f"{path}: its zstd frame is cut short"), said
