@@ -9,13 +9,14 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cd "$out"
 cp "$here"/coq/Check.v "$here"/coq/Extract.v "$here"/coq/Assumptions.v "$here"/coq/Deal.v \
-  "$here"/coq/Autoplay.v .
+  "$here"/coq/Autoplay.v "$here"/coq/Verdict.v "$here"/coq/Range.v .
 python3 "$here/derive_rules.py" "$here/../certify/exports/templates/Rules.v" . \
-  Check.v Extract.v Assumptions.v Autoplay.v
+  Check.v Extract.v Assumptions.v Autoplay.v Verdict.v
 coq() { nice coqc -q -Q . VCheck "$@"; }
 # Each step says what it does, as it begins: the proofs take minutes on a busy machine.
 say() { echo "vcheck build: $*" >&2; }
-for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard; do
+for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard Verdict VerdictBoard \
+    Range; do
   say "checking the proofs of $f.v"
   coq "$f.v"
 done
@@ -34,11 +35,15 @@ say "extracting the checker to OCaml"
 coq Extract.v
 coq ExtractBoard.v
 say "compiling the native driver"
-cp "$here"/ocaml/vcheck.ml "$here"/ocaml/*.c .
-ml() { nice ocamlfind ocamlopt -unsafe -inline 200 -package unix "$@"; }
+# The driver's modules, each after those it opens; ocaml/trusted.ml is the trusted one.
+driver="proved trusted reading stores moves certificate vcheck"
+for m in $driver; do cp "$here/ocaml/$m.ml" .; done
+cp "$here"/ocaml/*.c .
+ml() { nice ocamlfind ocamlopt -inline 200 -package unix "$@"; }
 ml -w -a -c vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml   # extracted
-ml -c zstd_stubs.c sha256.c terminal.c memory.c keyed_hash.c vcheck.ml
+ml -c zstd_stubs.c sha256.c terminal.c memory.c keyed_hash.c \
+  $(for m in $driver; do echo $m.ml; done)
 ml -linkpkg vcheck_core.cmx vcheck_board.cmx zstd_stubs.o sha256.o terminal.o memory.o \
-  keyed_hash.o vcheck.cmx \
+  keyed_hash.o $(for m in $driver; do echo $m.cmx; done) \
   -cclib -lzstd -cclib -l:libxxhash.so.0 -o vcheck
 echo "vcheck built: $out/vcheck"

@@ -72,6 +72,17 @@ def derive_board(text):
 
 # How vcheck's own files become those of a start position given as data.
 BOARD_EDITS = [
+    # Verdict.v's name of the start: a custom layout is named by its file.
+    ("""Definition who (deal_number : N) (name : String.string) : String.string :=
+  if deal_number <? 2147483648 then "Microsoft FreeCell deal " ++ decimal deal_number
+  else "FreeCell Pro's extended deal " ++ decimal deal_number.""",
+     """Definition who (deal_number : position) (name : String.string) : String.string :=
+  "the layout in " ++ name."""),
+    ("From VCheck Require Import Verdict.", "From VCheck Require Import VerdictBoard."),
+    # A range is of numbered deals: a custom layout's build has none.
+    ("From VCheck Require Import Range.\n", ""),
+    ("Print Assumptions range_verdict_sound.\n", ""),
+    (" Range.entry_result Range.range_verdict", ""),
     ("From VCheck Require Import Rules Check.", "From VCheck Require Import RulesBoard CheckBoard."),
     ("From VCheck Require Import Rules.", "From VCheck Require Import RulesBoard."),
     ("From VCheck Require Import Check.", "From VCheck Require Import CheckBoard."),

@@ -13,6 +13,7 @@
 
 From VCheck Require Import Rules Check.
 From VCheck Require Import Autoplay.
+From VCheck Require Import Verdict.
 From Coq Require Import NArith Extraction ExtrOcamlBasic.
 
 Extract Inductive positive => int
@@ -25,6 +26,7 @@ Extract Inlined Constant N.ltb => "(fun (x : int) (y : int) -> x < y)".
 Extract Inlined Constant N.leb => "(fun (x : int) (y : int) -> x <= y)".
 
 From VCheck Require Deal.
+From VCheck Require Range.
 Extract Constant Deal.next_state_fast =>
   "(fun x -> (214013 * (x land 0xFFFFFFFF) + 2531011) land 0xFFFFFFFF)".
 Extract Constant Deal.rand_value_fast =>
@@ -33,5 +35,4 @@ Extract Constant Deal.rand_value_fast =>
      else if n < 0x100000000 then y land 0x7FFF + 0x8000
      else y land 0xFFFF + 1)".
 
-Extraction "vcheck_core.ml" check_nowin check_nowin_slices check_win
-  check_nowin_autoplay check_nowin_autoplay_slices.
+Extraction "vcheck_core.ml" verdict start_ok slice_ok Range.entry_result Range.range_verdict.

@@ -1,0 +1,419 @@
+(* Reading a certificate (not trusted): the file, its decompression a window at a time,
+   msgpack, the header and its checks, the limits, words and progress lines, and the processes
+   of -j N (each result handed back by [Trusted.fork]). *)
+
+open Trusted
+
+(* ---- Errors: one line each ---- *)
+
+exception Unreadable of string
+exception Rejected of string
+
+let unreadable fmt = Printf.ksprintf (fun s -> raise (Unreadable s)) fmt
+let rejected fmt = Printf.ksprintf (fun s -> raise (Rejected s)) fmt
+
+(* ---- The file's data ---- *)
+
+type buf = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
+
+external read_file : string -> buf = "vc_read"         (* "-": standard input *)
+external sha256 : buf -> string = "vc_sha256"
+external stderr_columns : unit -> int = "vc_stderr_columns"
+type zstream
+type xxh3_state
+external stream_open : unit -> zstream = "vc_stream_open"
+external stream_read : zstream -> buf -> buf -> int -> int -> int = "vc_stream_read"
+(* The file's bytes that a reader taking a KiB at a time has read once so much data is out. *)
+external stream_got : zstream -> int -> int = "vc_stream_got"
+external xxh3_begin : unit -> xxh3_state = "vc_xxh3_begin"
+external xxh3_add : xxh3_state -> buf -> int -> int -> unit = "vc_xxh3_add"
+external xxh3_end : xxh3_state -> string = "vc_xxh3_end"
+external advise_huge : Bytes.t -> unit = "vc_advise_huge"
+external advise_huge_array : ('a, 'b, 'c) Bigarray.Array1.t -> unit = "vc_advise_huge_array"
+(* Where a lookup starts (ocaml/keyed_hash.c: under a key drawn at random each run). *)
+external hash_key : unit -> unit = "vc_hash_key"
+external keyed_hash : Bytes.t -> (int [@untagged]) -> (int [@untagged]) -> (int [@untagged])
+  = "vc_hash_byte" "vc_hash" [@@noalloc]
+external keyed_hash_int : (int [@untagged]) -> (int [@untagged])
+  = "vc_hash_int_byte" "vc_hash_int" [@@noalloc]
+
+module Strings = Hashtbl.Make (struct
+    type t = string
+    let equal = String.equal
+    let hash s = keyed_hash (Bytes.unsafe_of_string s) 0 (String.length s)
+  end)
+module Ints = Hashtbl.Make (struct
+    type t = int
+    let equal = Int.equal
+    let hash = keyed_hash_int
+  end)
+
+let get (d : buf) i = Char.code (Bigarray.Array1.unsafe_get d i)
+
+(* ---- The data, a window of it at a time (a version 3 no-win) ---- *)
+
+(* [win] holds the data from [pos] to [lim]; what comes before [pos] is read and may be
+   dropped ([taken] bytes of the data are); [hash], once set, is fed every byte as it is
+   decompressed.  Every certificate is read so: what is held decompressed is what the reader
+   asks for at once (at most a body or a chunk whose size the header's count bounds), never
+   the whole data. *)
+type source = { file : buf; z : zstream; mutable win : buf; mutable pos : int;
+                mutable lim : int; mutable ended : bool; mutable hash : xxh3_state option;
+                mutable taken : int }
+
+let source_open file =
+  { file; z = stream_open (); win = Bigarray.(Array1.create char c_layout (1 lsl 20));
+    pos = 0; lim = 0; ended = false; hash = None; taken = 0 }
+
+(* Whether [n] bytes can be had from [pos] on: the window is moved and grown as needed. *)
+let ensure s n =
+  let open Bigarray in
+  if s.lim - s.pos < n then begin
+    if s.pos > 0 then begin
+      let kept = s.lim - s.pos in
+      Array1.blit (Array1.sub s.win s.pos kept) (Array1.sub s.win 0 kept);
+      s.pos <- 0; s.lim <- kept
+    end;
+    if Array1.dim s.win < n then begin
+      let bigger = Array1.create char c_layout (max n (2 * Array1.dim s.win)) in
+      Array1.blit (Array1.sub s.win 0 s.lim) (Array1.sub bigger 0 s.lim);
+      s.win <- bigger
+    end;
+    while s.lim < n && not s.ended do
+      let got = stream_read s.z s.file s.win s.lim (Array1.dim s.win - s.lim) in
+      Option.iter (fun h -> xxh3_add h s.win s.lim got) s.hash;
+      if got = 0 then s.ended <- true else s.lim <- s.lim + got
+    done
+  end;
+  s.lim - s.pos >= n
+
+(* ---- msgpack, decoded by hand: only what the format uses ---- *)
+
+type value =
+  | Nil | Bool of bool | Int of int | Str of string
+  | Bin of int * int                      (* offset and length in the data *)
+  | Arr of value array | Map of (value * value) list
+
+type cursor = { data : buf; mutable pos : int; limit : int }
+
+let byte c =
+  if c.pos >= c.limit then unreadable "the data is cut short inside a msgpack value";
+  let b = get c.data c.pos in
+  c.pos <- c.pos + 1;
+  b
+
+let uint c n =
+  let r = ref 0 in
+  for i = 1 to n do
+    let b = byte c in
+    if i = 1 && n = 8 && b >= 0x40 then unreadable "a msgpack number is too large";
+    r := (!r lsl 8) lor b
+  done;
+  !r
+
+let sint c n =
+  let u = if n = 8 then uint c 8 else uint c n in
+  if n < 8 && u >= 1 lsl (8 * n - 1) then u - (1 lsl (8 * n)) else u
+
+let room c n what =
+  if n < 0 || n > c.limit - c.pos then unreadable "the data is cut short inside %s" what
+
+let rec value c depth =
+  if depth > 4 then unreadable "msgpack values nest too deeply";
+  let b = byte c in
+  if b <= 0x7f then Int b
+  else if b >= 0xe0 then Int (b - 256)
+  else if b land 0xf0 = 0x80 then map c (b land 0x0f) depth
+  else if b land 0xf0 = 0x90 then arr c (b land 0x0f) depth
+  else if b land 0xe0 = 0xa0 then str c (b land 0x1f)
+  else
+    match b with
+    | 0xc0 -> Nil
+    | 0xc2 -> Bool false
+    | 0xc3 -> Bool true
+    | 0xc4 -> bin c (uint c 1)
+    | 0xc5 -> bin c (uint c 2)
+    | 0xc6 -> bin c (uint c 4)
+    | 0xcc -> Int (uint c 1)
+    | 0xcd -> Int (uint c 2)
+    | 0xce -> Int (uint c 4)
+    | 0xcf -> Int (uint c 8)
+    | 0xd0 -> Int (sint c 1)
+    | 0xd1 -> Int (sint c 2)
+    | 0xd2 -> Int (sint c 4)
+    | 0xd3 -> Int (sint c 8)
+    | 0xd9 -> str c (uint c 1)
+    | 0xda -> str c (uint c 2)
+    | 0xdb -> str c (uint c 4)
+    | 0xdc -> arr c (uint c 2) depth
+    | 0xdd -> arr c (uint c 4) depth
+    | 0xde -> map c (uint c 2) depth
+    | 0xdf -> map c (uint c 4) depth
+    | _ -> unreadable "msgpack type 0x%02x is not used by the format" b
+
+and bin c n = room c n "a bin"; let p = c.pos in c.pos <- p + n; Bin (p, n)
+
+and str c n =
+  room c n "a str";
+  let s = String.init n (fun i -> Char.chr (get c.data (c.pos + i))) in
+  c.pos <- c.pos + n;
+  Str s
+
+(* (Only the header is read as values: its arrays and maps are small, as check's are.) *)
+and arr c n depth =
+  if n > 16 then unreadable "the header holds a msgpack array of %d values (at most 16)" n;
+  room c n "an array";
+  let a = Array.make n Nil in
+  for i = 0 to n - 1 do a.(i) <- value c (depth + 1) done;
+  Arr a
+
+and map c n depth =
+  if n > 16 then unreadable "the header holds a msgpack map of %d pairs (at most 16)" n;
+  room c (2 * n) "a map";
+  let l = ref [] in
+  for _ = 1 to n do
+    let k = value c (depth + 1) in
+    let v = value c (depth + 1) in
+    l := (k, v) :: !l
+  done;
+  Map (List.rev !l)
+
+let rec show = function
+  | Nil -> "None" | Bool b -> if b then "True" else "False" | Int n -> string_of_int n
+  | Str s -> Printf.sprintf "%S" s | Bin (_, n) -> Printf.sprintf "<%d bytes>" n
+  | Arr a -> "[" ^ String.concat ", " (Array.to_list (Array.map show a)) ^ "]"
+  | Map _ -> "{...}"
+
+(* ---- Headers ---- *)
+
+type header = {
+  claim : string; hversion : int; deal : int option; board : (int * int) option;
+  cells : int; fm : bool; symmetry : string; count : int; hash : string;
+  first : int; last : int;
+  closure : string;   (* "autoplay", or "moves" (no closure key): docs/certificate-format.md 8 *)
+}
+
+let single_keys = ["board"; "cells"; "claim"; "count"; "deal"; "format"; "foundation_moves";
+                   "symmetry"; "version"; "xxh3_64"]
+let range_keys = ["cells"; "claim"; "count"; "first"; "format"; "foundation_moves"; "last";
+                  "symmetry"; "version"; "xxh3_64"]
+
+let is_hex s = String.length s = 16 &&
+               String.for_all (fun ch -> (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')) s
+
+let max_deal = (1 lsl 33) - 1
+
+(* A header value as check's refusals show it (Python's reprlib.repr): a str or bytes as Python
+   writes it, past 30 characters its first 13 and last 14 around "..." (a str: its first 13
+   and last 14 characters, quoted again); an int past 40 digits likewise (18 and 19). *)
+let python_quoted ~prefix s =
+  let q = if String.contains s '\'' && not (String.contains s '"') then '"' else '\'' in
+  let b = Buffer.create (String.length s + 3) in
+  Buffer.add_string b prefix; Buffer.add_char b q;
+  String.iter (fun ch -> match ch with
+      | '\\' -> Buffer.add_string b "\\\\" | '\n' -> Buffer.add_string b "\\n"
+      | '\r' -> Buffer.add_string b "\\r" | '\t' -> Buffer.add_string b "\\t"
+      | ch when ch = q -> Buffer.add_char b '\\'; Buffer.add_char b ch
+      | ch when ch < ' ' || ch = '\127' || (prefix <> "" && ch > '\127') ->
+          Buffer.add_string b (Printf.sprintf "\\x%02x" (Char.code ch))
+      | ch -> Buffer.add_char b ch) s;
+  Buffer.add_char b q;
+  Buffer.contents b
+
+let cut s most = let n = String.length s in
+  if n <= most then s
+  else let i = (most - 3) / 2 in String.sub s 0 i ^ "..." ^ String.sub s (n - (most - 3 - i))
+                                                          (most - 3 - i)
+
+let header_bytes = ref (Bigarray.(Array1.create char c_layout 0))
+
+let rec python_repr = function
+  | Nil -> "None" | Bool b -> if b then "True" else "False"
+  | Int n -> cut (string_of_int n) 40
+  | Str s ->
+      let n = String.length s in
+      let r = python_quoted ~prefix:"" (if n <= 30 then s else String.sub s 0 30) in
+      if String.length r <= 30 then r
+      else   (* Python's x[:13] + x[len(x) - 14:], its repr, then the same cut however short *)
+        let r = python_quoted ~prefix:"" (String.sub s 0 (min n 13) ^
+                                          String.sub s (max 0 (n - 14)) (min n 14)) in
+        let m = String.length r in
+        String.sub r 0 (min m 13) ^ "..." ^ String.sub r (max 0 (m - 14)) (min m 14)
+  | Bin (o, n) ->
+      cut (python_quoted ~prefix:"b" (String.init n (fun i ->
+          Bigarray.Array1.get !header_bytes (o + i)))) 30
+  | Arr a -> "[" ^ String.concat ", " (Array.to_list (Array.map python_repr a)) ^ "]"
+  | Map _ -> "{...}"
+
+(* The header, checked as check checks it and in its order (docs/certificate-format.md,
+   section 5): its keys, then each value against its table. *)
+let read_header c =
+  header_bytes := c.data;
+  let h = match value c 0 with
+    | Map l -> l
+    | _ -> unreadable "the file does not start with a msgpack map"
+    | exception Unreadable m
+        when String.length m >= 20 && String.sub m 0 20 = "the data is cut shor" ->
+        unreadable "the header (in the first 64 KiB) is cut short" in
+  let keys = List.map (function (Str k, _) -> k | _ -> "?") h in
+  if List.length (List.sort_uniq compare (List.map fst h)) <> List.length h then
+    unreadable "a msgpack map repeats a key";
+  let field k = try List.assoc (Str k) h with Not_found -> Nil in
+  let bad k = unreadable "header %s = %s is not allowed" k (python_repr (field k)) in
+  let ranged = field "claim" = Str "range" in
+  let expected = if ranged then range_keys else single_keys in
+  (* The key closure is optional (section 8). *)
+  let named = List.filter (( <> ) "closure") keys in
+  if List.sort compare named <> expected then
+    unreadable "the header keys are not exactly: %s" (String.concat ", " expected);
+  if field "format" <> Str "freecell-certificate" then bad "format";
+  let hversion = match field "version" with
+    | Int (1 | 2 | 3 as v) when v >= 1 + Bool.to_int ranged -> v | _ -> bad "version" in
+  let claim = match field "claim" with
+    | Str ("no-win" | "win" | "range" as s) -> s | _ -> bad "claim" in
+  let int_in k lo hi = match field k with Int n when n >= lo && n <= hi -> n | _ -> bad k in
+  let cells = int_in "cells" 0 8 in
+  let fm = match field "foundation_moves" with Bool b -> b | _ -> bad "foundation_moves" in
+  let symmetry = match field "symmetry" with
+    | Str ("columns" | "none" as s) -> s | _ -> bad "symmetry" in
+  (* (Counts up to 2 ^ 64 - 1 are allowed; past 2 ^ 62 - 1 msgpack's reader refuses them, far
+     past any limit.) *)
+  let count = int_in "count" 0 max_int in
+  let hash = match field "xxh3_64" with Str s when is_hex s -> s | _ -> bad "xxh3_64" in
+  (* Tested last, as check does: only "autoplay", only in version 3, never in a win, never with
+     foundation moves (section 8). *)
+  let closure () =
+    if List.length named = List.length keys then "moves"
+    else match field "closure" with
+      | Str "autoplay" when hversion = 3 && claim <> "win" && not fm -> "autoplay"
+      | _ -> bad "closure" in
+  if ranged then begin
+    let first = int_in "first" 1 max_deal in
+    let last = int_in "last" first max_deal in
+    let closure = closure () in
+    { claim; hversion; deal = None; board = None; cells; fm; symmetry; count; hash; first; last;
+      closure }
+  end else begin
+    let deal = match field "deal" with
+      | Int n when n >= 1 && n <= max_deal -> Some n | Nil -> None | _ -> bad "deal" in
+    let board = match deal, field "board" with
+      | Some _, Nil -> None | None, Bin (o, n) -> Some (o, n) | _ -> bad "board" in
+    let closure = closure () in
+    { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = 0; last = 0;
+      closure }
+  end
+
+(* ---- Limits ---- *)
+
+let max_positions = ref 4_000_000
+let max_columns = ref 1_000_000
+let max_moves = ref 100_000
+(* A range's moves and positions in all (docs/certificate-format.md section 5): N a deal and N a
+   byte of the file read, each with one certificate's worth more. *)
+let range_moves = ref 250
+let range_positions = ref 10_000
+let byte_moves = ref 4
+let byte_positions = ref 16
+let jobs = ref 1
+
+(* ---- Words ---- *)
+
+let printable s =
+  String.concat "" (List.map (fun ch -> if ch >= ' ' && ch <> '\127' then String.make 1 ch
+                               else Printf.sprintf "\\x%02x" (Char.code ch))
+                      (List.init (String.length s) (String.get s)))
+
+let commas n =
+  let s = string_of_int n in
+  let b = Buffer.create 16 in
+  String.iteri (fun i ch ->
+      if i > 0 && (String.length s - i) mod 3 = 0 then Buffer.add_char b ',';
+      Buffer.add_char b ch) s;
+  Buffer.contents b
+
+(* ---- Progress of a long check: a line on standard error at most every [progress_every]
+   seconds (none in the first), cut to the terminal's width when it is one, whole in a log ---- *)
+
+let progress_every = ref 10.0
+let progress_on = ref true                    (* off under -q *)
+let progress_label = ref ""
+let progress_next = ref infinity
+
+let progress_begin label =
+  progress_label := label;
+  progress_next := if !progress_on then Unix.gettimeofday () +. !progress_every else infinity
+
+let progress text =
+  if Unix.gettimeofday () >= !progress_next then begin
+    let line = printable (!progress_label ^ ": " ^ text) in
+    let columns = stderr_columns () in
+    prerr_endline (if columns > 1 && String.length line >= columns
+                   then String.sub line 0 (columns - 1) else line);
+    progress_next := Unix.gettimeofday () +. !progress_every
+  end
+
+(* Called with k, now and then, as record k is about to be closed. *)
+let record_reached = ref (fun (_ : int) -> ())
+
+(* [work i tell] for each i < parts, each in a forked process of its own (so that each sees
+   the same data), and their results in order (None for a process that failed), as
+   [Trusted.fork] hands them back.  [tell n] says how far process i is: the parent calls [show]
+   with the latest of each. *)
+let in_processes parts (work : int -> (int -> unit) -> 'a) (show : int array -> unit) =
+  let news, tidings = Unix.pipe () in
+  let start i = fork (fun () ->
+      Unix.close news;
+      let message = Bytes.create 16 and last = ref 0.0 in
+      let tell n =   (* at most a few a second; 16 bytes, so that writes never interleave *)
+        let now = Unix.gettimeofday () in
+        if now -. !last >= 0.25 then begin
+          last := now;
+          Bytes.set_int64_le message 0 (Int64.of_int i);
+          Bytes.set_int64_le message 8 (Int64.of_int n);
+          ignore (Unix.write tidings message 0 16)
+        end in
+      (* Its end closed before its result is sent, so that the parent stops listening. *)
+      Fun.protect ~finally:(fun () -> Unix.close tidings) (fun () -> work i tell)) in
+  let children = Array.init parts start in
+  Unix.close tidings;
+  (* Until every process has closed its end of [news]. *)
+  let counts = Array.make parts 0 and chunk = Bytes.create 4096 and held = Buffer.create 32 in
+  let rec listen () =
+    match Unix.read news chunk 0 4096 with
+    | 0 -> ()
+    | n ->
+        Buffer.add_subbytes held chunk 0 n;
+        let whole = Buffer.length held / 16 * 16 in
+        let m = Buffer.to_bytes held in
+        for j = 0 to whole / 16 - 1 do
+          let i = Int64.to_int (Bytes.get_int64_le m (16 * j)) in
+          if i >= 0 && i < parts then counts.(i) <- Int64.to_int (Bytes.get_int64_le m (16 * j + 8))
+        done;
+        Buffer.clear held;
+        Buffer.add_subbytes held m whole (Bytes.length m - whole);
+        show counts;
+        listen ()
+    | exception Unix.Unix_error (Unix.EINTR, _, _) -> listen () in
+  listen ();
+  Unix.close news;
+  Array.map (fun wait -> wait ()) children
+
+(* The no-win's records in [jobs] slices, each checked by [slice lo hi] in a process of its
+   own: the bounds between the slices, and what each process returned ([Trusted.records_data]
+   counts a slice as closed only by what [slice] said of it there).  Few records: none in other
+   processes ([None]: the proved function checks them all). *)
+let in_slices ~count slice =
+  let parts = max 1 (min !jobs (count / 100)) in
+  if parts = 1 then [], None
+  else begin
+    let bound i = count * i / parts in
+    let closed i tell =
+      record_reached := (fun k -> tell (k - bound i));
+      slice (bound i) (bound (i + 1)) in
+    let show counts = progress (Printf.sprintf "record %s of %s closed"
+                                  (commas (Array.fold_left ( + ) 0 counts)) (commas count)) in
+    let results = in_processes parts closed show in
+    if Array.mem None results then unreadable "a checking process failed (out of memory?)";
+    List.init (parts - 1) (fun i -> bound (i + 1)), Some results
+  end
+
