@@ -10,7 +10,7 @@ All are optional (setuptools' Extension(optional=True)): if a source is missing 
 fails or is absent, the install still succeeds, with setuptools' warning that the extension
 failed, and certify runs the reference engine in Python (certify/engine/__init__.py says so,
 and `certify --version` says why); without _external the search stops at --memory instead of
-going on on disk (certify/external.py). Everything else about the package is in pyproject.toml.
+going on on disk (certify/engine/on_disk.py). Everything else about the package is in pyproject.toml.
 """
 
 import os

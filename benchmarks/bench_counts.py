@@ -35,9 +35,9 @@ from report import Report, add_json_option, figure  # noqa: E402
 from support.position_counts import COUNTS  # noqa: E402
 
 from certify import engine  # noqa: E402
-from certify.board import write_board  # noqa: E402
-from certify.deals import deal  # noqa: E402
-from certify.rules import Rules, autoplay, encode, moves, start  # noqa: E402
+from certify.game.board import write_board  # noqa: E402
+from certify.game.deals import deal  # noqa: E402
+from certify.game.rules import Rules, autoplay, encode, moves, start  # noqa: E402
 
 FC_SOLVE = "fc-solve"
 

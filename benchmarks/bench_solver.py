@@ -1,5 +1,5 @@
 """How fast the win solver finds wins, and how long its lines are: the C engine
-(certify.engine._solver), the Python reference (certify/solver.py), and Freecell Solver.
+(certify.engine._solver), the Python reference (certify/engine/reference/solver.py), and Freecell Solver.
 
     python3 benchmarks/bench_solver.py [N] [--first F] [--engine native|python|both]
                                        [--runs R] [--vs-fc-solve] [--rounds R] [--cells K]
@@ -43,8 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from report import Report, add_json_option, figure  # noqa: E402
 
-from certify import deals, notation, solver  # noqa: E402
-from certify.rules import Rules, replays_to_win, start  # noqa: E402
+from certify.game import deals, notation
+from certify.engine.reference import solver  # noqa: E402
+from certify.game.rules import Rules, replays_to_win, start  # noqa: E402
 
 try:
     from certify.engine import _solver
@@ -56,7 +57,7 @@ FC_SOLVE = "freecell-solver-range-parallel-solve"
 
 # What each engine's timed call is, as a figure's command.
 CALLS = {"native": "certify.engine._solver.solve(found, cells, cols, {ncells}, {budget})",
-         "python": "certify.solver.solve(position, Rules({ncells}), {budget})"}
+         "python": "certify.engine.reference.solver.solve(position, Rules({ncells}), {budget})"}
 
 
 def call(engine, rules, budget):

@@ -10,11 +10,11 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from certify import certificate
+from certify.format import certificate
 from certify.outcome import NO_WIN, WIN
-from certify.prove import Search as SearchStep, Solve, prove
-from certify.rules import Rules
-from certify.solver import solve
+from certify.run.prove import Search as SearchStep, Solve, prove
+from certify.game.rules import Rules
+from certify.engine.reference.solver import solve
 from check import checker
 from support import certgen as g
 

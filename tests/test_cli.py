@@ -15,12 +15,14 @@ import time
 
 import pytest
 
-from certify import certificate, cli, deals
-from certify import prove as certify_prove
-from certify.board import write_board
-from certify.cli import certify_parser, main
-from certify.names import certificate_name
-from certify.rules import Rules, start
+from certify.format import certificate
+from certify.commands import cli
+from certify.game import deals
+from certify.run import prove as certify_prove
+from certify.game.board import write_board
+from certify.commands.cli import certify_parser, main
+from certify.format.names import certificate_name
+from certify.game.rules import Rules, start
 from support.position_counts import known_count
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -508,7 +510,7 @@ def test_extract_keeps_what_is_not_its_deals_certificate(tmp_path, monkeypatch, 
 WITHOUT_COMPILED_ENGINE = """
 import sys
 sys.modules['certify.engine._search'] = None
-from certify import cli
+from certify.commands import cli
 for out in sys.argv[1:]:
     cli.main(["1", "--max-positions", "50", "--no-solver", "-o", out, *QUIET])
 """

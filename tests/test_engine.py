@@ -17,13 +17,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from certify import certificate, engine, prove as prove_module, search as reference
-from certify.deals import deal
+from certify.format import certificate
+from certify import engine
+from certify.run import prove as prove_module
+from certify.engine.reference import search as reference
+from certify.game.deals import deal
 from certify.engine import decode_key
-from certify.outcome import (FORMAT, MEMORY, SEARCH_CAPACITY, NO_WIN, UNKNOWN, WIN,
-                             out_of_memory, size_text)
-from certify.prove import prove
-from certify.rules import Rules, autoplay, encode, moves, replays_to_win, start, successors
+from certify.outcome import (FORMAT, MEMORY, SEARCH_CAPACITY, NO_WIN, UNKNOWN, WIN, out_of_memory,
+                             size_text)
+from certify.run.prove import prove
+from certify.game.rules import Rules, autoplay, encode, moves, replays_to_win, start, successors
 from support.boards import reachable, small_boards
 from support.position_counts import known_count
 
@@ -893,7 +896,7 @@ def test_certify_stops_at_its_memory_budget(tmp_path):
 
 def test_memory_sizes_are_read_with_their_units():
     import argparse
-    from certify import options
+    from certify.commands import options
     assert [options.memory_size(t) for t in ("500M", "8G", "8g", "1.5G", "2GiB", "512KB", "1T")] \
         == [500 << 20, 8 << 30, 8 << 30, 3 << 29, 2 << 30, 512 << 10, 1 << 40]
     for bad in ("8", "0M", "-1G", "8X", "", "G", "1e3M", "８G", "1_000M"):
@@ -904,7 +907,7 @@ def test_memory_sizes_are_read_with_their_units():
 
 
 def test_the_help_says_the_memory_default_and_that_nothing_spills(tmp_path):
-    from certify import options
+    from certify.commands import options
     done = run_certify(["--help"], "native", tmp_path)
     text = " ".join(done.stdout.split())
     default = options.default_memory()

@@ -20,15 +20,15 @@ from pathlib import Path
 import pytest
 import xxhash
 
-from certify import certificate
-from certify.board import read_board
-from certify.cli import main
-from certify.deals import deal
-from certify.exports.coq import METHODS, TEMPLATES, coq_file
+from certify.format import certificate
+from certify.game.board import read_board
+from certify.commands.cli import main
+from certify.game.deals import deal
+from certify.commands.exports.coq import METHODS, TEMPLATES, coq_file
 from certify.engine import decode_key, search
 from certify.outcome import NO_WIN
-from certify.prove import prove
-from certify.rules import Rules, moves, start
+from certify.run.prove import prove
+from certify.game.rules import Rules, moves, start
 from support.position_counts import known_count
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "certificates"

@@ -2,7 +2,7 @@
 
 No Lean toolchain is installed here, so the file is not compiled (the README says so). These
 tests check that it has the shape it is meant to have and, with a reading of the data written
-here from the encoding's description (not from certify/exports/lean.py), that it holds exactly
+here from the encoding's description (not from certify/commands/exports/lean.py), that it holds exactly
 the positions exported: the certificate's, or for a certificate taken up to column
 permutation, those of a search with fixed columns.
 """
@@ -11,13 +11,13 @@ import re
 
 import pytest
 
-from certify import certificate
-from certify.board import read_board
-from certify.cli import main
-from certify.deals import deal
+from certify.format import certificate
+from certify.game.board import read_board
+from certify.commands.cli import main
+from certify.game.deals import deal
 from certify.outcome import NO_WIN
-from certify.prove import prove
-from certify.rules import Rules, encode, start
+from certify.run.prove import prove
+from certify.game.rules import Rules, encode, start
 from support.position_counts import known_count
 
 LAYOUT = """Foundations: H-6 C-4 D-6 S-4

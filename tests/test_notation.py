@@ -7,12 +7,14 @@ import sys
 import pytest
 from hypothesis import given, strategies as st
 
-from certify import cli, deals, notation
-from certify.board import write_board
-from certify.cards import parse as card
-from certify.notation import NotationError, capacity, move_readings, read, supermove, to_notation
-from certify.rules import CELL, HOME, Rules, is_won, moves, replays_to_win, start
-from certify.solver import solve
+from certify.commands import cli
+from certify.game import deals, notation
+from certify.game.board import write_board
+from certify.game.cards import parse as card
+from certify.game.notation import (NotationError, capacity, move_readings, read, supermove,
+                                   to_notation)
+from certify.game.rules import CELL, HOME, Rules, is_won, moves, replays_to_win, start
+from certify.engine.reference.solver import solve
 
 # Freecell Solver 5.0 (`fc-solve -m -snx`) on deal 1 and deal 4, the moves only.
 FCS_DEAL_1 = """

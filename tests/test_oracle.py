@@ -1,11 +1,11 @@
-"""The rules, three times over: certify/rules.py and check/checker.py against tests/support/oracle.py, a
+"""The rules, three times over: certify/game/rules.py and check/checker.py against tests/support/oracle.py, a
 reading of docs/certificate-format.md that imports neither (and asks "is this a move?" of every
 free card and destination, where both of them generate moves from each source)."""
 from pathlib import Path
 
 from hypothesis import given, strategies as st
 
-from certify import rules
+from certify.game import rules
 from check import checker
 from support import oracle
 

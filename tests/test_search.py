@@ -8,12 +8,13 @@ import sys
 
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from certify.deals import deal
+from certify.game.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN, WIN
-from certify.prove import Search as SearchStep, Solve, prove
-from certify.rules import CELL, HOME, Rules, decode, encode, is_won, moves, replays_to_win, start
-from certify.search import Columns, decode_key, make_expander, search, start_key
-from certify.solver import solve
+from certify.run.prove import Search as SearchStep, Solve, prove
+from certify.game.rules import (CELL, HOME, Rules, decode, encode, is_won, moves, replays_to_win,
+                                start)
+from certify.engine.reference.search import Columns, decode_key, make_expander, search, start_key
+from certify.engine.reference.solver import solve
 from check import checker
 from support import boards
 from support.boards import any_won, key, reachable, small_boards, unwinnable_boards
@@ -102,10 +103,10 @@ def test_certificates_hold_the_reachable_set_or_a_winning_line(tmp_path):
 
 WRITE_IN_A_FRESH_PROCESS = """
 import sys
-from certify.deals import deal
-from certify.prove import Search as SearchStep, Solve, prove
-from certify.rules import Rules, start
-from certify.solver import solve
+from certify.game.deals import deal
+from certify.run.prove import Search as SearchStep, Solve, prove
+from certify.game.rules import Rules, start
+from certify.engine.reference.solver import solve
 for n, cells, fixed, back in CASES:
     rules = Rules(cells, fixed, back)
     prove(start(deal(n)), rules, n, f"{sys.argv[1]}/{n}-{cells}-{fixed}-{back}.msgpack.zst",
@@ -142,7 +143,7 @@ def test_deal_11982_published_facts():
     assert (up_to_permutation.verdict, up_to_permutation.positions) == (NO_WIN, known_count(11982))
     # AS 3H 6H 4H QS AC QC 6S never move: in every position each sits on the same cards as dealt.
     frozen = {"AS", "3H", "6H", "4H", "QS", "AC", "QC", "6S"}
-    from certify.cards import name
+    from certify.game.cards import name
     dealt = {col[:i + 1] for col in map(bytes, deal(11982)) for i in range(len(col))}
     for k in fixed.keys:
         _, _, cols = decode_key(k, 4, fixed.columns)
@@ -212,7 +213,7 @@ def test_the_search_capacity_is_what_32_bit_indices_and_hashes_can_hold():
 
 def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_positions():
     from certify.outcome import FORMAT
-    from certify.search import Search
+    from certify.engine.reference.search import Search
     position, rules = start(deal(11982)), Rules(4)
     s = Search(position, rules, capacity=5000)
     outcome = s.run()
@@ -230,7 +231,7 @@ def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_pos
 
 def test_a_memory_error_in_the_reference_search_is_a_final_unknown():
     from certify.outcome import SYSTEM_MEMORY
-    from certify.search import Search
+    from certify.engine.reference.search import Search
     position, rules = start(deal(11982)), Rules(4)
     s = Search(position, rules)
     expand, calls = s.expand, []
@@ -251,7 +252,7 @@ def test_a_memory_error_in_the_reference_search_is_a_final_unknown():
 
 def test_the_reference_holds_to_a_memory_budget():
     from certify.outcome import MEMORY, size_text
-    from certify.search import REFERENCE_BYTES, Search
+    from certify.engine.reference.search import REFERENCE_BYTES, Search
     position, rules = start(deal(11982)), Rules(4)
     outcome = Search(position, rules, memory=20_000 * REFERENCE_BYTES).run()
     assert (outcome.verdict, outcome.positions, outcome.limit) == (UNKNOWN, 20_000, MEMORY)

@@ -1,4 +1,4 @@
-"""The solver in C (certify.engine._solver) against the reference (certify/solver.py).
+"""The solver in C (certify.engine._solver) against the reference (certify/engine/reference/solver.py).
 
 Both must give the very same line, byte for byte, or both None, for the same position, free
 cells and budget: that is what lets the two engines write identical win certificates. Every
@@ -14,9 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certify import certificate, deals, solver
+from certify.format import certificate
+from certify.game import deals
+from certify.engine.reference import solver
 from certify.engine import _solver
-from certify.rules import HOME, Rules, moves, replays_to_win, start
+from certify.game.rules import HOME, Rules, moves, replays_to_win, start
 from support.boards import small_boards
 
 
@@ -300,9 +302,9 @@ def test_out_of_memory_is_a_memory_error_and_the_next_solve_works():
     falls in many places."""
     code = """
 import resource, sys
-from certify import deals
+from certify.game import deals
 from certify.engine import _solver
-from certify.rules import start
+from certify.game.rules import start
 def vm_bytes():
     with open('/proc/self/statm') as f:
         return int(f.read().split()[0]) * 4096

@@ -1,7 +1,7 @@
 /*
 ** The disk-backed exhaustive search's inner loops, compiled: certify.engine._external.
 **
-** certify/external.py drives the search (its work folder, its layers and checkpoints); this
+** certify/engine/on_disk.py drives the search (its work folder, its layers and checkpoints); this
 ** module does what touches every position: expanding a file of positions into buffers of
 ** successors, writing a buffer as a sorted run without repeats, merging runs against the sorted
 ** set of positions already found, and at the end streaming every position out as certificate
@@ -92,7 +92,7 @@ static double now(void) {
 /* ---- Stopping ------------------------------------------------------------------------------ */
 
 /* The loops here run for minutes without the GIL, where Python's signal handlers cannot run: so
-** they look, a few times a second, whether a stop was asked (stop(), from certify/external.py's
+** they look, a few times a second, whether a stop was asked (stop(), from certify/engine/on_disk.py's
 ** handler of SIGINT and SIGTERM) and let Python run its handlers (a KeyboardInterrupt raised
 ** there stops them too). A stopped call raises Stopped and leaves its output files short: the
 ** folder's state never names them, so a resume removes them. */
@@ -2016,7 +2016,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_external",
-    "The disk-backed exhaustive search's inner loops (see certify/external.py).",
+    "The disk-backed exhaustive search's inner loops (see certify/engine/on_disk.py).",
     -1, module_methods, NULL, NULL, NULL, NULL,
 };
 

@@ -1,10 +1,10 @@
 /*
-** certify.engine._solver: the best-first win solver of certify/solver.py, in C.
+** certify.engine._solver: the best-first win solver of certify/engine/reference/solver.py, in C.
 **
 **   solve(found, cells, columns, ncells, budget, styles=None) -> bytes or None
 **   solve_deal(deal, ncells, foundation_moves, budget) -> bytes (move indices) or None
 **
-** It finds exactly the line certify/solver.py finds (the Python reference; read it first, this
+** It finds exactly the line certify/engine/reference/solver.py finds (the Python reference; read it first, this
 ** file follows it function by function): the same player moves in the same order, the same
 ** safe foundation moves, the same whole-number priorities expanded in the same order (the
 ** least first, ties to the earlier push), the same styles and turns (the main attempt's, or a
@@ -13,7 +13,7 @@
 ** tests/test_solver_flares.py hold them to it. The line comes back as 2 bytes a single-card
 ** move (card, destination: 0..7 a column, 8 a free cell, 9 the foundation), replayed here
 ** under the plain rules first. solve_deal() is a census's one call a deal: it deals the cards
-** itself (certify/deals.py) and gives the line as format version 3's move indices
+** itself (certify/game/deals.py) and gives the line as format version 3's move indices
 ** (move_order.h), what the deal's entry holds, replayed as it is converted, so that Python
 ** makes no position, line or list for a deal won at once.
 **
@@ -83,7 +83,7 @@ enum { OK = 0, SOLVED = 0, GAVE_UP, OUT_OF_MEMORY, BROKEN, RUNNING, WON, EXHAUST
 #define EACH_COLUMN
 #endif
 
-/* The tuning of certify/solver.py, in the same units (UNIT = a twentieth of a move). */
+/* The tuning of certify/engine/reference/solver.py, in the same units (UNIT = a twentieth of a move). */
 #define UNIT 20
 #define CELL_COST 1
 #define NSTYLES 4  /* the most styles a solve takes turns with */
@@ -1209,7 +1209,7 @@ static int read_board(Layout *b, const uint8_t *found, Py_ssize_t nfound, const 
     return 1;
 }
 
-/* ---- deals (certify/deals.py): a census gives deal numbers, not positions ---------------- */
+/* ---- deals (certify/game/deals.py): a census gives deal numbers, not positions ---------------- */
 
 #define MAX_DEAL ((1ULL << 33) - 1)   /* deals.MAX_DEAL: FreeCell Pro's numbering */
 
@@ -1416,13 +1416,13 @@ static PyMethodDef methods[] = {
     {"solve", (PyCFunction)(void (*)(void))solve, METH_VARARGS | METH_KEYWORDS,
      "solve(found, cells, columns, ncells, budget, styles=None) -> bytes or None\n\n"
      "A winning line of single-card moves, 2 bytes a move (card, destination: 0..7 a column,\n"
-     "8 a free cell, 9 the foundation), exactly as certify.solver.solve finds it; None when\n"
+     "8 a free cell, 9 the foundation), exactly as certify.engine.reference.solver.solve finds it; None when\n"
      "the budget of positions runs out or the solver's graph is exhausted. styles: a flare's\n"
      "(((move weight, sequenced weight), ...), head start, turn) (None: STYLES, HEAD_START,\n"
      "TURN)."},
     {"solve_deal", (PyCFunction)(void (*)(void))solve_deal, METH_VARARGS | METH_KEYWORDS,
      "solve_deal(deal, ncells, foundation_moves, budget) -> bytes or None\n\n"
-     "solve()'s line from the start of deal number `deal` (certify.deals.deal), as format\n"
+     "solve()'s line from the start of deal number `deal` (certify.game.deals.deal), as format\n"
      "version 3's move indices, one byte a move (certificate.move_indices under the rules\n"
      "with `ncells` free cells and `foundation_moves`): what a census keeps of a won deal,\n"
      "in one call. None as for solve()."},
@@ -1436,10 +1436,10 @@ static void free_kept(void *unused) {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_solver",
-    "The best-first win solver of certify/solver.py, in C (certify/engine/solver.c).", -1,
+    "The best-first win solver of certify/engine/reference/solver.py, in C (certify/engine/solver.c).", -1,
     methods, NULL, NULL, NULL, free_kept};
 
-/* The tuning, as module constants, so that a test can hold it to certify/solver.py's. */
+/* The tuning, as module constants, so that a test can hold it to certify/engine/reference/solver.py's. */
 static int add_tuning(PyObject *m) {
     PyObject *styles = PyTuple_New(MAIN_STYLES.nstyles);
     if (styles == NULL)

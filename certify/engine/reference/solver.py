@@ -28,8 +28,8 @@ tests/test_solver_native.py holds it to that. A change here is a change there.
 import heapq
 from itertools import chain, count
 
-from .notation import is_safe_home, play, run_length, supermove
-from .rules import CELL, HOME, WON, stacks_on
+from ...game.notation import is_safe_home, play, run_length, supermove
+from ...game.rules import CELL, HOME, WON, stacks_on
 
 # Positions expanded, in all, before giving up. A deal the solver gives up on goes to the exhaustive
 # search, whose depth-first lines run to 10^5 moves and beyond. 60,000 left 6 of deals 1-32000 to

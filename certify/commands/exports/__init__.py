@@ -24,11 +24,12 @@ import hashlib
 import os
 import re
 
-from .. import certificate, output
-from ..engine import decode_key, search
+from ...format import certificate
+from ... import output
+from ...engine import decode_key, search
 from ..options import EXIT_OK, Parser, Usage
-from ..outcome import NO_WIN, WIN
-from ..rules import Rules, autoplay, encode, is_won, moves
+from ...outcome import NO_WIN, WIN
+from ...game.rules import Rules, autoplay, encode, is_won, moves
 from . import coq, lean
 
 COQ_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")  # coqc names a module after its file

@@ -6,12 +6,14 @@ import os
 import sys
 import time
 
-from .. import engine, output, progress, range_certificate
+from ... import engine, output
+from ...run import progress
+from ...format import ranges
 from ..options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
                        Parser, Usage, add_budget_options, add_rule_options, deal_range,
                        default_memory, memory_size, positive_count)
-from ..names import range_name
-from ..outcome import UNKNOWN, VERDICTS
+from ...format.names import range_name
+from ...outcome import UNKNOWN, VERDICTS
 from . import chunks, work
 from .folder import TABLE, Census, FolderError, open_folder, summary
 
@@ -198,7 +200,7 @@ def run(census, span, settings, args, client, target):
                 print(f"  writing the range certificate {shown} ...", file=sys.stderr)
             size, sha = census.write_range(span, settings.rules(), target)
             written = {"range_certificate": target, "bytes": size, "sha256": sha}
-    except (chunks.ChunkError, range_certificate.RangeError) as e:
+    except (chunks.ChunkError, ranges.RangeError) as e:
         raise Usage(f"{census.folder} is damaged: {e}") from None
     except BrokenPipeError:  # -o - and the reader went away: said by cli.main
         raise

@@ -2,7 +2,7 @@
 
     certify import FILE --deal N [--cells K] [-o CERT]
 
-FILE holds a line in standard notation (certify/notation.py), for instance what Freecell Solver
+FILE holds a line in standard notation (certify/game/notation.py), for instance what Freecell Solver
 prints with `fc-solve -m -snx` (its lines around the moves are skipped). Every move is checked
 as it is read; a multi-card move becomes single-card moves through the free cells and empty
 columns. The certificate holds those single-card moves, so `check` verifies it as usual and
@@ -12,13 +12,14 @@ trusts nothing here. An illegal move is reported by its number and text, and not
 import hashlib
 import sys
 
-from . import certificate, notation, output
-from .inputs import (NOTATION_LIMIT, input_name, keep_other_claims, read_text,
-                     starting_point)
-from .names import certificate_name
+from ..format import certificate
+from ..game import notation
+from .. import output
+from .inputs import NOTATION_LIMIT, input_name, keep_other_claims, read_text, starting_point
+from ..format.names import certificate_name
 from .options import EXIT_OK, Parser, Usage, cells_count
-from .prove import win_certificate
-from .rules import Rules, replays_to_win
+from ..run.prove import win_certificate
+from ..game.rules import Rules, replays_to_win
 
 
 def parser():

@@ -24,11 +24,11 @@ exactly as if it had never stopped (prove() uses that to try the solver in betwe
 import struct
 import time
 
-from .cards import RED
-from .outcome import (COLUMNS, FORMAT, MEMORY, MOST_COLUMNS, NO_WIN, SYSTEM_MEMORY,
-                      TOO_MANY_COLUMNS, UNKNOWN, WIN, Outcome, budget_reason, SEARCH_CAPACITY,
-                      format_full, out_of_memory)
-from .rules import WON, autoplay, is_safe, with_home
+from ...game.cards import RED
+from ...outcome import (COLUMNS, FORMAT, MEMORY, MOST_COLUMNS, NO_WIN, SYSTEM_MEMORY,
+                        TOO_MANY_COLUMNS, UNKNOWN, WIN, Outcome, budget_reason, SEARCH_CAPACITY,
+                        format_full, out_of_memory)
+from ...game.rules import WON, autoplay, is_safe, with_home
 
 # The cards a given card may be stacked on: one rank higher, other colour.
 PARENTS = [

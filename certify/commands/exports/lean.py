@@ -16,7 +16,7 @@ check its structure and read its data back independently. The data is two string
 import textwrap
 from string import Template
 
-from ..board import describe
+from ...game.board import describe
 
 LEAN_VERSION = "v4.22.0"
 

@@ -20,7 +20,8 @@ import msgpack
 import xxhash
 import zstandard
 
-from . import certificate, output
+from . import certificate
+from .. import output
 
 FORMAT = certificate.FORMAT
 VERSION = 3  # what certify writes

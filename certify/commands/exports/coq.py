@@ -39,7 +39,7 @@ import textwrap
 from pathlib import Path
 from string import Template
 
-from ..board import describe
+from ...game.board import describe
 
 TEMPLATES = Path(__file__).with_name("templates")
 TEMPLATE_ONLY = "(* template only *)"

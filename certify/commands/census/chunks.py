@@ -15,7 +15,7 @@ A chunk file is one zstd frame holding three msgpack values:
     rows      [str, ...]               each deal's row of the results table (JSON text)
     entries   [bin, ...]               for each deal with a verdict (win or no-win), in order,
                                        its range certificate entry, packed as it will stand in
-                                       the range file (certify/range_certificate.py)
+                                       the range file (certify/format/ranges.py)
 
 A chunk may hold only some of its block's deals (a census of 5-20 in blocks of 1,000 holds
 5..20 in block 0); a later census of more deals, or one that retries the unknown ones, adds
@@ -29,8 +29,9 @@ import re
 import msgpack
 import zstandard
 
-from .. import deals, output
-from ..outcome import UNKNOWN, VERDICTS
+from ...game import deals
+from ... import output
+from ...outcome import UNKNOWN, VERDICTS
 
 FORMAT, VERSION = "freecell-census-chunk", 1
 FOLDER = "chunks"

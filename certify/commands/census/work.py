@@ -17,12 +17,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import islice
 
-from .. import certificate, deals
+from ...format import certificate
+from ...game import deals
 from ..options import result_json
-from ..outcome import UNKNOWN, VERDICTS, WIN, Result
-from ..prove import at_once, proved
-from ..range_certificate import pack_entry
-from ..rules import Rules, start
+from ...outcome import UNKNOWN, VERDICTS, WIN, Result
+from ...run.prove import at_once, proved
+from ...format.ranges import pack_entry
+from ...game.rules import Rules, start
 from .chunks import Item
 
 
@@ -127,7 +128,7 @@ _WIN_JSON = json.dumps(WIN)
 
 
 def as_certify_does(deal, settings, failed=0):
-    """prove()'s find and encode (proved()) as `certify DEAL` runs them (certify/cli.py,
+    """prove()'s find and encode (proved()) as `certify DEAL` runs them (certify/commands/cli.py,
     run_certify), so that a deal's entry is the body of the very certificate `certify DEAL`
     writes; tests/test_range.py holds the two to the same bytes. Nothing is written.
     `failed`: positions within which the solver is known to find no win (attempted()'s

@@ -18,7 +18,7 @@ same input, same bytes.
 import textwrap
 from xml.sax.saxutils import escape
 
-from .cards import RANKS, RED, SUITS, name
+from ..game.cards import RANKS, RED, SUITS, name
 
 SYMBOLS = "\u2663\u2666\u2665\u2660"  # clubs, diamonds, hearts, spades, in card-number order
 CARD_W, CARD_H = 64, 90

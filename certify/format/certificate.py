@@ -39,9 +39,10 @@ import msgpack
 import xxhash
 import zstandard
 
-from . import deals, output
-from .outcome import NO_WIN, WIN
-from .rules import CELL, HOME, Rules, moves, start
+from ..game import deals
+from .. import output
+from ..outcome import NO_WIN, WIN
+from ..game.rules import CELL, HOME, Rules, moves, start
 
 FORMAT = "freecell-certificate"
 VERSION = 3  # what certify writes; read() reads VERSIONS

@@ -20,21 +20,21 @@ the same proof's solver attempts in one call.
 import os
 import time
 
-from . import engine, output
-from .outcome import (FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, Result,
-                      budget_reason, out_of_memory)
+from .. import engine, output
+from ..outcome import (FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, Result, budget_reason,
+                       out_of_memory)
 from .progress import phase
-from .rules import HOME, autoplay, encode as canonical, is_won, successors
+from ..game.rules import HOME, autoplay, encode as canonical, is_won, successors
 
 
 def load_writer():
-    """The certificate writer (certify/certificate.py), imported here and nowhere else in this
+    """The certificate writer (certify/format/certificate.py), imported here and nowhere else in this
     module: with msgpack, zstandard, xxhash and hashlib, ~10 ms of imports, which `certify
     DEAL` makes on its main thread while the search finishes on the other rather than before
     the search starts. A search that is not overlapped loads them before it starts: after it,
     memory may have run short, and a module that cannot be mapped then fails as an
     ImportError, not as out of memory."""
-    from . import certificate
+    from ..format import certificate
     return certificate
 
 
@@ -149,14 +149,14 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     budgets bound the whole run:
     `time_limit` the seconds of everything, `max_positions` the positions of the solver's
     attempts (their budgets, charged in full) and of the search together. `progress`
-    (certify/progress.py) hears each phase and the search's figures. `together`: a plan's first
+    (certify/run/progress.py) hears each phase and the search's figures. `together`: a plan's first
     Solve and first Search run at once on two threads (engine.Background; without a time limit
     only, where the attempt is one piece): the same result, sooner on an idle second core.
     `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
     `memory`: the bytes the search's tables may take (None: no budget); past them it stops,
     UNKNOWN. Running out of memory anywhere is UNKNOWN too, with nothing written.
     `disk` (external.Disk, or None): where the search spills when it outgrows `memory` (or
-    its certificate format's room): the search on disk (certify/external.py) then runs from the
+    its certificate format's room): the search on disk (certify/engine/on_disk.py) then runs from the
     start within the same budget, its work folder kept for a resume if it stops short; with
     disk.at_once it runs at once, after the solver (with disk.resume, without it).
     """
@@ -290,7 +290,7 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None,
             outcome = search.run(*budget.search(step.size), progress)
     if disk is not None and (disk.at_once or (outcome is not None and outcome.verdict == UNKNOWN
                                               and outcome.limit in (MEMORY, FORMAT))):
-        from .external import available
+        from ..engine.on_disk import available
         if available():  # (else the search's stop stands, as without a disk)
             search = running = budget.searching = outcome = None  # (its tables let go of)
             outcome = on_disk(start, rules, budget, progress, memory, disk)
@@ -298,8 +298,8 @@ def find(start, rules, budget, plan, progress=None, together=False, memory=None,
 
 
 def on_disk(start, rules, budget, progress, memory, disk):
-    """The search on disk (certify/external.py), within what is left of the run's budgets."""
-    from .external import DiskSearch
+    """The search on disk (certify/engine/on_disk.py), within what is left of the run's budgets."""
+    from ..engine.on_disk import DiskSearch
     load_writer()
     phase(progress, "searching on disk")
     search = budget.searching = DiskSearch(start, rules, disk, memory or disk.memory)
@@ -327,7 +327,7 @@ def flared(start, rules, budget, progress):
     """The first line of the engine solver's flares (solver.FLARES), tried in turn, or None.
     Each is charged in full; under a time limit none is begun once the time is up (a flare,
     like an attempt, cannot be stopped midway: each is bounded by its own budget)."""
-    from .solver import FLARES
+    from ..engine.reference.solver import FLARES
     for *styles, planned in FLARES:
         size = budget.solver(planned, 0)
         if size <= 0:

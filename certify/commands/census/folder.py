@@ -1,5 +1,5 @@
 """A census folder: its settings and lock, its results table, and the range certificate, all
-made from the chunk files (certify/census/chunks.py).
+made from the chunk files (certify/commands/census/chunks.py).
 
     DIR/census.json          the settings (rules, block size, body version); held locked while
                              a census runs, so one census at a time writes the folder
@@ -17,8 +17,9 @@ import fcntl
 import json
 import os
 
-from .. import output, range_certificate
-from ..outcome import NO_WIN, UNKNOWN, WIN
+from ... import output
+from ...format import ranges
+from ...outcome import NO_WIN, UNKNOWN, WIN
 from . import chunks
 
 TABLE, SETTINGS = "results.jsonl", "census.json"
@@ -168,7 +169,7 @@ class Census:
 
     def write_range(self, span, rules, path):
         """Write the range certificate of the span (every deal must have its verdict)."""
-        return range_certificate.write(path, span.start, span.stop - 1, rules,
+        return ranges.write(path, span.start, span.stop - 1, rules,
                                        lambda: self.entries(span))
 
 

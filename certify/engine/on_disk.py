@@ -112,8 +112,8 @@ line to give (the solver had its chance before the search began).
 import os
 import time
 
-from .outcome import NO_WIN, UNKNOWN, Outcome, budget_reason, size_text
-from .rules import autoplay
+from ..outcome import NO_WIN, UNKNOWN, Outcome, budget_reason, size_text
+from ..game.rules import autoplay
 
 STATE = "search.json"
 LOCK = "search.lock"
@@ -128,13 +128,13 @@ CONCAT_AT_ONCE = 1000  # a bucket's parts one concatenation reads (external.c's 
 
 
 def _native():
-    from .engine import _external
+    from . import _external
     return _external
 
 
 def available():
     """Whether the compiled disk search is built (it has no Python twin: the reference for its
-    positions is certify/search.py, which it is tested against)."""
+    positions is certify/engine/reference/search.py, which it is tested against)."""
     try:
         _native()
         return True
@@ -959,7 +959,7 @@ class DiskSearch:
         """Write the no-win certificate to `out` (a path output.target settled, or '-') as the
         records stream out of the work folder into certificate.NowinWriter, in memory about a
         chunk's: (its size, its SHA-256). The same bytes as the in-memory engine's writer."""
-        from .certificate import NowinWriter
+        from ..format.certificate import NowinWriter
         table, ids, width = self.table()
         with NowinWriter(out, table, self.rules, deal=deal, board=board) as w:
             for rows in self.records((table, ids, width)):

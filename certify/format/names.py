@@ -5,12 +5,12 @@
     endgame-cells1.board.msgpack.zst     a board file's (BOARD_MARK: never a deal's name)
     1-32000-cells3.msgpack.zst           a range certificate's (certify A-B)
 
-The command line (certify/options.py and its commands), the census, and the scripts that
+The command line (certify/commands/options.py and its commands), the census, and the scripts that
 publish certificates (certificates/) all name files through this module, so that a file made
 one way is found by the others.
 """
 
-from .rules import DEFAULT_CELLS
+from ..game.rules import DEFAULT_CELLS
 
 CERTIFICATE_SUFFIX = ".msgpack.zst"
 BOARD_MARK = ".board"  # in every default name made for a board, which a deal's never holds

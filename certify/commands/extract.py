@@ -8,9 +8,10 @@ range file is read (it streams), so that its digest is checked before anything i
 import hashlib
 import json
 
-from . import certificate, output, range_certificate
+from ..format import certificate, ranges
+from .. import output
 from .inputs import keep_other_claims, regular_file
-from .names import certificate_name
+from ..format.names import certificate_name
 from .options import EXIT_OK, Parser, Usage, deal_number, with_old_verdict
 
 
@@ -34,21 +35,21 @@ def run_extract(argv):
     wanted = deal_number(args.deal)
     regular_file(args.range_file)
     try:
-        head, entries = range_certificate.read(args.range_file)
+        head, entries = ranges.read(args.range_file)
         if not head["first"] <= wanted <= head["last"]:
             raise Usage(f"deal {wanted} is not in {args.range_file} "
                         f"(deals {head['first']}..{head['last']})")
-        rules = range_certificate.rules_of(head)
+        rules = ranges.rules_of(head)
         out = output.target(args.output, certificate_name(wanted, rules))
         keep_other_claims(out, args.output, wanted, None, rules)
         found = None
         for deal, claim, count, body in entries:  # to the end: the digest covers every entry
             if deal == wanted:
                 found = claim, count, body
-    except range_certificate.RangeError as e:
+    except ranges.RangeError as e:
         raise Usage(certificate.said(args.range_file, e)) from None
     claim, count, body = found
-    data = range_certificate.single_certificate(head, wanted, claim, count, body)
+    data = ranges.single_certificate(head, wanted, claim, count, body)
     output.write_atomic(out, data)
     digest = hashlib.sha256(data).hexdigest()
     if args.json:

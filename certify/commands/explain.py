@@ -44,17 +44,18 @@ import struct
 import sys
 from dataclasses import dataclass, field
 
-from . import certificate, output
-from .board import write_board
-from .cards import name, parse
+from ..format import certificate
+from .. import output
+from ..game.board import write_board
+from ..game.cards import name, parse
 from .inputs import board_label, input_name, regular_file, starting_point
-from .names import BOARD_MARK, CERTIFICATE_SUFFIX
-from .options import (EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count, count_or_zero,
-                      is_number, positive_count, seconds, with_old_verdict)
-from .engine import search  # the engine in use (certify/engine/)
-from .outcome import NO_WIN, UNKNOWN, WIN, stopped
-from .progress import phase, phases
-from .rules import Rules, replays_to_win, stacks_on, start
+from ..format.names import BOARD_MARK, CERTIFICATE_SUFFIX
+from .options import (EXIT_OK, EXIT_UNKNOWN, Parser, Usage, cells_count, count_or_zero, is_number,
+                      positive_count, seconds, with_old_verdict)
+from ..engine import search  # the engine in use (certify/engine/)
+from ..outcome import NO_WIN, UNKNOWN, WIN, stopped
+from ..run.progress import phase, phases
+from ..game.rules import Rules, replays_to_win, stacks_on, start
 from .svg import deal_svg, label
 
 DEFAULT_CELL_BUDGET = 2_000_000  # positions per extra search for the fewest free cells
@@ -260,7 +261,7 @@ class Source:
 
 def solved(position, rules):
     """A winning line from certify's fast solver, checked by the readable rules, or None."""
-    from .engine import solve
+    from ..engine import solve
     line = solve(position, rules)
     return line if line is not None and replays_to_win(position, line, rules) else None
 
@@ -278,7 +279,7 @@ def searched(deal, board, position, rules, max_positions=None, time_limit=None, 
     src = Source(deal, board, position, rules, outcome.verdict, outcome.positions,
                  reason=outcome.reason)
     if outcome.verdict == WIN:
-        from .prove import moves_along
+        from ..run.prove import moves_along
         src.moves = moves_along(position, outcome.path, rules.ncells, outcome.columns, rules)
         src.move_count = len(src.moves)
     elif outcome.verdict == NO_WIN:
@@ -547,7 +548,7 @@ def explain_parser():
     p.add_argument("--cell-time", type=seconds, default=DEFAULT_CELL_TIME, metavar="SECONDS",
                    help=f"seconds per extra search (default {DEFAULT_CELL_TIME:g})")
     p.add_argument("--no-solver", action="store_true",
-                   help="skip the fast solver (certify/solver.py) and search exhaustively only")
+                   help="skip the fast solver (certify/engine/reference/solver.py) and search exhaustively only")
     p.add_argument("--max-positions", type=positive_count, metavar="N",
                    help="give up (unknown) after N positions in the main search")
     p.add_argument("--time-limit", type=seconds, metavar="SECONDS",

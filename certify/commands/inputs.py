@@ -10,11 +10,11 @@ import os
 import stat
 import sys
 
-from . import deals
-from .board import BoardError, read_board
+from ..game import deals
+from ..game.board import BoardError, read_board
 from .options import Usage, deal_number
-from .output import file_kind
-from .rules import start
+from ..output import file_kind
+from ..game.rules import start
 
 BOARD_LIMIT = 1 << 16  # a board is under 300 bytes; room for comments
 NOTATION_LIMIT = 1 << 24  # a line of a few hundred moves, and whatever a solver prints around it
@@ -94,7 +94,7 @@ def board_label(path):
 
 def input_name(path):
     """A file named on the command line, as certify says it ('-' is standard input)."""
-    from .output import printable
+    from ..output import printable
     return STANDARD_INPUT if path == "-" else printable(path)
 
 
@@ -122,7 +122,7 @@ def keep_other_claims(out, given, deal, position, rules):
             return  # nothing there, or a device or FIFO, written to as it is
     except OSError:
         return
-    from .certificate import board_bytes, peek_header
+    from ..format.certificate import board_bytes, peek_header
     head = peek_header(out)
     if head is None:
         raise Usage(f"{out} exists and is not a certificate; not replaced: name the output "

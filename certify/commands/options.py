@@ -1,5 +1,5 @@
 """What every certify command shares: exit codes, usage errors, the rule and budget options,
-deal numbers (the default certificate file names are certify/names.py's).
+deal numbers (the default certificate file names are certify/format/names.py's).
 
 `certify DEAL`, the census (`certify A-B`), explain and import all import this module and none
 of them imports another for these, so the options mean the same everywhere.
@@ -14,8 +14,8 @@ import os
 import re
 import sys
 
-from . import deals
-from .rules import DEFAULT_CELLS, Rules
+from ..game import deals
+from ..game.rules import DEFAULT_CELLS, Rules
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -202,7 +202,7 @@ def default_memory():
 def add_memory_option(p, spills=False):
     """--memory SIZE: what the exhaustive search's tables may take (default_memory()).
     `spills`: the command's search goes on on disk past it (add_disk_options)."""
-    from .outcome import size_text
+    from ..outcome import size_text
     default = default_memory()
     shown = f"three quarters of this machine's memory, {size_text(default)} here" \
         if default is not None else "none, as this machine's memory cannot be read"
@@ -216,7 +216,7 @@ def add_memory_option(p, spills=False):
 
 
 def add_disk_options(p):
-    """--work-dir DIR, --resume, --on-disk, --no-spill: the search on disk (certify/external.py)."""
+    """--work-dir DIR, --resume, --on-disk, --no-spill: the search on disk (certify/engine/on_disk.py)."""
     p.add_argument("--work-dir", metavar="DIR",
                    help="the folder the search spills to when it outgrows --memory (default: "
                         "beside the certificate, its name with .work); kept when the search "

@@ -2,8 +2,8 @@
 
     certify DEAL                 prove deal DEAL winnable or not, write DEAL.msgpack.zst
     certify --board FILE         the same for a layout in Freecell Solver's board format
-    certify A-B                  a census over a range of deals (certify/census.py)
-    certify show|explain|import|export ...   (certify/explain.py, importer.py, exports/)
+    certify A-B                  a census over a range of deals (certify/commands/census.py)
+    certify show|explain|import|export ...   (certify/commands/explain.py, importer.py, exports/)
 
 Exit codes: 0 a definite verdict, 3 unknown (a budget ran out), 2 bad input, 1 the
 certificate could not be delivered, 130 interrupted.
@@ -15,16 +15,17 @@ import sys
 import time
 import warnings
 
-from . import deals, output
-from .board import write_board
+from ..game import deals
+from .. import output
+from ..game.board import write_board
 from .inputs import input_name, keep_other_claims, starting_point
-from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN,
-                      Parser, RawDescriptionHelpFormatter, Usage, add_budget_options,
-                      add_disk_options, add_memory_option, add_rule_options, deal_number, rules_of,
-                      deal_range, looks_like_range, result_json, with_old_verdict)
-from .names import certificate_name
-from .outcome import UNKNOWN, stopped
-from .rules import Rules, start
+from .options import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN, Parser,
+                      RawDescriptionHelpFormatter, Usage, add_budget_options, add_disk_options,
+                      add_memory_option, add_rule_options, deal_number, rules_of, deal_range,
+                      looks_like_range, result_json, with_old_verdict)
+from ..format.names import certificate_name
+from ..outcome import UNKNOWN, stopped
+from ..game.rules import Rules, start
 
 STARTED = time.monotonic()  # about when the command started: its wall time is counted from here
 
@@ -132,7 +133,7 @@ def certify_parser():
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--no-solver", action="store_true",
-                   help="skip the fast solver (certify/solver.py) and search exhaustively only")
+                   help="skip the fast solver (certify/engine/reference/solver.py) and search exhaustively only")
     p.add_argument("--notation", action="store_true",
                    help="after a win, print the line in standard notation (columns 1-8, free "
                         "cells a-d, h the foundation; a supermove is one move), every foundation "
@@ -153,9 +154,9 @@ def run_certify(argv):
     folder_error = disk.error if disk is not None else ()
     # With the certificate on standard output, everything said goes to stderr.
     said = sys.stderr if out == "-" else sys.stdout
-    from .progress import phases
-    from .prove import PLAN, SEARCH_ALONE, prove
-    from . import engine
+    from ..run.progress import phases
+    from ..run.prove import PLAN, SEARCH_ALONE, prove
+    from .. import engine
     if not (args.quiet or args.json):
         engine.warn_if_slow()
     progress = phases(args.quiet or args.json)
@@ -201,30 +202,30 @@ def run_certify(argv):
 
 
 def spilling(args, argv, out, name, position, rules):
-    """The search on disk's settings (external.Disk), its work folder checked now, before any
+    """The search on disk's settings (on_disk.Disk), its work folder checked now, before any
     long work; None with --no-spill. Where the disk search is not built, --resume, --on-disk
     and --work-dir are refused, and without them the search stops at --memory as before."""
-    from . import external
+    from ..engine import on_disk
     asked = args.resume or args.on_disk or args.work_dir is not None
     if args.no_spill:
         if asked:
             raise Usage("--no-spill does not go with --resume, --on-disk or --work-dir")
         return None
-    if asked and not external.available():
+    if asked and not on_disk.available():
         raise Usage("the search on disk is not built (certify.engine._external); reinstall "
                     "with a C compiler (pip install -e .)")
-    folder = args.work_dir if args.work_dir is not None else external.default_folder(out, name)
-    disk = external.Disk(folder, resume=args.resume, at_once=args.on_disk, argv=list(argv))
+    folder = args.work_dir if args.work_dir is not None else on_disk.default_folder(out, name)
+    disk = on_disk.Disk(folder, resume=args.resume, at_once=args.on_disk, argv=list(argv))
     try:
         disk.check(position, rules)
-    except external.WorkFolderError as e:
+    except on_disk.WorkFolderError as e:
         raise Usage(str(e)) from None
     return disk
 
 
 def winning_notation(position, result, rules):
     """The win in standard notation (a list of moves), or [] when there is none to show."""
-    from .notation import NotationError, to_notation
+    from ..game.notation import NotationError, to_notation
     try:
         return to_notation(position, result.moves, rules.ncells) if result.verdict == "win" else []
     except NotationError as e:  # a move off a foundation (--foundation-moves --no-solver)
@@ -256,7 +257,7 @@ def describe(result, deal, board, rules, notation=None):
     text = (f"{claim} [{result.seconds:.2f} s]\n"
             f"  certificate {where} ({result.size:,} bytes)\n  sha256 {result.sha256}")
     if notation:
-        from .notation import lines_of
+        from ..game.notation import lines_of
         text += f"\nIn standard notation, {len(notation)} moves:\n{lines_of(notation)}"
     return text
 
@@ -286,10 +287,10 @@ def later(module, function):
 
 
 COMMANDS = {"show": run_show,
-            "explain": later("certify.explain", "run"),
-            "import": later("certify.importer", "run_import"),
-            "export": later("certify.exports", "run_export"),
-            "extract": later("certify.extract", "run_extract")}
+            "explain": later("certify.commands.explain", "run"),
+            "import": later("certify.commands.importer", "run_import"),
+            "export": later("certify.commands.exports", "run_export"),
+            "extract": later("certify.commands.extract", "run_extract")}
 
 
 
@@ -306,7 +307,7 @@ def dispatch(argv):
         raise Usage("give a deal number, a range A-B, --board FILE or a command: "
                     f"{', '.join(COMMANDS)} (see certify --help)")
     first = argv[0]
-    if looks_like_range(first):  # A-B: a census (certify/census.py)
+    if looks_like_range(first):  # A-B: a census (certify/commands/census.py)
         deal_range(first)  # ASCII digits only, refused here with the same words as the census
         from . import census
         return census.main(argv)
