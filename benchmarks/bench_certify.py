@@ -33,7 +33,7 @@ def plain_bfs(position, ncells=4):
     seen = {first}
     queue = deque([first])
     while queue:
-        for _, _, q in moves(decode(queue.popleft(), ncells), ncells):
+        for _, _, q in moves(decode(queue.popleft(), ncells), Rules(ncells)):
             k = encode(q, ncells)
             if k not in seen:
                 seen.add(k)

@@ -51,7 +51,7 @@ def pruned_on_expansion(position, ncells):
     while todo:
         p = todo.pop()
         settled, homed = autoplay(p)
-        nexts = [settled] if homed else [after for _, _, after in moves(p, ncells)]
+        nexts = [settled] if homed else [after for _, _, after in moves(p, Rules(ncells))]
         for q in nexts:
             k = encode(q, ncells)
             if k not in seen:

@@ -56,7 +56,7 @@ FC_SOLVE = "freecell-solver-range-parallel-solve"
 
 
 # What each engine's timed call is, as a figure's command.
-CALLS = {"native": "certify.engine._solver.solve(found, cells, cols, {ncells}, {budget})",
+CALLS = {"native": "certify.engine._solver.solve(found, cells, cols, Rules({ncells}), {budget})",
          "python": "certify.engine.reference.solver.solve(position, Rules({ncells}), {budget})"}
 
 
@@ -67,7 +67,7 @@ def call(engine, rules, budget):
 def native_solve(position, rules, budget):
     """The C engine's answer as it gives it: 2 bytes a move, or None."""
     found, cells, cols = position
-    return _solver.solve(found, cells, cols, rules.ncells, budget)
+    return _solver.solve(found, cells, cols, rules, budget)
 
 
 def native_line(answer):
@@ -212,7 +212,7 @@ def flares(report, numbers, rules, budget):
     report.text(f"  {'deal':>8}  {'main s':>7}  {'flares s':>8}  {'won by':>16}  {'moves':>5}  "
                 f"{'notation':>8}")
     main_call = call("native", rules, budget)
-    flare_call = ("certify.engine._solver.solve(found, cells, cols, ncells, size, styles) "
+    flare_call = ("certify.engine._solver.solve(found, cells, cols, Rules(ncells), size, styles) "
                   "for each of solver.FLARES in turn until one wins")
     total = []
     for deal in numbers:
@@ -223,7 +223,7 @@ def flares(report, numbers, rules, budget):
         won_by, t1 = "main" if line is not None else "nothing", time.process_time()
         for i, (*styles, size) in enumerate(solver.FLARES if line is None else ()):
             found, cells, cols = position
-            line = native_line(_solver.solve(found, cells, cols, rules.ncells, size,
+            line = native_line(_solver.solve(found, cells, cols, rules, size,
                                              tuple(styles)))
             if line is not None:
                 won_by = f"flare {i} {styles[0][0]}"

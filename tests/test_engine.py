@@ -194,7 +194,7 @@ def test_bad_start_positions_are_refused():
                 (found, b"\x00", cols, 4), (bytes([14, 0, 0, 0]), cells, cols, 4),
                 (found, cells, cols, 9), (found, cells, (cols[0] + b"\x63",) + cols[1:], 4)]:
         with pytest.raises((ValueError, TypeError)):
-            native.Search(*bad, False, False)
+            native.Search(*bad[:3], Rules(bad[3]))
 
 
 def test_a_used_search_refuses_more():
@@ -213,7 +213,7 @@ def lines(draw):
     position, rules = draw(boards_and_rules(max_left=9))
     line, p = [], position
     for _ in range(draw(st.integers(0, 30))):
-        options = list(moves(p, rules.ncells, rules.foundation_moves))
+        options = list(moves(p, rules))
         if not options:
             break
         card, dest, p = options[draw(st.integers(0, len(options) - 1))]
@@ -631,7 +631,7 @@ def test_the_capacity_a_compiled_search_takes_is_checked():
     found, cells, cols = start(deal(1))
     for bad in (2 ** 32 - 1, 2 ** 32):
         with pytest.raises((ValueError, OverflowError)):
-            native.Search(found, cells, cols, 4, False, False, 1 << 16, 0, bad)
+            native.Search(found, cells, cols, Rules(4), 1 << 16, 0, bad)
     # (its default is outcome.SEARCH_CAPACITY)
     assert native.SEARCH_CAPACITY == SEARCH_CAPACITY
 

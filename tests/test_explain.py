@@ -211,11 +211,11 @@ def test_why_the_closest_card_never_moves(report_11982, cert_11982, capsys):
     src = from_certificate(cert_11982)
     facts = stuck(src.start[2], src.table, src.records, 4, src.width, False)
     from certify.commands.explain import uncovered_positions
-    from certify.game.rules import moves
+    from certify.game.rules import Rules, moves
     card = next(t.card for t in facts.tops if t is facts.closest)
     for p in uncovered_positions(src.start[2], src.table, src.records, 4, src.width, False,
                                  facts):
-        assert [m for m in moves(p, 4) if m[0] == card] == []
+        assert [m for m in moves(p, Rules(4)) if m[0] == card] == []
     code = main(["explain", cert_11982, "--cell-budget", "0", "-q"])
     out = capsys.readouterr().out
     said = " ".join(out.split())

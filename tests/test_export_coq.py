@@ -246,7 +246,7 @@ def conformance_file(tmp_path, head, first, positions):
     """A Coq file stating, for each position, that Coq's [moves] is Python's rules.moves."""
     examples = []
     for k, p in enumerate(positions):
-        expected = [q for _, _, q in moves(p, head["cells"], head["foundation_moves"])]
+        expected = [q for _, _, q in moves(p, Rules(head["cells"], foundation_moves=head["foundation_moves"]))]
         examples.append(f"Example moves_{k} : moves {coq_position(p)} =\n  "
                         f"[{'; '.join(coq_position(q) for q in expected)}].\n"
                         "Proof. vm_compute. reflexivity. Qed.\n")

@@ -361,7 +361,7 @@ def test_a_stop_asked_stops_a_bucket_held_in_memory_in_c(tmp_path):
     stop(False) and it closes the bucket."""
     x = on_disk._native()
     found, cells, cols = start(deal(11982))
-    expander = x.Expander(4, False, False, 2, [], 1 << 24)
+    expander = x.Expander(Rules(4), 2, [], 1 << 24)
     path = os.fsencode(tmp_path / "start.keys")
     expander.start(path, bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols))
     assert expander.hold(path, 1, True, 1 << 28)

@@ -43,7 +43,7 @@ def replay(position, line, ncells):
     """Replay single-card moves by the readable rules; the final position (AssertionError if
     a move is illegal)."""
     for card_, dest in line:
-        position = next((after for c, d, after in moves(position, ncells)
+        position = next((after for c, d, after in moves(position, Rules(ncells))
                          if (c, d) == (card_, dest)), None)
         assert position is not None, f"illegal move {card_, dest}"
     return position
@@ -295,7 +295,7 @@ def test_any_legal_line_round_trips(deal, ncells, extended, data):
     position = start(deals.deal(deal))
     line, p = [], position
     for _ in range(data.draw(st.integers(0, 60))):
-        options = list(moves(p, ncells))
+        options = list(moves(p, Rules(ncells)))
         if not options:
             break
         c, d, p = options[data.draw(st.integers(0, len(options) - 1))]

@@ -45,7 +45,7 @@ def test_successors_match_the_readable_rules(case):
     for p in list(reachable(position, ncells, fixed, back, limit=200).values()):
         fast = {encode(decode_key(k, ncells, columns.content), ncells, fixed)
                 for k in expand(start_key(p, rules, columns))}
-        slow = {encode(q, ncells, fixed) for _, _, q in moves(p, ncells, back)}
+        slow = {encode(q, ncells, fixed) for _, _, q in moves(p, Rules(ncells, foundation_moves=back))}
         assert fast == slow
 
 
@@ -159,7 +159,7 @@ def test_foundation_moves_on_11982_match_the_readable_rules():
     position = start(deal(11982))
     reference, queue = {encode(position, 4)}, deque([position])
     while queue:
-        for _, _, q in moves(queue.popleft(), 4, True):
+        for _, _, q in moves(queue.popleft(), Rules(4, foundation_moves=True)):
             if encode(q, 4) not in reference:
                 reference.add(encode(q, 4))
                 queue.append(q)
@@ -184,10 +184,10 @@ def test_budget_gives_unknown_and_writes_nothing(tmp_path):
 
 def test_moves_name_their_destinations():
     position = (bytes([13, 13, 13, 12]), b"", (bytes([51]),) + (b"",) * 7)
-    listed = {(card, dest) for card, dest, _ in moves(position, 1)}
+    listed = {(card, dest) for card, dest, _ in moves(position, Rules(1))}
     assert (51, HOME) in listed and (51, CELL) in listed
     assert all(dest != 0 for _, dest in listed - {(51, HOME), (51, CELL)})
-    won = [q for c, d, q in moves(position, 1) if d == HOME][0]
+    won = [q for c, d, q in moves(position, Rules(1)) if d == HOME][0]
     assert is_won(won)
 
 

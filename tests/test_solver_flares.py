@@ -38,7 +38,7 @@ def check(path):
 
 def native(position, ncells, budget, styles=None):
     found, cells, cols = position
-    line = _solver.solve(found, cells, cols, ncells, budget, styles)
+    line = _solver.solve(found, cells, cols, Rules(ncells), budget, styles)
     return None if line is None else list(zip(line[::2], line[1::2]))
 
 
@@ -117,7 +117,7 @@ def test_styles_of_several_searches_in_turn_are_the_references_too():
 def test_bad_styles_are_refused(styles):
     found, cells, cols = start(deals.deal(1))
     with pytest.raises(ValueError):
-        _solver.solve(found, cells, cols, 4, 1000, styles)
+        _solver.solve(found, cells, cols, Rules(4), 1000, styles)
 
 
 # ---- the deals the main attempt misses ------------------------------------------------------

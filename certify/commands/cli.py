@@ -236,9 +236,7 @@ def winning_notation(position, result, rules):
 def describe(result, deal, board, rules, notation=None):
     what = f"deal {deal}" if deal is not None else \
         f"the layout {'on' if board == '-' else 'in'} {input_name(board)}"
-    setting = f"{rules.ncells} free cells" \
-        + (", foundation moves" if rules.foundation_moves else "") \
-        + (", columns fixed" if rules.fixed_columns else "")
+    setting = rules.words()
     if result.verdict == UNKNOWN:
         return (f"UNKNOWN: {what} ({setting}): "
                 f"{stopped(result.positions, result.solver_positions)}, "

@@ -464,14 +464,17 @@ def wrapped(sentence, indent, width=80):
                          break_on_hyphens=False)
 
 
+def report_rules(report):
+    """The rules a report is under, as the report's header fields say them."""
+    return Rules(report["cells"], report["symmetry"] == "none", report["foundation_moves"])
+
+
 def text(report):
     """The report as lines of text."""
     what = f"deal {report['deal']}" if report["deal"] is not None else \
         f"the layout {'on' if report['board'] == '-' else 'in'} " \
         f"{input_name(report['board'] or report['certificate'])}"
-    setting = f"{report['cells']} free cells" + \
-        (", foundation moves" if report["foundation_moves"] else "") + \
-        (", columns fixed" if report["symmetry"] == "none" else "")
+    setting = report_rules(report).words()
     if report["claim"] == UNKNOWN:
         return [f"UNKNOWN: {what} ({setting}): {stopped(report['positions'])} "
                 f"({report['reason']})"]
@@ -642,9 +645,7 @@ def picture_name(args):
 def caption(report):
     """The picture's caption, for people: what the deal is, then what the marks mean."""
     what = f"Deal {report['deal']}" if report["deal"] is not None else "The layout"
-    setting = f"{report['cells']} free cell{'' if report['cells'] == 1 else 's'}" + \
-        (", foundation moves" if report["foundation_moves"] else "") + \
-        (", columns fixed" if report["symmetry"] == "none" else "")
+    setting = report_rules(report).words()
     if report["claim"] == WIN:
         return [f"{what} ({setting}) can be won, in {report['moves']} single-card moves."]
     lines = [f"{what} ({setting}) cannot be won: {report['summary']}"]

@@ -14,7 +14,7 @@ from ..game import deals
 from ..game.board import BoardError, read_board
 from .options import Usage, deal_number
 from ..output import file_kind
-from ..game.rules import start
+from ..game.rules import Rules, start
 
 BOARD_LIMIT = 1 << 16  # a board is under 300 bytes; room for comments
 NOTATION_LIMIT = 1 << 24  # a line of a few hundred moves, and whatever a solver prints around it
@@ -141,9 +141,6 @@ def keep_other_claims(out, given, deal, position, rules):
 def claimed(head):
     """What a certificate's header says it proves, in a few words."""
     what = f"deal {head.get('deal')}" if head.get("deal") is not None else "another layout"
-    cells = head.get("cells")
-    return (f"{what} ({cells} free cell{'' if cells == 1 else 's'}"
-            + (", foundation moves" if head.get("foundation_moves") else "")
-            + (", columns fixed" if head.get("claim") != "win" and head.get("symmetry") == "none"
-               else "")
-            + f", {head.get('claim')})")
+    rules = Rules(head.get("cells"), head.get("claim") != "win" and head.get("symmetry") == "none",
+                  bool(head.get("foundation_moves")))
+    return f"{what} ({rules.words()}, {head.get('claim')})"

@@ -116,9 +116,8 @@ class NativeSearch:
         self.memory = memory
         self.capacity = SEARCH_CAPACITY if capacity is None else capacity
         self.native = _search.Search(bytes(found), bytes(sorted(cells)),
-                                     tuple(bytes(c) for c in cols), rules.ncells,
-                                     rules.fixed_columns, rules.foundation_moves, narrow,
-                                     memory or 0, self.capacity, rules.autoplay)
+                                     tuple(bytes(c) for c in cols), rules, narrow,
+                                     memory or 0, self.capacity)
         self.seconds = 0.0
 
     @property
@@ -232,7 +231,7 @@ def solve_line(position, rules, budget=None, styles=None):
         return bytes(b for move in line for b in move)
     found, cells, cols = position
     line = _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
-                         rules.ncells, budget, styles)
+                         rules, budget, styles)
     return None if line is None else Line(line, move_indices(position, line, rules))
 
 
@@ -256,8 +255,7 @@ def move_indices(position, line, rules):
         return reference(position, line, rules)
     found, cells, cols = position
     return _search.move_indices(bytes(found), bytes(sorted(cells)),
-                                tuple(bytes(c) for c in cols), rules.ncells,
-                                rules.foundation_moves, bytes(line))
+                                tuple(bytes(c) for c in cols), rules, bytes(line))
 
 
 def moves_of(line):
@@ -319,8 +317,7 @@ def replays_to_win(position, line, rules):
         return reference(position, moves_of(line) if isinstance(line, bytes) else line, rules)
     found, cells, cols = position
     return _search.replays(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
-                           rules.ncells, rules.foundation_moves,
-                           line if isinstance(line, bytes) else
+                           rules, line if isinstance(line, bytes) else
                            bytes(b for move in line for b in move))
 
 

@@ -360,9 +360,8 @@ class DiskSearch:
     def _expander(self, columns=None):
         if columns is None:
             columns = self._read_columns()
-        return self.x.Expander(self.rules.ncells, self.rules.fixed_columns,
-                               self.rules.foundation_moves, self.state["idw"], columns,
-                               buffer_bytes(self.memory), self.narrow, self.rules.autoplay)
+        return self.x.Expander(self.rules, self.state["idw"], columns, buffer_bytes(self.memory),
+                               self.narrow)
 
     def _read_columns(self):
         name = self.state["columns"]

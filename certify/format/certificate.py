@@ -102,20 +102,10 @@ def values_header(claim, deal, board, rules, count, xxh3):
         "claim": claim,
         "deal": deal,
         "board": board,
-        "cells": rules.ncells,
-        "foundation_moves": rules.foundation_moves,
-        "symmetry": "none" if claim == WIN or rules.fixed_columns else "columns",
-        **closure(claim, rules),
+        **rules.header(claim),
         "count": count,
         "xxh3_64": xxh3,
     }
-
-
-def closure(claim, rules):
-    """The header's closure key (section 8): {"closure": "autoplay"} for a no-win (or a range)
-    closed under every move then safe autoplay, else nothing: a plain closure's header, and
-    every win's, is as it was before the key."""
-    return {"closure": AUTOPLAY} if claim != WIN and rules.autoplay else {}
 
 
 def board_bytes(position, ncells):
@@ -251,7 +241,7 @@ def move_rank(card, dest):
 
 def ordered_moves(position, rules):
     """The legal moves of a position in the move order: [(card, dest, next position), ...]."""
-    return sorted(moves(position, rules.ncells, rules.foundation_moves),
+    return sorted(moves(position, rules),
                   key=lambda m: move_rank(m[0], m[1]))
 
 
@@ -905,20 +895,22 @@ def rules_of(head):
     """The Rules a header (a single certificate's or a range's) states, or CertificateError
     naming the field that is not one: cells 0..8, foundation_moves true or false, symmetry
     "none" (columns in fixed places) or "columns"."""
-    cells, back, symmetry = head.get("cells"), head.get("foundation_moves"), head.get("symmetry")
+    cells, foundation_moves = head.get("cells"), head.get("foundation_moves")
+    symmetry = head.get("symmetry")
     if type(cells) is not int or not 0 <= cells <= 8:
         raise CertificateError(f"cells must be 0..8, not {cells!r}")
-    if type(back) is not bool:
-        raise CertificateError(f"foundation_moves must be true or false, not {back!r}")
+    if type(foundation_moves) is not bool:
+        raise CertificateError(f"foundation_moves must be true or false, not "
+                               f"{foundation_moves!r}")
     if symmetry not in ("none", "columns"):
         raise CertificateError(f"unknown symmetry {symmetry!r}")
     autoplay = "closure" in head
-    if autoplay and (head["closure"] != AUTOPLAY or head.get("version") != 3 or back
+    if autoplay and (head["closure"] != AUTOPLAY or head.get("version") != 3 or foundation_moves
                      or head.get("claim") == WIN):
         raise CertificateError(f"closure {head['closure']!r} is not allowed here: only "
                                f'"autoplay", in a version 3 no-win or range without foundation '
                                f"moves")
-    return Rules(cells, symmetry == "none", back, autoplay)
+    return Rules(cells, symmetry == "none", foundation_moves, autoplay)
 
 
 def start_of(deal, board, ncells):

@@ -10,30 +10,15 @@ publish certificates (certificates/) all name files through this module, so that
 one way is found by the others.
 """
 
-from ..game.rules import DEFAULT_CELLS
-
 CERTIFICATE_SUFFIX = ".msgpack.zst"
 BOARD_MARK = ".board"  # in every default name made for a board, which a deal's never holds
-
-
-def rules_suffix(rules):
-    """'' under the default rules; otherwise what differs: '-cells5', '-fm' (foundation
-    moves), '-fixed' (columns in fixed places)."""
-    parts = []
-    if rules.ncells != DEFAULT_CELLS:
-        parts.append(f"-cells{rules.ncells}")
-    if rules.foundation_moves:
-        parts.append("-fm")
-    if rules.fixed_columns:
-        parts.append("-fixed")
-    return "".join(parts)
 
 
 def certificate_name(label, rules, board=False):
     """The default certificate file name: '11982.msgpack.zst', '11982-cells5.msgpack.zst', ...
     `label` is the deal number, or for a board file (`board`) its base name, and then the name
     says so ('endgame-cells1.board.msgpack.zst'), so that no board takes a deal's name."""
-    return f"{label}{rules_suffix(rules)}{BOARD_MARK if board else ''}{CERTIFICATE_SUFFIX}"
+    return f"{label}{rules.suffix()}{BOARD_MARK if board else ''}{CERTIFICATE_SUFFIX}"
 
 
 def range_name(first, last, rules):

@@ -56,10 +56,6 @@ def pack_entry(deal, claim, count, values):
     return msgpack.packb([deal, claim, count], use_bin_type=True) + values
 
 
-def symmetry(rules):
-    return "none" if rules.fixed_columns else "columns"
-
-
 def header(first, last, rules, digest):
     return {
         "format": FORMAT,
@@ -67,10 +63,7 @@ def header(first, last, rules, digest):
         "claim": CLAIM,
         "first": first,
         "last": last,
-        "cells": rules.ncells,
-        "foundation_moves": rules.foundation_moves,
-        "symmetry": symmetry(rules),
-        **certificate.closure(CLAIM, rules),
+        **rules.header(CLAIM),
         "count": last - first + 1,
         "xxh3_64": digest,
     }

@@ -10,6 +10,8 @@ The card says where the move starts: it is the top card of a column, a card in a
 (only where foundation moves are allowed) the top card of a foundation.
 """
 
+from dataclasses import dataclass
+
 from .cards import RED
 
 CELL, HOME = 8, 9
@@ -18,20 +20,51 @@ WON = bytes([13, 13, 13, 13])
 DEFAULT_CELLS = 4
 
 
+@dataclass(frozen=True)
 class Rules:
     """Which game: how many free cells, whether columns keep fixed places (or are taken up to
     permutation, which the rules never distinguish), and whether a foundation's top card may
     come back onto a column (a variant). And which closure a no-win proves its claim with:
     `autoplay`, every move then safe moves home (autoplay() below), or every move alone. The
     claim is the same either way; autoplay is unsound with foundation moves, so it is off there
-    whatever is asked."""
+    whatever is asked.
 
-    def __init__(self, ncells=DEFAULT_CELLS, fixed_columns=False, foundation_moves=False,
-                 autoplay=False):
-        self.ncells = ncells
-        self.fixed_columns = fixed_columns
-        self.foundation_moves = foundation_moves
-        self.autoplay = autoplay and not foundation_moves
+    A value: two Rules with the same fields are equal and hash alike. It is what moves() and
+    both engines take (the compiled engine reads these four fields in one place,
+    certify/engine/rules.h), and it says itself the three ways the rest of certify spells it:
+    words() in every line certify prints, suffix() in default file names, and header() in a
+    certificate's header (docs/certificate-format.md)."""
+
+    ncells: int = DEFAULT_CELLS
+    fixed_columns: bool = False
+    foundation_moves: bool = False
+    autoplay: bool = False
+
+    def __post_init__(self):
+        if self.foundation_moves and self.autoplay:
+            object.__setattr__(self, "autoplay", False)
+
+    def words(self):
+        """The rules as every line of certify's says them (and check's, which it shares no code
+        with): '4 free cells', '1 free cell, foundation moves, columns fixed'."""
+        return (f"{self.ncells} free cell{'' if self.ncells == 1 else 's'}"
+                + (", foundation moves" if self.foundation_moves else "")
+                + (", columns fixed" if self.fixed_columns else ""))
+
+    def suffix(self):
+        """'' under the default rules; otherwise what differs, as default file names spell it:
+        '-cells5', '-fm' (foundation moves), '-fixed' (columns in fixed places)."""
+        return ((f"-cells{self.ncells}" if self.ncells != DEFAULT_CELLS else "")
+                + ("-fm" if self.foundation_moves else "") + ("-fixed" if self.fixed_columns
+                                                              else ""))
+
+    def header(self, claim):
+        """The header's fields for these rules under `claim` (the format's words: `symmetry`
+        "none" is fixed columns, and a win's line is always in fixed columns; `closure`
+        "autoplay" only in a no-win or a range, and absent for every move alone)."""
+        return {"cells": self.ncells, "foundation_moves": self.foundation_moves,
+                "symmetry": "none" if claim == "win" or self.fixed_columns else "columns",
+                **({"closure": "autoplay"} if claim != "win" and self.autoplay else {})}
 
 
 def start(columns):
@@ -53,9 +86,10 @@ def goes_home(card, foundations):
     return foundations[card & 3] == card >> 2
 
 
-def moves(position, ncells, foundation_moves=False):
-    """Every legal single-card move: yields (card, destination, next position)."""
+def moves(position, rules):
+    """Every legal single-card move under `rules`: yields (card, destination, next position)."""
     found, cells, cols = position
+    ncells, foundation_moves = rules.ncells, rules.foundation_moves
 
     def landings(card, source):
         # Columns a card may land on: an empty one, or one whose top it stacks on.
@@ -98,7 +132,7 @@ def replays_to_win(position, line, rules):
     """Whether a line of (card, destination) moves is legal move by move, by moves() above,
     and ends with every card home."""
     for card, dest in line:
-        for c, d, after in moves(position, rules.ncells, rules.foundation_moves):
+        for c, d, after in moves(position, rules):
             if (c, d) == (card, dest):
                 position = after
                 break
@@ -150,7 +184,7 @@ def autoplay(position):
 def successors(position, rules):
     """Every legal move and where the closure goes from it: yields (card, destination, the
     cards autoplay then moves home, next position); with the plain closure none are moved."""
-    for card, dest, after in moves(position, rules.ncells, rules.foundation_moves):
+    for card, dest, after in moves(position, rules):
         if rules.autoplay:
             after, homed = autoplay(after)
             yield card, dest, homed, after

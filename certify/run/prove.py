@@ -149,15 +149,15 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     budgets bound the whole run:
     `time_limit` the seconds of everything, `max_positions` the positions of the solver's
     attempts (their budgets, charged in full) and of the search together. `progress`
-    (certify/run/progress.py) hears each phase and the search's figures. `together`: a plan's first
-    Solve and first Search run at once on two threads (engine.Background; without a time limit
+    (certify/run/progress.py) hears each phase and the search's figures. `together`: a plan's
+    first Solve and first Search run at once on two threads (engine.Background; without a time limit
     only, where the attempt is one piece): the same result, sooner on an idle second core.
     `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
     `memory`: the bytes the search's tables may take (None: no budget); past them it stops,
     UNKNOWN. Running out of memory anywhere is UNKNOWN too, with nothing written.
-    `disk` (external.Disk, or None): where the search spills when it outgrows `memory` (or
-    its certificate format's room): the search on disk (certify/engine/on_disk.py) then runs from the
-    start within the same budget, its work folder kept for a resume if it stops short; with
+    `disk` (on_disk.Disk, or None): where the search spills when it outgrows `memory` (or
+    its certificate format's room): the search on disk (certify/engine/on_disk.py) then runs
+    from the start within the same budget, its work folder kept for a resume if it stops short; with
     disk.at_once it runs at once, after the solver (with disk.resume, without it).
     """
     return proved(start, rules, deal, max_positions, time_limit, progress, plan, together,
@@ -169,7 +169,8 @@ def proved(start, rules, deal=None, max_positions=None, time_limit=None, progres
     """prove() without writing a file (unless `out` is given): find and encode, the Result
     with the certificate's body, SHA-256 and size. What a census keeps of each deal.
     `failed`: positions within which the engine's solver is known to find no win from `start`
-    (at_once's attempt): the plan's attempts within them are charged as ever, not made."""
+    (at_once's attempt): the plan's attempts within them are charged as ever, not made.
+    """
     t0 = time.monotonic()
     budget = Budget(t0, max_positions, time_limit, memory)
     try:
@@ -222,7 +223,7 @@ def at_once(deal, rules, max_positions=None, time_limit=None, memory=None):
         size = SOLVER_FIRST
     else:
         return 0, None
-    return size, solver.solve_deal(deal, rules.ncells, rules.foundation_moves, size)
+    return size, solver.solve_deal(deal, rules, size)
 
 
 def find(start, rules, budget, plan, progress=None, together=False, memory=None, disk=None,

@@ -19,6 +19,7 @@ import os
 
 from ... import output
 from ...format import ranges
+from ...game.rules import Rules
 from ...outcome import NO_WIN, UNKNOWN, WIN
 from . import chunks
 
@@ -94,10 +95,8 @@ def difference(recorded, wanted):
 
 def describe_rules(recorded):
     try:
-        return (f"{recorded['cells']} free cells"
-                + (", fixed columns" if recorded["fixed_columns"] else "")
-                + (", foundation moves" if recorded["foundation_moves"] else "")
-                + (", autoplay" if recorded.get("autoplay") else ""))
+        rules = Rules(recorded["cells"], recorded["fixed_columns"], recorded["foundation_moves"])
+        return rules.words() + (", autoplay" if recorded.get("autoplay") else "")
     except (TypeError, KeyError):
         return "unreadable"
 

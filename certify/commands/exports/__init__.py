@@ -150,7 +150,7 @@ def replayed(cert):
     position, line = cert.start, []
     rules = cert.rules
     for k, (card, dest) in enumerate(cert.line()):
-        after = [q for c, d, q in moves(position, rules.ncells, rules.foundation_moves)
+        after = [q for c, d, q in moves(position, rules)
                  if (c, d) == (card, dest)]
         if not after:
             raise Usage(f"{cert.path}: move {k + 1} ({card}, {dest}) is not a legal move")

@@ -100,8 +100,8 @@ def id_packing(width):
 def make_expander(rules, columns, width=2):
     """A function key -> list of successor keys, for the given rules and column table."""
     F = rules.ncells
-    fixed = rules.fixed_columns
-    back = rules.foundation_moves
+    fixed_columns = rules.fixed_columns
+    foundation_moves = rules.foundation_moves
     pad = [b"\xff" * k for k in range(F + 1)]
     pack, unpack = id_packing(width)
     top, pop, push = columns.top, columns.pop, columns.push
@@ -110,7 +110,7 @@ def make_expander(rules, columns, width=2):
     def key(found, occupied, ids):
         if settle is not None:
             found, occupied = settle(found, occupied, ids)
-        if not fixed:
+        if not fixed_columns:
             ids.sort()
         return found + occupied + pad[F - len(occupied)] + pack(*ids)
 
@@ -133,8 +133,8 @@ def make_expander(rules, columns, width=2):
                     new[j] = push(ids[j], card)
                     out.append(key(found, occupied, new))
             if empty >= 0:
-                targets = [j for j in range(8) if tops[j] < 0 and j != source] if fixed else \
-                          ([empty] if empty != source else [])
+                targets = ([j for j in range(8) if tops[j] < 0 and j != source]
+                           if fixed_columns else ([empty] if empty != source else []))
                 for j in targets:
                     new = ids[:]
                     new[j] = push(ids[j], card)
@@ -161,7 +161,7 @@ def make_expander(rules, columns, width=2):
                 out.append(key(found[:s] + bytes((r + 1,)) + found[s + 1:], left, ids[:]))
             land(card, -1, found, left, ids)
 
-        if back:
+        if foundation_moves:
             for s in range(4):
                 r = found[s]
                 if r:
