@@ -6,7 +6,7 @@
     python benchmarks/bench_engine.py --grid             a grid of zstd parameters, and the ids'
                                                          bytes in another plane order (11982)
     python benchmarks/bench_engine.py --parts            11982's run part by part, in process
-    python benchmarks/bench_engine.py --order            the cost of prove()'s order of work
+    python benchmarks/bench_engine.py --order            the cost of proved()'s order of work
     python benchmarks/bench_engine.py --regenerate       certificates/regenerate.py --all, timed
     python benchmarks/bench_engine.py --census [N]       certify 1-N -j 2 beside
                                                          freecell-solver-range-parallel-solve
@@ -163,7 +163,7 @@ def parts(args, report):
             times.append(time.perf_counter() - t0)
         return med(times) * 1000
 
-    def together():   # (as prove() overlaps them: the search in the Background, the solver here)
+    def together():   # (as proved() overlaps them: the search in the Background, the solver here)
         running = engine.Background(engine.Search(position, rules), SEARCH_FIRST)
         if engine.solve_line(position, rules, SOLVER_FIRST) is not None:
             running.stop()
@@ -318,8 +318,8 @@ def grid(args, report):
 
 
 def order(args, report):
-    """What prove()'s order costs: on the unwinnable deals and on winnable ones."""
-    from certify.run.prove import prove
+    """What proved()'s order costs: on the unwinnable deals and on winnable ones."""
+    from certify.run.prove import proved
     with open(ROOT / "certificates" / "deals.txt") as f:
         unwinnable = [int(x.split("#")[0]) for x in f if x.split("#")[0].strip()]
     sample = unwinnable[:: max(1, len(unwinnable) // args.sample)]
@@ -327,12 +327,12 @@ def order(args, report):
                          ("winnable 1..%d" % args.sample, range(1, args.sample + 1))):
         t0 = time.perf_counter()
         for n in deals:
-            prove(start(deal(n)), Rules(4))
+            proved(start(deal(n)), Rules(4))
         seconds = time.perf_counter() - t0
         report.line(f"{label}: {len(deals)} deals, {seconds:.2f} s, "
                     f"{seconds / len(deals) * 1000:.1f} ms a deal",
-                    figure("prove() a deal", seconds / len(deals) * 1000, "ms",
-                           f"prove(start(deal(n)), Rules(4)) for {label}", len(deals), "mean",
+                    figure("proved() a deal", seconds / len(deals) * 1000, "ms",
+                           f"proved(start(deal(n)), Rules(4)) for {label}", len(deals), "mean",
                            deals=len(deals), total_seconds=seconds))
 
 

@@ -90,7 +90,7 @@ def compare(args, report):
         n = whole.positions
         t0 = time.perf_counter()
         from certify.run import prove
-        prove.prove(position, rules, number, out=tmp / "memory.zst", plan=prove.SEARCH_ALONE)
+        prove.proved(position, rules, number, out=tmp / "memory.zst", plan=prove.SEARCH_ALONE)
         write_memory = time.perf_counter() - t0 - min(memory_seconds)
         m = min(memory_seconds)
         closure = "autoplay" if rules.autoplay else "moves"
@@ -105,7 +105,7 @@ def compare(args, report):
                     f"positions/s; search + certificate {m + write_memory:.2f} s",
                     figure("in-memory search", m, "s", in_memory, args.runs, "best", **about),
                     figure("in-memory search + certificate", m + write_memory, "s",
-                           "prove.prove(..., plan=SEARCH_ALONE)", args.runs, "best", **about))
+                           "prove.proved(..., plan=SEARCH_ALONE)", args.runs, "best", **about))
         for text in args.memory.split(","):
             budget = memory_size(text)
             runs = [run_on_disk(position, rules, budget, tmp / "work") for _ in range(args.runs)]

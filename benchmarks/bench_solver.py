@@ -8,7 +8,7 @@
 
 Solves deals F..F+N-1 (default 1..1000) one after another on one core, with each engine, and
 prints the CPU time per deal (median, mean, worst), the mean line length in single-card moves
-and in notation moves, and the deals given up (prove() would then search them exhaustively).
+and in notation moves, and the deals given up (proved() would then search them exhaustively).
 Every line is replayed under the readable rules (rules.replays_to_win). With both engines
 (the default when the extension is built) it also says on how many deals their lines differ:
 they must not. (The reference takes some 25 ms a deal: for long ranges, --engine native.)

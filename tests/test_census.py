@@ -24,7 +24,7 @@ from certify.commands.census.folder import current as current_row
 from certify.game.deals import deal
 from certify.commands.options import result_json, with_old_verdict
 from certify.outcome import Result
-from certify.run.prove import SOLVER_FIRST, SURE_MEMORY, at_once, prove
+from certify.run.prove import SOLVER_FIRST, SURE_MEMORY, at_once, proved
 from certify.game.rules import Rules, start
 from support.census_runs import run, table, timeless
 from support.position_counts import known_count
@@ -60,7 +60,7 @@ def test_rows_are_those_of_certify_json_a_wins_without_a_file_digest(reference, 
         assert r["moves"] > 0 and r["seconds"] >= 0
     # A won deal's row names no digest or size of a file: none is written (`certify extract`
     # rebuilds the file `certify 3` writes, and says its digest); the line is the same.
-    result = prove(start(deal(3)), Rules(4), 3, tmp_path / "3.msgpack.zst")
+    result = proved(start(deal(3)), Rules(4), 3, out=tmp_path / "3.msgpack.zst")
     assert rows[2]["sha256"] is None and rows[2]["bytes"] is None
     assert result.sha256 is not None and rows[2]["moves"] == len(result.moves)
 

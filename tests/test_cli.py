@@ -147,7 +147,7 @@ def test_a_bad_output_path_is_refused_before_any_search(args, words, tmp_path, m
                                                         capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "b.txt").write_text(write_board(start(deals.deal(11982))))
-    monkeypatch.setattr(certify_prove, "prove", refuse_to_search)
+    monkeypatch.setattr(certify_prove, "proved", refuse_to_search)
     deal = [] if "--board" in args else ["11982"]
     assert main(deal + args) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -195,7 +195,7 @@ def test_a_boards_default_name_is_never_a_deals(tmp_path):
 def test_a_default_name_never_replaces_another_claims_certificate(tmp_path, monkeypatch,
                                                                  capsys):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(certify_prove, "prove", refuse_to_search)
+    monkeypatch.setattr(certify_prove, "proved", refuse_to_search)
     (tmp_path / "1.board").write_text(certify("show", "2").stdout)
     assert certify("--board", "1.board", "-q", cwd=tmp_path).returncode == 0
     os.rename("1.board.msgpack.zst", "1.msgpack.zst")  # a layout's proof under deal 1's name

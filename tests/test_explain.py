@@ -14,7 +14,7 @@ from certify.game.board import read_board
 from certify.commands.cli import main
 from certify.commands.explain import explain, from_certificate, searched, stuck
 from certify.engine import decode_key
-from certify.run.prove import prove
+from certify.run.prove import proved
 from certify.game.rules import Rules, encode, replays_to_win, start
 from support.position_counts import known_count
 
@@ -130,14 +130,14 @@ def report_11982():
 @pytest.fixture(scope="module")
 def cert_11982(tmp_path_factory):
     cert = tmp_path_factory.mktemp("cert") / "11982.msgpack.zst"
-    prove(start(deals.deal(11982)), Rules(4), 11982, cert)
+    proved(start(deals.deal(11982)), Rules(4), 11982, out=cert)
     return str(cert)
 
 
 @pytest.fixture(scope="module")
 def cert_781948(tmp_path_factory):
     cert = tmp_path_factory.mktemp("cert") / "781948.msgpack.zst"
-    prove(start(deals.deal(781948)), Rules(4), 781948, cert)
+    proved(start(deals.deal(781948)), Rules(4), 781948, out=cert)
     return cert
 
 

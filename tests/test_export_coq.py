@@ -27,7 +27,7 @@ from certify.game.deals import deal
 from certify.commands.exports.coq import METHODS, TEMPLATES, coq_file
 from certify.engine import decode_key, search
 from certify.outcome import NO_WIN
-from certify.run.prove import prove
+from certify.run.prove import proved
 from certify.game.rules import Rules, moves, start
 from support.position_counts import known_count
 
@@ -77,7 +77,7 @@ def export(cert, out, *flags):
 def board_certificate(tmp_path, text, rules, label):
     position = read_board(text, rules.ncells)
     cert = tmp_path / f"{label}.msgpack.zst"
-    assert prove(position, rules, None, cert).verdict == NO_WIN
+    assert proved(position, rules, None, out=cert).verdict == NO_WIN
     return cert, position
 
 
@@ -314,7 +314,7 @@ def test_export_is_deterministic_and_follows_the_certificate(tmp_path, method):
 def test_coq_proves_a_win(tmp_path):
     cert = tmp_path / "win.msgpack.zst"
     position = read_board(NO_CELLS, 1)  # with one free cell, this layout can be won
-    result = prove(position, Rules(1), None, cert)
+    result = proved(position, Rules(1), None, out=cert)
     assert result.verdict == "win"
     out = tmp_path / "Win.v"
     assert export(cert, out) == 0
@@ -328,7 +328,7 @@ def test_coq_proves_a_win(tmp_path):
 
 def test_export_refuses_a_win_with_an_illegal_move(tmp_path, capsys):
     cert = tmp_path / "win.msgpack.zst"
-    prove(read_board(NO_CELLS, 1), Rules(1), None, cert)
+    proved(read_board(NO_CELLS, 1), Rules(1), None, out=cert)
     head, body = certificate.read(cert)
     forged = tmp_path / "forged.msgpack.zst"
     assert body[0] == 0xC4   # a bin of the move indices

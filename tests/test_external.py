@@ -824,7 +824,7 @@ def test_a_full_disk_under_the_certificate_keeps_the_search(tmp_path, monkeypatc
     """The disk fills while the certificate is written: UNKNOWN with the resume command, the
     search kept; the resume writes it."""
     import errno
-    from certify.run.prove import SEARCH_ALONE, prove
+    from certify.run.prove import SEARCH_ALONE, proved
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -833,12 +833,12 @@ def test_a_full_disk_under_the_certificate_keeps_the_search(tmp_path, monkeypatc
     out = tmp_path / "a.zst"
     monkeypatch.setattr(on_disk.DiskSearch, "write_certificate", full)
     disk = on_disk.Disk(tmp_path / "w", at_once=True, argv=["11982", "--on-disk"])
-    result = prove(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20, disk=disk)
+    result = proved(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20, disk=disk)
     assert result.verdict == UNKNOWN and "the disk is full" in result.reason
     assert "go on with `certify 11982 --on-disk --resume`" in result.reason
     assert not out.exists() and (tmp_path / "w" / "search.json").exists()
     monkeypatch.undo()
-    resumed = prove(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20,
+    resumed = proved(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20,
                     disk=on_disk.Disk(tmp_path / "w", resume=True))
     assert resumed.verdict == NO_WIN and resumed.positions == known_count(11982) and out.exists()
     assert not (tmp_path / "w").exists()

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from certify.game.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN, WIN
-from certify.run.prove import Search as SearchStep, Solve, prove
+from certify.run.prove import Search as SearchStep, Solve, proved
 from certify.game.rules import (CELL, HOME, Rules, decode, encode, is_won, moves, replays_to_win,
                                 start)
 from certify.engine.reference.search import Columns, decode_key, make_expander, search, start_key
@@ -86,7 +86,7 @@ def test_certificates_hold_the_reachable_set_or_a_winning_line(tmp_path):
         assume(len(reference) <= LIMIT)
         rules = Rules(ncells, fixed, back)
         path = tmp_path / "cert.msgpack.zst"
-        result = prove(position, rules, out=path)
+        result = proved(position, rules, out=path)
         verdict, head, text, _ = checker.verify(path)    # check, not certify's own reader
         assert verdict == "verified", text
         if result.verdict == WIN:
@@ -104,13 +104,13 @@ def test_certificates_hold_the_reachable_set_or_a_winning_line(tmp_path):
 WRITE_IN_A_FRESH_PROCESS = """
 import sys
 from certify.game.deals import deal
-from certify.run.prove import Search as SearchStep, Solve, prove
+from certify.run.prove import Search as SearchStep, Solve, proved
 from certify.game.rules import Rules, start
 from certify.engine.reference.solver import solve
 for n, cells, fixed, back in CASES:
     rules = Rules(cells, fixed, back)
-    prove(start(deal(n)), rules, n, f"{sys.argv[1]}/{n}-{cells}-{fixed}-{back}.msgpack.zst",
-          plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
+    proved(start(deal(n)), rules, n, out=f"{sys.argv[1]}/{n}-{cells}-{fixed}-{back}.msgpack.zst",
+           plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
 """
 # deal 1 cannot be won with one cell or none (no-win certificates), can with four (a win)
 DETERMINISM_CASES = [(1, 1, False, False), (1, 1, True, False), (1, 1, False, True), (1, 1, True, True),
@@ -129,7 +129,7 @@ def test_same_input_same_bytes_across_processes(tmp_path):
     for n, cells, fixed, back in DETERMINISM_CASES:
         name = f"{n}-{cells}-{fixed}-{back}.msgpack.zst"
         rules = Rules(cells, fixed, back)
-        here = prove(start(deal(n)), rules, n, plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
+        here = proved(start(deal(n)), rules, n, plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
         first, second = (tmp_path / "1" / name).read_bytes(), (tmp_path / "2" / name).read_bytes()
         assert first == second and hashlib.sha256(first).hexdigest() == here.sha256, name
         assert here.verdict == (WIN if cells == 4 else NO_WIN)
@@ -170,14 +170,14 @@ def test_foundation_moves_on_11982_match_the_readable_rules():
 
 
 def test_five_cells_win_11982_and_the_line_replays():
-    result = prove(start(deal(11982)), Rules(5))
+    result = proved(start(deal(11982)), Rules(5))
     assert result.verdict == WIN
     assert replays_to_win(start(deal(11982)), result.moves, Rules(5))
 
 
 def test_budget_gives_unknown_and_writes_nothing(tmp_path):
     out = tmp_path / "x.msgpack.zst"
-    result = prove(start(deal(11982)), Rules(4), out=out, max_positions=5000)
+    result = proved(start(deal(11982)), Rules(4), out=out, max_positions=5000)
     assert result.verdict == UNKNOWN and "max-positions" in result.reason
     assert list(tmp_path.iterdir()) == []
 

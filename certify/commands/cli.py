@@ -155,15 +155,15 @@ def run_certify(argv):
     # With the certificate on standard output, everything said goes to stderr.
     said = sys.stderr if out == "-" else sys.stdout
     from ..run.progress import phases
-    from ..run.prove import PLAN, SEARCH_ALONE, prove
+    from ..run.prove import PLAN, SEARCH_ALONE, proved
     from .. import engine
     if not (args.quiet or args.json):
         engine.warn_if_slow()
     progress = phases(args.quiet or args.json)
     try:
-        result = prove(position, rules, deal, out, args.max_positions, args.time_limit,
-                       progress, plan=SEARCH_ALONE if args.no_solver else PLAN, together=True,
-                       memory=args.memory, disk=disk)
+        result = proved(position, rules, deal, args.max_positions, args.time_limit, progress,
+                        plan=SEARCH_ALONE if args.no_solver else PLAN, together=True,
+                        memory=args.memory, out=out, disk=disk)
     except BrokenPipeError:  # said once, by main
         raise
     except folder_error as e:  # (a work folder found unusable once the search began)

@@ -90,20 +90,13 @@ sort in C (its loops look for the request a few times a second): UNKNOWN, the fo
 last checkpoint left it, and the command that resumes. The work since that checkpoint is lost
 (a stop by --time-limit saves it first; a signal is answered now instead).
 
-The folder's layout has a version (VERSION, in its state). A folder of another version is
-refused in one line and never read: version 1 wrote keys raw, and version 2 kept a bucket's
-positions in one file; the runs a version 1 search left are not worth converting (removing the
-folder and starting again costs less than its pending runs did). Version 4 names the bucket of
-each pending run (3's were all the next bucket's, as a move's successors are); its key files
-are 3's, so a version 3 folder is read, its pending runs given the bucket after its own
-(read_state), and goes on as version 4. Version 5 holds a bucket a foundation group at a
-time (its start keys `first`, `next`, its `parts` closed, `closed`); its files are 4's, and 4
-held a bucket whole, which is one group of this version's: a version 4 folder is read with its
-bucket's start keys, if it had not begun holding them, as `first`, or else with its set or its
-layers as one group, the whole bucket (read_state), and goes on as version 5. The folder's
-identity names the closure (`closure`, as a certificate's header does: absent for every move
-alone, so a version 3 folder, of the plain closure, is still its own search's): a folder of
-one closure is not resumed under the other.
+The folder's layout has a version (VERSION, in its state), so that a search of days survives
+an upgrade of certify: a folder of an older layout whose files this one still reads (versions
+3 and 4) is read and goes on as this version (read_state says how each is carried over); one
+whose files it does not read (1 and 2) is refused in one line and never read, since starting
+again costs less than converting it. The folder's identity names the closure (`closure`, as a
+certificate's header does: absent for every move alone, so an older folder, of the plain
+closure, is still its own search's): a folder of one closure is not resumed under the other.
 
 A won position met by this search makes it stop, UNKNOWN: it keeps no parents, so it has no
 line to give (the solver had its chance before the search began).
@@ -118,7 +111,7 @@ from ..game.rules import autoplay
 STATE = "search.json"
 LOCK = "search.lock"
 FORMAT = "certify-disk-search"
-VERSION = 5  # (1: keys raw; 2: one visited file a bucket; refused, not read; 3, 4 read: above)
+VERSION = 5  # (3 and 4 are read and carried over, 1 and 2 refused: above)
 FANIN = 64  # runs one merge reads at most at once (each a reader in memory: fanin())
 MERGE_AT = 8  # runs waiting for one merge that are merged into one at once (see _compact)
 SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
@@ -254,7 +247,7 @@ class DiskSearch:
     and records() for the records themselves), and after the certificate is written, remove()
     clears the folder."""
 
-    on_disk = True  # (prove() writes its certificate with write_certificate)
+    on_disk = True  # (proved() writes its certificate with write_certificate)
 
     def __init__(self, position, rules, disk, memory, narrow=1 << 16):
         self.x = _native()
@@ -991,11 +984,13 @@ def read_state(folder, position, rules, resume):
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise WorkFolderError(f"{path} is not the state of a search on disk")
     if state.get("version") == 3 and isinstance(state.get("pending"), list):
-        # (3's pending runs were all the next bucket's: see the module's docstring)
+        # (3 did not name a pending run's bucket: they were all the next bucket's, as a move's
+        # successors are; 4 names it)
         state["pending"] = [r[:2] + [state["bucket"] + 1] for r in state["pending"]]
         state["version"] = 4
     if state.get("version") == 4 and "first" not in state:
-        # (4 held a bucket whole: its set, layers or start keys are one group, the whole bucket)
+        # (4 held a bucket whole, not a foundation group at a time: its set, layers or start
+        # keys are one group, the whole bucket; its key files are this version's)
         state.update(begun(None))
         if state.get("step") == "memory" and state.get("visited") and \
                 state["visited"] == state.get("frontier"):  # (a bucket's start: every key)

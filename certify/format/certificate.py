@@ -7,7 +7,7 @@ on any number of processors. Files are written by certify/output.py.
 certify writes version 3 (section 7: the body as msgpack values after the header, a no-win's
 records in chunks of 2^20 laid out as byte planes, a win as one move index a byte) and reads
 versions 1, 2 and 3. The writer here is the reference; the compiled engine's
-(certify/engine/writer.c) gives the same bytes without a Python object per position, and prove()
+(certify/engine/writer.c) gives the same bytes without a Python object per position, and proved()
 uses whichever engine runs.
 
 Inside certify a certificate's **body** is what its writers hand around: for a win, its line,
@@ -50,22 +50,15 @@ VERSIONS = (1, 2, 3)
 AUTOPLAY = "autoplay"  # the header's closure key's one value (docs/certificate-format.md, section 8)
 CHUNK = 1 << 20  # records in each chunk of a version 3 no-win body, but the last
 # zstd's settings, spelled out rather than as a level (what a level means may move between
-# zstd releases; these do not): the fastest found that keeps deal 11982 within 1.1 bytes a
-# position. A small window suits the byte planes, whose matches are near: measured
-# on 11982's content (2,000,014 bytes), CPU of one compress by a new compressor (as `certify
-# DEAL` has), median of 9, beside level 15 (1.097 B/pos, certify's level until these):
-#   these (btlazy2, window 2^18): 1.095 B/pos, 0.70x level 15's time
-#   search_log 7: 1.085, 0.86x     min_match 5: 1.103, 0.67x     window 2^17, chain 2^16: 1.104
-#   level 14: 1.106, 0.92x         btlazy2 window 2^21, search 5: 1.107, 0.64x
-# All 133 published certificates: 16.2 MB (15.7 at level 15, 15.0 for version 1 at 19).
-# Multi-threaded zstd (nbWorkers >= 1, jobs of 512 KiB) gave the same bytes for 1, 2, 4 and 8
-# workers but no shorter wall time on this shared 2-core machine, so it is not used.
-# (benchmarks/bench_engine.py --levels prints these figures again.)
+# zstd releases; these do not), because the bytes must not change: the fastest found that keeps
+# deal 11982 within 1.1 bytes a position. A small window suits the byte planes, whose matches
+# are near. Multi-threaded zstd gave the same bytes but no shorter wall time, so it is not used.
+# (The measurements: benchmarks/README.md, "zstd's settings"; bench_engine.py --levels.)
 ZSTD_SETTINGS = dict(strategy=zstandard.STRATEGY_BTLAZY2, window_log=18, chain_log=17,
                      hash_log=16, search_log=6, min_match=4, target_length=16)
 # A chunk whose records take at least this many bytes is written in frames, one for each of its
-# byte planes (chunk_pieces(); measured on 11982's 2,000,014 bytes, two processors: 22 ms
-# against 40 for one frame, and 1.091 bytes a position against 1.095).
+# byte planes (chunk_pieces()), so that they compress on every processor at once; below it, one
+# frame costs less than starting the others (benchmarks/README.md, "zstd's settings").
 FRAMED = 1 << 20
 
 

@@ -27,12 +27,9 @@ FORMAT = certificate.FORMAT
 VERSION = 3  # what certify writes
 VERSIONS = (2, 3)  # what it reads: range certificates exist from version 2 on
 CLAIM = "range"
-# zstd level for the whole file, chosen by measurement (benchmarks/bench_census.py --levels,
-# on the 6.2 MB of version 3 entries of deals 1..32000, a loaded 2-core machine): level 3
-# keeps 1,956,991 bytes (61.2 a deal) in 0.3 s, 6 1,843,343 (57.6) in 0.3 s, 9 1,811,871 (56.6)
-# in 0.5 s, 12 1,778,284 (55.6) in 0.9 s, 19 1,649,498 (51.5) in 8.4 s. Win lines, nearly all
-# of a range's bytes, are already a byte a move; ten million deals at level 19 would take ~45
-# minutes of one processor for 9% fewer bytes.
+# zstd level for the whole file: win lines, nearly all of a range's bytes, are already a byte a
+# move, so the levels past this one save a few per cent for many times the time
+# (benchmarks/README.md, "A range certificate's zstd level"; bench_census.py --levels).
 LEVEL = 9
 HEADER_LIMIT = 1 << 16  # the header must decode from the first 64 KiB
 MAX_ENTRY = (1 << 32) - 1  # our reader's bound on one entry, as for a single certificate

@@ -2,7 +2,7 @@
 
 Two displays, one behaviour:
 
-    display = phases(quiet)                for one proof (prove(), the searches, explain):
+    display = phases(quiet)                for one proof (proved(), the searches, explain):
     display.phase(name)                    a new phase begins: "solving", "searching", "writing"
     display.update(positions, most_home)   figures so far in this phase, as often as convenient
     display.note(text)                     where in the phase it is (the search on disk's bucket,

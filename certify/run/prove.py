@@ -12,9 +12,9 @@ engine, so that every engine writes the same certificate.
     encode(found, start, rules, deal, ...) -> (Result with its SHA-256, the file's bytes)
     deliver(result, data, out)             -> the Result, its file written to `out`
 
-prove() runs the three; a census, which keeps its certificates in a range file, runs
-proved() (find and encode) and writes nothing per deal, and before it at_once(deal, rules),
-the same proof's solver attempts in one call.
+proved() runs the three (deliver only when given a file to write: a census, which keeps its
+certificates in a range file, writes nothing per deal), and a census runs before it
+at_once(deal, rules), the same proof's solver attempts in one call.
 """
 
 import os
@@ -77,17 +77,12 @@ def win_certificate(moves_line, deal, board, rules):
 
 # The plan: what find() tries, in order, each step a solver's attempt (Solve) or a run of the
 # exhaustive search (Search), which is resumed, not restarted, so that its outcome is that of
-# one uninterrupted search. PLAN was chosen by measurement (benchmarks/bench_engine.py --order;
-# the compiled engine): a deal that can be won is nearly always won by the solver's first
-# attempt -- of deals 1..2000, 1,816 within 1,000 positions, 1,956 within 4,000, all within
-# 32,000 --, and one that cannot is mostly settled by a bounded exhaustive search (104 of the
-# 130 deals below ten million have at most 200,000 positions). Only the rest pay for the
-# solver's full budget before the search goes on to the end. A first attempt of 2,000 made 4.6%
-# of winnable deals pay for the bounded search too (1..1000: 3.2 s of CPU, against 0.95 s with
-# 16,000 and 0.68 s with 32,000); 32,000 costs an unwinnable deal ~25 ms more than 2,000.
-# The few winnable deals the full attempt misses (12 of 1..10,000,000) go to the solver's
-# flares (solver.FLARES) before the search: the search's depth-first lines for them ran to
-# thousands of moves, and to hundreds of thousands, and one (7435626) it did not finish.
+# one uninterrupted search. A deal that can be won is nearly always won by the solver's first
+# short attempt, and one that cannot is mostly settled by a bounded exhaustive search; only the
+# rest pay for the solver's full budget before the search goes on to the end (benchmarks/
+# README.md, "The order of work in proved()", has the figures; bench_engine.py --order). The few
+# winnable deals the full attempt misses go to the solver's flares (solver.FLARES) before the
+# search, whose depth-first lines for them run to thousands of moves, or do not end.
 SOLVER_FIRST = 32_000  # positions the solver expands in its first attempt
 SEARCH_FIRST = 200_000  # positions the exhaustive search may find before the solver's full try
 SOLVER_STEP = 2_000  # under a time limit, the solver's attempts grow from this, fourfold
@@ -138,9 +133,11 @@ class Found:
         self.line, self.outcome = line, outcome
 
 
-def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None,
-          progress=None, plan=PLAN, together=False, memory=None, disk=None):
-    """Prove `start` won or not; write the certificate to `out` unless the outcome is UNKNOWN.
+def proved(start, rules, deal=None, max_positions=None, time_limit=None, progress=None,
+           plan=PLAN, together=False, memory=None, out=None, disk=None, failed=0):
+    """Prove `start` won or not: find and encode, the Result with the certificate's body,
+    SHA-256 and size; and write the certificate to `out` (a path as output.target() settles
+    it), unless `out` is None (what a census keeps of each deal) or the outcome is UNKNOWN.
 
     plan: the steps tried in turn (PLAN, or SEARCH_ALONE, or any sequence of Solve, Flares and
     Search). The plan ends once a search has settled the deal (NO_WIN), or at a Solve or
@@ -159,15 +156,6 @@ def prove(start, rules, deal=None, out=None, max_positions=None, time_limit=None
     its certificate format's room): the search on disk (certify/engine/on_disk.py) then runs
     from the start within the same budget, its work folder kept for a resume if it stops short; with
     disk.at_once it runs at once, after the solver (with disk.resume, without it).
-    """
-    return proved(start, rules, deal, max_positions, time_limit, progress, plan, together,
-                  memory, out=out, disk=disk)
-
-
-def proved(start, rules, deal=None, max_positions=None, time_limit=None, progress=None,
-           plan=PLAN, together=False, memory=None, out=None, disk=None, failed=0):
-    """prove() without writing a file (unless `out` is given): find and encode, the Result
-    with the certificate's body, SHA-256 and size. What a census keeps of each deal.
     `failed`: positions within which the engine's solver is known to find no win from `start`
     (at_once's attempt): the plan's attempts within them are charged as ever, not made.
     """
@@ -483,5 +471,5 @@ class Budget:
         return outcome.positions + (self.charged if outcome.verdict == UNKNOWN else 0)
 
 
-__all__ = ["prove", "proved", "at_once", "find", "encode", "deliver", "PLAN", "SEARCH_ALONE", "Solve",
+__all__ = ["proved", "at_once", "find", "encode", "deliver", "PLAN", "SEARCH_ALONE", "Solve",
            "Flares", "Search", "win_certificate", "moves_along"]

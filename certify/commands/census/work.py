@@ -128,7 +128,7 @@ _WIN_JSON = json.dumps(WIN)
 
 
 def as_certify_does(deal, settings, failed=0):
-    """prove()'s find and encode (proved()) as `certify DEAL` runs them (certify/commands/cli.py,
+    """proved()'s find and encode as `certify DEAL` runs them (certify/commands/cli.py,
     run_certify), so that a deal's entry is the body of the very certificate `certify DEAL`
     writes; tests/test_range.py holds the two to the same bytes. Nothing is written.
     `failed`: positions within which the solver is known to find no win (attempted()'s

@@ -18,7 +18,7 @@ The compiled engine (certify/engine/search.c) explores in exactly this order -- 
 depth-first search, the same successor order, the same budget checks at the same points -- so
 that both engines give the same outcome, position for position; tests/test_engine.py holds
 them to it. A `Search` can be run again after an UNKNOWN with a larger budget and goes on
-exactly as if it had never stopped (prove() uses that to try the solver in between).
+exactly as if it had never stopped (proved() uses that to try the solver in between).
 """
 
 import struct

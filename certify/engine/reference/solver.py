@@ -14,7 +14,7 @@ automatic moves; engine.solve_line replays it (rules.replays_to_win) before it i
 
 The solver only ever claims a win. It gives up (returns None) when its budget of positions runs
 out or when its own graph is exhausted (supermoves and automatic foundation moves make it
-smaller than the exhaustive one); prove() then tries its FLARES (other styles, each within its
+smaller than the exhaustive one); proved() then tries its FLARES (other styles, each within its
 own budget), and then falls back to the exhaustive search, which alone may say that a deal
 cannot be won. It keeps to rules.ncells and never moves a card off a
 foundation, so its lines are legal whether or not the rules allow that.
@@ -51,7 +51,7 @@ HEAD_START = 1000  # positions the first style expands alone
 TURN = 500  # then the styles take turns of this many positions
 
 # Flares: when the main attempt (STYLES within BUDGET) gives up, further searches tried in
-# turn, each (styles, head start, turn, budget), before prove() goes on to the exhaustive
+# turn, each (styles, head start, turn, budget), before proved() goes on to the exhaustive
 # search (as Freecell Solver's `-l lg` preset runs scans of other move orders and budgets). A
 # deal the main attempt misses is one it leads astray: a search that weighs the moves made
 # otherwise often wins at once. The three below were chosen by measurement on the winnable
