@@ -133,7 +133,8 @@ def certify_parser():
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--no-solver", action="store_true",
-                   help="skip the fast solver (certify/engine/reference/solver.py) and search exhaustively only")
+                   help="skip the fast solver (certify/engine/reference/solver.py) and search "
+                        "exhaustively only")
     p.add_argument("--notation", action="store_true",
                    help="after a win, print the line in standard notation (columns 1-8, free "
                         "cells a-d, h the foundation; a supermove is one move), every foundation "

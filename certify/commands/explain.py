@@ -551,7 +551,8 @@ def explain_parser():
     p.add_argument("--cell-time", type=seconds, default=DEFAULT_CELL_TIME, metavar="SECONDS",
                    help=f"seconds per extra search (default {DEFAULT_CELL_TIME:g})")
     p.add_argument("--no-solver", action="store_true",
-                   help="skip the fast solver (certify/engine/reference/solver.py) and search exhaustively only")
+                   help="skip the fast solver (certify/engine/reference/solver.py) and search "
+                        "exhaustively only")
     p.add_argument("--max-positions", type=positive_count, metavar="N",
                    help="give up (unknown) after N positions in the main search")
     p.add_argument("--time-limit", type=seconds, metavar="SECONDS",

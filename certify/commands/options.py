@@ -216,7 +216,8 @@ def add_memory_option(p, spills=False):
 
 
 def add_disk_options(p):
-    """--work-dir DIR, --resume, --on-disk, --no-spill: the search on disk (certify/engine/on_disk.py)."""
+    """--work-dir DIR, --resume, --on-disk, --no-spill: the search on disk
+    (certify/engine/on_disk.py)."""
     p.add_argument("--work-dir", metavar="DIR",
                    help="the folder the search spills to when it outgrows --memory (default: "
                         "beside the certificate, its name with .work); kept when the search "

@@ -15,9 +15,9 @@
     no_win_body(outcome, rules)          -> the body values of the no-win certificate of a search
     move_indices(position, line, rules)  -> a line as format version 3's move indices
 
-The reference is certify/engine/reference/search.py, certify/engine/reference/solver.py and the writer in certify/format/certificate.py,
-written to be read; the compiled engine does exactly what they do, faster, and
-tests/test_engine.py holds it to the same answers byte for byte. Set CERTIFY_ENGINE=python to run
+The reference is certify/engine/reference/search.py, certify/engine/reference/solver.py and the
+writer in certify/format/certificate.py, written to be read; the compiled engine does exactly
+what they do, faster, and tests/test_engine.py holds it to the same answers byte for byte. Set CERTIFY_ENGINE=python to run
 the reference, CERTIFY_ENGINE=native to insist on the compiled engine (one line and exit 2 if it
 is not built). Without either, a missing compiled engine is a RuntimeWarning that a command gives
 once (warn_if_slow), not under -q.
@@ -196,8 +196,8 @@ def solve(position, rules, budget=None):
 
 def solver_budget():
     """The positions the solver expands in its full attempt (solver.BUDGET), looked up once:
-    certify/engine/reference/solver.py is imported only when asked for (it is the reference solver, which a
-    compiled engine does not run), and a census asks once a deal."""
+    certify/engine/reference/solver.py is imported only when asked for (it is the reference
+    solver, which a compiled engine does not run), and a census asks once a deal."""
     global _budget
     if _budget is None:
         from .reference.solver import BUDGET
@@ -227,7 +227,8 @@ def solve_line(position, rules, budget=None, styles=None):
         if line is None:
             return None
         if not replays_to_win(position, line, rules):
-            raise RuntimeError("certify.engine.reference.solver: the line found does not replay (a bug)")
+            raise RuntimeError("certify.engine.reference.solver: the line found does not replay "
+                               "(a bug)")
         return bytes(b for move in line for b in move)
     found, cells, cols = position
     line = _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),

@@ -307,7 +307,8 @@ static int layout_won(const Layout *b) {
 ** cards home, b followed along it: prove()'s replays_to_win (search.c's replays()), and the
 ** solver's check of a line it gives as moves (solver.c; a line it gives as indices is checked
 ** as line_indices() converts it). Each move is as rules.moves states it: the card
-** free to move (the top of a column, a free cell, or with `foundation_moves` the top of its foundation)
+** free to move (the top of a column, a free cell, or with `foundation_moves` the top of its
+** foundation)
 ** to the foundation onto exactly the rank below, to a free cell from a column with one empty,
 ** or to another column, empty or with a top the card may lie on. */
 static int line_wins(Layout *b, const uint8_t *line, size_t n) {

@@ -2,9 +2,9 @@
 ** The exhaustive search, compiled: certify.engine._search, with the no-win certificate's writer
 ** (writer.c) and the replay of a line (replay.c) that the module also holds.
 **
-** This is the fast twin of certify/engine/reference/search.py (the reference) and, through writer.c, of the
-** writer in certify/format/certificate.py. It must explore in exactly the reference's order -- the same
-** depth-first search, the same successor order, the same column numbering, the same budget
+** This is the fast twin of certify/engine/reference/search.py (the reference) and, through
+** writer.c, of the writer in certify/format/certificate.py. It must explore in exactly the
+** reference's order -- the same depth-first search, the same successor order, the same column numbering, the same budget
 ** checks -- so that a WIN line, the position count at an UNKNOWN stop and the certificate bytes
 ** are the same whichever engine ran; tests/test_engine.py holds the two to it. Where a line
 ** here looks roundabout, it is usually because the reference does it that way.
@@ -771,7 +771,8 @@ static PyTypeObject SearchType = {
     .tp_name = "certify.engine._search.Search",
     .tp_basicsize = sizeof(Search),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "The exhaustive search from one position (certify/engine/reference/search.py's Search, compiled).",
+    .tp_doc = "The exhaustive search from one position (certify/engine/reference/search.py's "
+              "Search, compiled).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Search_init,
     .tp_dealloc = (destructor)Search_dealloc,

@@ -4,8 +4,8 @@
 **   solve(found, cells, columns, rules, budget, styles=None) -> bytes or None
 **   solve_deal(deal, rules, budget) -> bytes (move indices) or None
 **
-** It finds exactly the line certify/engine/reference/solver.py finds (the Python reference; read it first, this
-** file follows it function by function): the same player moves in the same order, the same
+** It finds exactly the line certify/engine/reference/solver.py finds (the Python reference;
+** read it first, this file follows it function by function): the same player moves in the same order, the same
 ** safe foundation moves, the same whole-number priorities expanded in the same order (the
 ** least first, ties to the earlier push), the same styles and turns (the main attempt's, or a
 ** flare's given as `styles`: solver.FLARES), the same shortcut and supermove expansion. So
@@ -1418,7 +1418,8 @@ static PyMethodDef methods[] = {
     {"solve", (PyCFunction)(void (*)(void))solve, METH_VARARGS | METH_KEYWORDS,
      "solve(found, cells, columns, rules, budget, styles=None) -> bytes or None\n\n"
      "A winning line of single-card moves, 2 bytes a move (card, destination: 0..7 a column,\n"
-     "8 a free cell, 9 the foundation), exactly as certify.engine.reference.solver.solve finds it; None when\n"
+     "8 a free cell, 9 the foundation), exactly as certify.engine.reference.solver.solve finds "
+     "it; None when\n"
      "the budget of positions runs out or the solver's graph is exhausted. styles: a flare's\n"
      "(((move weight, sequenced weight), ...), head start, turn) (None: STYLES, HEAD_START,\n"
      "TURN)."},

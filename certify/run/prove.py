@@ -28,8 +28,8 @@ from ..game.rules import HOME, autoplay, encode as canonical, is_won, successors
 
 
 def load_writer():
-    """The certificate writer (certify/format/certificate.py), imported here and nowhere else in this
-    module: with msgpack, zstandard, xxhash and hashlib, ~10 ms of imports, which `certify
+    """The certificate writer (certify/format/certificate.py), imported here and nowhere else in
+    this module: with msgpack, zstandard, xxhash and hashlib, ~10 ms of imports, which `certify
     DEAL` makes on its main thread while the search finishes on the other rather than before
     the search starts. A search that is not overlapped loads them before it starts: after it,
     memory may have run short, and a module that cannot be mapped then fails as an
