@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from report import Report, add_json_option, figure  # noqa: E402
 
 from certify import engine
-from certify.engine import on_disk  # noqa: E402
+from certify.engine import on_disk, work_folder  # noqa: E402
 from certify.game.deals import deal  # noqa: E402
 from certify.commands.options import memory_size  # noqa: E402
 from certify.outcome import size_text  # noqa: E402
@@ -69,7 +69,7 @@ class Watch:
 
 def run_on_disk(position, rules, memory, folder, seconds=None, report=None):
     shutil.rmtree(folder, ignore_errors=True)
-    search = on_disk.DiskSearch(position, rules, on_disk.Disk(folder), memory)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder), memory)
     watch = Watch(search, report)
     t0 = time.perf_counter()
     outcome = search.run(time_limit=seconds, progress=watch)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from certify import engine
-from certify.engine import on_disk
+from certify.engine import on_disk, work_folder
 from certify.game.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN
 from certify.game.rules import Rules, start
@@ -52,7 +52,7 @@ def records_of(outcome, rules):
 
 def disk_records(position, rules, folder, memory, narrow=1 << 16):
     """(column table, records in order, the search) of the search on disk."""
-    search = on_disk.DiskSearch(position, rules, on_disk.Disk(folder), memory, narrow)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder), memory, narrow)
     outcome = search.run()
     assert outcome.verdict == NO_WIN, outcome.reason
     table, ids, width = search.table()
@@ -118,7 +118,7 @@ def test_autoplay_sends_successors_buckets_ahead_and_the_records_are_the_same(tm
     on (3 more cards home), each spilled to its own bucket's run; the same records."""
     monkeypatch.setattr(Ahead, "furthest", 0)
     position, rules = start(deal(146692)), autoplay(4)
-    search = Ahead(position, rules, on_disk.Disk(tmp_path / "work"), memory)
+    search = Ahead(position, rules, work_folder.Disk(tmp_path / "work"), memory)
     assert search.run().verdict == NO_WIN
     assert Ahead.furthest >= 3
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
@@ -130,7 +130,7 @@ def test_autoplay_stopped_and_resumed_again_and_again_in_layers(tmp_path, monkey
     monkeypatch.setattr(on_disk, "SLICE", 0.002)
     monkeypatch.setattr(Ahead, "furthest", 0)
     position, rules = start(deal(146692)), autoplay(4)
-    disk = on_disk.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     stops, waiting = 0, set()
     while True:
         search = Ahead(position, rules, disk, 1 << 16)
@@ -151,7 +151,7 @@ def test_autoplay_skips_buckets_that_no_position_falls_in(tmp_path, memory):
     safe moves home go three at once there, such as the AS, then the AH under it, then the 2H
     on a column's top): no bucket of theirs, the same records."""
     position, rules = start(deal(52)), autoplay(1)
-    search = on_disk.DiskSearch(position, rules, on_disk.Disk(tmp_path / "work"), memory)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(tmp_path / "work"), memory)
     assert search.run().verdict == NO_WIN
     assert [e[0] for e in search.state["done"]] == [0, *range(3, 11)]
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
@@ -183,7 +183,7 @@ def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch,
     monkeypatch.setattr(on_disk, "CHECKPOINT_EVERY", 0)
     monkeypatch.setattr(on_disk, "SLICE", 0.002)
     position = start(deal(11982))
-    disk = on_disk.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     stops = 0
     while True:
         search = on_disk.DiskSearch(position, rules, disk, 64 << 20)
@@ -292,7 +292,7 @@ def test_waiting_runs_merged_as_they_come_give_the_same_records(tmp_path, monkey
     monkeypatch.setattr(Watched, "most", {"runs": 0, "pending": 0, "fresh": 0})
     monkeypatch.setattr(Watched, "compacted", 0)
     position = start(deal(number))
-    search = Watched(position, rules, on_disk.Disk(tmp_path / "work"), memory)
+    search = Watched(position, rules, work_folder.Disk(tmp_path / "work"), memory)
     assert search.run().verdict == NO_WIN
     assert Watched.compacted > 3
     assert max(Watched.most.values()) <= 3, Watched.most
@@ -311,7 +311,7 @@ def test_a_search_killed_in_a_merge_of_waiting_runs_resumes_to_the_same_records(
                                                                                  monkeypatch):
     monkeypatch.setattr(on_disk, "MERGE_AT", 2)
     position, rules = start(deal(1)), Rules(2)
-    disk = on_disk.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     kills = 0
     for kill_at in (1, 4, 9, 20):
         monkeypatch.setattr(Watched, "compacted", 0)
@@ -339,7 +339,7 @@ def test_a_search_killed_in_a_merge_of_waiting_runs_resumes_to_the_same_records(
 def test_a_stop_asked_stops_a_merge_in_c(tmp_path):
     """stop(True) (what the SIGINT handler asks) makes a merge raise Stopped at its next look,
     its output left for a resume to remove; stop(False) and it merges."""
-    search = on_disk.DiskSearch(start(deal(11982)), Rules(4), on_disk.Disk(tmp_path / "w"),
+    search = on_disk.DiskSearch(start(deal(11982)), Rules(4), work_folder.Disk(tmp_path / "w"),
                                  1 << 16)
     assert search.run().verdict == NO_WIN
     x = search.x
@@ -381,7 +381,7 @@ def test_sigint_in_process_stops_within_seconds(tmp_path):
     SIGINT, soon after; the folder goes on to the same records."""
     import threading
     position, rules = start(deal(7484159)), Rules(4)
-    disk = on_disk.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     search = on_disk.DiskSearch(position, rules, disk, 1 << 20)
     sent = []
 
@@ -409,7 +409,7 @@ def test_an_ignored_sigint_stays_ignored(tmp_path):
     """Run under nohup or as a shell's background job, SIGINT is ignored: the search leaves it so
     (and still takes SIGTERM)."""
     position, rules = start(deal(11982)), Rules(4)
-    search = on_disk.DiskSearch(position, rules, on_disk.Disk(tmp_path / "work"), 1 << 20)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(tmp_path / "work"), 1 << 20)
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     seen = []
     real = signal.signal
@@ -480,12 +480,12 @@ def test_a_folder_of_one_closure_is_not_resumed_under_the_other(tmp_path):
     position = start(deal(11982))
     for first, then in ((Rules(4), autoplay(4)), (autoplay(4), Rules(4))):
         folder = tmp_path / f"{first.autoplay}"
-        begun = on_disk.DiskSearch(position, first, on_disk.Disk(folder), 1 << 20)
+        begun = on_disk.DiskSearch(position, first, work_folder.Disk(folder), 1 << 20)
         assert begun.run(max_positions=5000).verdict == UNKNOWN
         begun.close()
-        with pytest.raises(on_disk.WorkFolderError, match=r"other rules \(or closure"):
-            on_disk.DiskSearch(position, then, on_disk.Disk(folder, resume=True), 1 << 20)
-        again = on_disk.DiskSearch(position, first, on_disk.Disk(folder, resume=True), 1 << 20)
+        with pytest.raises(work_folder.WorkFolderError, match=r"other rules \(or closure"):
+            on_disk.DiskSearch(position, then, work_folder.Disk(folder, resume=True), 1 << 20)
+        again = on_disk.DiskSearch(position, first, work_folder.Disk(folder, resume=True), 1 << 20)
         assert again.run().verdict == NO_WIN
         again.close()
 
@@ -510,7 +510,7 @@ def test_a_version_3_folder_resumes_to_the_same_records(tmp_path):
     """A folder of the layout before pending runs named their bucket (all were the next
     bucket's), stopped with some pending: read as such, and it goes on to the same records."""
     position, rules = start(deal(11982)), Rules(4)
-    disk = on_disk.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     begun = on_disk.DiskSearch(position, rules, disk, 1 << 16)
     assert begun.run(max_positions=30_000).verdict == UNKNOWN
     begun.close()
@@ -521,7 +521,7 @@ def test_a_version_3_folder_resumes_to_the_same_records(tmp_path):
     state["pending"] = [r[:2] for r in state["pending"]]
     path.write_text(json.dumps(state))
     search = on_disk.DiskSearch(position, rules, disk, 1 << 16)
-    assert search.run().verdict == NO_WIN and search.state["version"] == on_disk.VERSION
+    assert search.run().verdict == NO_WIN and search.state["version"] == work_folder.VERSION
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
 
 
@@ -549,7 +549,7 @@ def test_a_version_4_folder_resumes_to_the_same_records(tmp_path, monkeypatch, w
     monkeypatch.setattr(on_disk, "SLICE", 0.002)
     number, rules = (1, Rules(2)) if where == "a-bucket-begun" else (11982, Rules(4))
     position = start(deal(number))
-    disk = on_disk.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     memory = 1 << 16 if where == "layers" else 64 << 20
     if where == "a-bucket-begun":
         begun = StoppedAtABucket(position, rules, disk, memory)
@@ -566,7 +566,7 @@ def test_a_version_4_folder_resumes_to_the_same_records(tmp_path, monkeypatch, w
     assert state["step"] == {"held": "memory", "layers": "expand"}.get(where, "memory")
     path.write_text(json.dumps(state))
     search = on_disk.DiskSearch(position, rules, disk, memory)
-    assert search.run().verdict == NO_WIN and search.state["version"] == on_disk.VERSION
+    assert search.run().verdict == NO_WIN and search.state["version"] == work_folder.VERSION
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
 
 
@@ -616,7 +616,7 @@ def test_a_bucket_held_a_foundation_group_at_a_time(tmp_path, monkeypatch, rules
     monkeypatch.setattr(Grouped, "events", Counter())
     monkeypatch.setattr(Grouped, "words", set())
     position = start(deal(1))
-    search = Grouped(position, rules, on_disk.Disk(tmp_path / "work"), memory)
+    search = Grouped(position, rules, work_folder.Disk(tmp_path / "work"), memory)
     assert search.run(progress=Progress()).verdict == NO_WIN
     assert set(Grouped.events) == ways, Grouped.events
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
@@ -632,7 +632,7 @@ def test_a_bucket_of_groups_stopped_and_resumed_midway(tmp_path, monkeypatch):
     monkeypatch.setattr(on_disk, "CHECKPOINT_EVERY", 0)
     monkeypatch.setattr(on_disk, "SLICE", 0.002)
     position, rules = start(deal(1)), Rules(2)
-    disk = on_disk.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     stops, midway = 0, 0
     while True:
         search = on_disk.DiskSearch(position, rules, disk, 5_000_000)
@@ -784,15 +784,15 @@ def test_resume_with_nothing_to_resume_is_one_line_and_no_search(tmp_path):
 
 
 def test_a_work_folder_in_use_is_refused(tmp_path):
-    first = on_disk.DiskSearch(start(deal(11982)), Rules(4), on_disk.Disk(tmp_path / "w"),
+    first = on_disk.DiskSearch(start(deal(11982)), Rules(4), work_folder.Disk(tmp_path / "w"),
                                 1 << 20)
     assert first.run(time_limit=0.05).verdict == UNKNOWN
-    with pytest.raises(on_disk.WorkFolderError, match="in use by another certify"):
+    with pytest.raises(work_folder.WorkFolderError, match="in use by another certify"):
         on_disk.DiskSearch(start(deal(11982)), Rules(4),
-                            on_disk.Disk(tmp_path / "w", resume=True), 1 << 20)
+                            work_folder.Disk(tmp_path / "w", resume=True), 1 << 20)
     first.close()
     again = on_disk.DiskSearch(start(deal(11982)), Rules(4),
-                                on_disk.Disk(tmp_path / "w", resume=True), 1 << 20)
+                                work_folder.Disk(tmp_path / "w", resume=True), 1 << 20)
     assert again.run().verdict == NO_WIN
 
 
@@ -832,13 +832,13 @@ def test_a_full_disk_under_the_certificate_keeps_the_search(tmp_path, monkeypatc
     position, rules = start(deal(11982)), Rules(4)
     out = tmp_path / "a.zst"
     monkeypatch.setattr(on_disk.DiskSearch, "write_certificate", full)
-    disk = on_disk.Disk(tmp_path / "w", at_once=True, argv=["11982", "--on-disk"])
+    disk = work_folder.Disk(tmp_path / "w", at_once=True, argv=["11982", "--on-disk"])
     result = proved(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20, disk=disk)
     assert result.verdict == UNKNOWN and "the disk is full" in result.reason
     assert "go on with `certify 11982 --on-disk --resume`" in result.reason
     assert not out.exists() and (tmp_path / "w" / "search.json").exists()
     monkeypatch.undo()
     resumed = proved(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20,
-                    disk=on_disk.Disk(tmp_path / "w", resume=True))
+                    disk=work_folder.Disk(tmp_path / "w", resume=True))
     assert resumed.verdict == NO_WIN and resumed.positions == known_count(11982) and out.exists()
     assert not (tmp_path / "w").exists()

@@ -203,10 +203,10 @@ def run_certify(argv):
 
 
 def spilling(args, argv, out, name, position, rules):
-    """The search on disk's settings (on_disk.Disk), its work folder checked now, before any
+    """The search on disk's settings (work_folder.Disk), its work folder checked now, before any
     long work; None with --no-spill. Where the disk search is not built, --resume, --on-disk
     and --work-dir are refused, and without them the search stops at --memory as before."""
-    from ..engine import on_disk
+    from ..engine import on_disk, work_folder
     asked = args.resume or args.on_disk or args.work_dir is not None
     if args.no_spill:
         if asked:
@@ -215,11 +215,11 @@ def spilling(args, argv, out, name, position, rules):
     if asked and not on_disk.available():
         raise Usage("the search on disk is not built (certify.engine._external); reinstall "
                     "with a C compiler (pip install -e .)")
-    folder = args.work_dir if args.work_dir is not None else on_disk.default_folder(out, name)
-    disk = on_disk.Disk(folder, resume=args.resume, at_once=args.on_disk, argv=list(argv))
+    folder = args.work_dir if args.work_dir is not None else work_folder.default_folder(out, name)
+    disk = work_folder.Disk(folder, resume=args.resume, at_once=args.on_disk, argv=list(argv))
     try:
         disk.check(position, rules)
-    except on_disk.WorkFolderError as e:
+    except work_folder.WorkFolderError as e:
         raise Usage(str(e)) from None
     return disk
 

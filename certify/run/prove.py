@@ -152,7 +152,7 @@ def proved(start, rules, deal=None, max_positions=None, time_limit=None, progres
     `certify DEAL` asks for it; a census, which keeps both cores busy already, does not.
     `memory`: the bytes the search's tables may take (None: no budget); past them it stops,
     UNKNOWN. Running out of memory anywhere is UNKNOWN too, with nothing written.
-    `disk` (on_disk.Disk, or None): where the search spills when it outgrows `memory` (or
+    `disk` (work_folder.Disk, or None): where the search spills when it outgrows `memory` (or
     its certificate format's room): the search on disk (certify/engine/on_disk.py) then runs
     from the start within the same budget, its work folder kept for a resume if it stops short; with
     disk.at_once it runs at once, after the solver (with disk.resume, without it).
