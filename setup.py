@@ -10,7 +10,7 @@ All are optional (setuptools' Extension(optional=True)): if a source is missing 
 fails or is absent, the install still succeeds, with setuptools' warning that the extension
 failed, and certify runs the reference engine in Python (certify/engine/__init__.py says so,
 and `certify --version` says why); without _external the search stops at --memory instead of
-going on on disk (certify/external.py). Everything else about the package is in pyproject.toml.
+going on on disk (certify/engine/on_disk.py). Everything else about the package is in pyproject.toml.
 """
 
 import os
@@ -28,7 +28,7 @@ FAST = {"_solver": ["-O3"]} if os.name != "nt" else {}
 # Included by the C files (and so carried by an sdist, and a change to one rebuilds them).
 HEADERS = ["certify/engine/cards.h", "certify/engine/columns.h", "certify/engine/ids.h",
            "certify/engine/zeroed.h", "certify/engine/move_order.h", "certify/engine/writer.h",
-           "certify/engine/replay.h"]
+           "certify/engine/replay.h", "certify/engine/rules.h"]
 
 # Each extension's C files, its module's first (tests/test_engine*.py build the same lists).
 SOURCES = {"_search": ["certify/engine/search.c", "certify/engine/writer.c",

@@ -12,7 +12,7 @@ of any process (the memory a million-deal run needs must not grow with the range
 worst deal, the verdicts, the range certificate's size; then the time to write the range
 certificate again from the chunk files (the same command on a finished census), to extract one
 deal's certificate, and to check the range file. --levels compares zstd levels for the range
-certificate (certify/range_certificate.py's LEVEL was chosen so).
+certificate (certify/format/ranges.py's LEVEL was chosen so).
 
 --synthetic N measures the range certificate writer alone at the scale of a million deals,
 before an engine can prove them: it fills a census folder with N made-up win entries (random
@@ -39,7 +39,7 @@ import time
 
 from report import Report, add_json_option, figure
 
-CERTIFY = "import sys; from certify.cli import main; sys.exit(main(sys.argv[1:]))"
+CERTIFY = "import sys; from certify.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 CHECK = "import sys; from check.checker import main; sys.exit(main(sys.argv[1:]))"
 
 
@@ -241,25 +241,25 @@ def afterwards(span, folder, scratch, report):
 def levels(span, folder, chosen, report):
     """Write the range certificate at each level (in this process) and compare."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from certify import range_certificate
-    from certify.census.command import deal_range
-    from certify.census.folder import Census
+    from certify.format import ranges
+    from certify.commands.census.command import deal_range
+    from certify.commands.census.folder import Census
     with open(os.path.join(folder, "census.json"), encoding="utf-8") as f:
         settings = json.load(f)
     census = Census(folder, settings)
     deals = deal_range(span)
-    from certify.rules import Rules
+    from certify.game.rules import Rules
     rules = Rules(settings["cells"], settings["fixed_columns"], settings["foundation_moves"])
     raw = sum(len(e) for e in census.entries(deals))
     report.text(f"range file by zstd level ({raw:,} bytes of entries):")
     with tempfile.TemporaryDirectory() as scratch:
         for level in chosen:
             t0 = time.monotonic()
-            size, _ = range_certificate.write(os.path.join(scratch, "r"), deals.start,
+            size, _ = ranges.write(os.path.join(scratch, "r"), deals.start,
                                               deals.stop - 1, rules,
                                               lambda: census.entries(deals), level=level)
             seconds = time.monotonic() - t0
-            call = f"range_certificate.write(..., level={level})"
+            call = f"ranges.write(..., level={level})"
             report.line(f"  level {level:2}: {size:,} bytes ({size / raw:.3f} of raw) in "
                         f"{seconds:.1f} s",
                         figure("range file", size, "bytes", call, level=level, raw=raw),
@@ -268,7 +268,7 @@ def levels(span, folder, chosen, report):
 
 WRITE_RANGE = """
 import resource, sys, time
-from certify.census.command import main
+from certify.commands.census.command import main
 t0 = time.monotonic()
 code = main([sys.argv[1], "--out", sys.argv[2], "-q", "--json"])
 print(time.monotonic() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -286,11 +286,11 @@ def synthetic(n, report):
 
     import msgpack
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from certify.census import chunks
-    from certify.census.chunks import Item
-    from certify.census.folder import open_folder
-    from certify.census.work import Settings
-    from certify.range_certificate import pack_entry
+    from certify.commands.census import chunks
+    from certify.commands.census.chunks import Item
+    from certify.commands.census.folder import open_folder
+    from certify.commands.census.work import Settings
+    from certify.format.ranges import pack_entry
     random.seed(1)
     with tempfile.TemporaryDirectory(prefix="bench-census-") as scratch:
         folder = os.path.join(scratch, "census")

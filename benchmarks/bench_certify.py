@@ -21,10 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from report import Report, add_json_option, figure, ratio  # noqa: E402
 
-from certify import certificate  # noqa: E402
-from certify.deals import deal  # noqa: E402
-from certify.rules import Rules, decode, encode, moves, start  # noqa: E402
-from certify.search import search  # noqa: E402
+from certify.format import certificate  # noqa: E402
+from certify.game.deals import deal  # noqa: E402
+from certify.game.rules import Rules, decode, encode, moves, start  # noqa: E402
+from certify.engine.reference.search import search  # noqa: E402
 
 
 def plain_bfs(position, ncells=4):
@@ -33,7 +33,7 @@ def plain_bfs(position, ncells=4):
     seen = {first}
     queue = deque([first])
     while queue:
-        for _, _, q in moves(decode(queue.popleft(), ncells), ncells):
+        for _, _, q in moves(decode(queue.popleft(), ncells), Rules(ncells)):
             k = encode(q, ncells)
             if k not in seen:
                 seen.add(k)
@@ -48,7 +48,7 @@ def timed(f, *args):
 
 
 def peak_memory_mb(number):
-    code = ("import resource, sys; from certify.cli import main; "
+    code = ("import resource, sys; from certify.commands.cli import main; "
             f"main(['{number}', '-q', '-o', '/tmp/bench-peak.msgpack.zst']); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -82,7 +82,7 @@ def main():
     baseline = [timed(plain_bfs, position)[0] for _ in range(baseline_runs)]
     med = statistics.median
     d = args.deal
-    searched = f"certify.search.search(start(deal({d})), Rules(4))"
+    searched = f"certify.engine.reference.search.search(start(deal({d})), Rules(4))"
     report.line(f"deal {d}: {outcome.verdict}, {n:,} positions (columns up to permutation)",
                 figure("positions", n, "positions", searched, deal=d, verdict=outcome.verdict))
     report.line(f"search           median {med(searches):.3f} s   "

@@ -40,7 +40,7 @@ from report import Report, add_json_option, figure
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PUBLISHED = os.path.join(ROOT, "certificates")
-CERTIFY = "import sys; from certify.cli import main; sys.exit(main(sys.argv[1:]))"
+CERTIFY = "import sys; from certify.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 BELOW_A_MILLION = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
 TARGETS = {11982: (15, 600), 7484159: (20 * 60, 8 * 1024)}  # CPU seconds, peak MB
 

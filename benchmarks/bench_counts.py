@@ -35,9 +35,9 @@ from report import Report, add_json_option, figure  # noqa: E402
 from support.position_counts import COUNTS  # noqa: E402
 
 from certify import engine  # noqa: E402
-from certify.board import write_board  # noqa: E402
-from certify.deals import deal  # noqa: E402
-from certify.rules import Rules, autoplay, encode, moves, start  # noqa: E402
+from certify.game.board import write_board  # noqa: E402
+from certify.game.deals import deal  # noqa: E402
+from certify.game.rules import Rules, autoplay, encode, moves, start  # noqa: E402
 
 FC_SOLVE = "fc-solve"
 
@@ -51,7 +51,7 @@ def pruned_on_expansion(position, ncells):
     while todo:
         p = todo.pop()
         settled, homed = autoplay(p)
-        nexts = [settled] if homed else [after for _, _, after in moves(p, ncells)]
+        nexts = [settled] if homed else [after for _, _, after in moves(p, Rules(ncells))]
         for q in nexts:
             k = encode(q, ncells)
             if k not in seen:

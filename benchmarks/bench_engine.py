@@ -6,7 +6,7 @@
     python benchmarks/bench_engine.py --grid             a grid of zstd parameters, and the ids'
                                                          bytes in another plane order (11982)
     python benchmarks/bench_engine.py --parts            11982's run part by part, in process
-    python benchmarks/bench_engine.py --order            the cost of prove()'s order of work
+    python benchmarks/bench_engine.py --order            the cost of proved()'s order of work
     python benchmarks/bench_engine.py --regenerate       certificates/regenerate.py --all, timed
     python benchmarks/bench_engine.py --census [N]       certify 1-N -j 2 beside
                                                          freecell-solver-range-parallel-solve
@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 from report import Report, add_json_option, figure  # noqa: E402
 
 from certify import engine  # noqa: E402
-from certify.deals import deal  # noqa: E402
-from certify.rules import Rules, start  # noqa: E402
+from certify.game.deals import deal  # noqa: E402
+from certify.game.rules import Rules, start  # noqa: E402
 
 # The command as a user types it: the `certify` script installed beside this Python (python -m
 # certify, where there is none, costs runpy's few milliseconds more).
@@ -88,7 +88,7 @@ def median_time(f, runs):
 
 def board_file(number, folder):
     path = Path(folder) / f"{number}.board"
-    from certify.board import write_board
+    from certify.game.board import write_board
     path.write_text(write_board(start(deal(number))))
     return str(path)
 
@@ -150,8 +150,8 @@ def parts(args, report):
     """Where a `certify 11982` run goes, part by part, in this process (medians): the solver's
     first attempt, the bounded search, both at once on two threads (as certify DEAL runs
     them), the writer, zstd; and the start-up of a process that only imports certify."""
-    from certify import certificate
-    from certify.prove import SEARCH_FIRST, SOLVER_FIRST
+    from certify.format import certificate
+    from certify.run.prove import SEARCH_FIRST, SOLVER_FIRST
     position, rules = start(deal(11982)), Rules(4)
     med = statistics.median
 
@@ -163,7 +163,7 @@ def parts(args, report):
             times.append(time.perf_counter() - t0)
         return med(times) * 1000
 
-    def together():   # (as prove() overlaps them: the search in the Background, the solver here)
+    def together():   # (as proved() overlaps them: the search in the Background, the solver here)
         running = engine.Background(engine.Search(position, rules), SEARCH_FIRST)
         if engine.solve_line(position, rules, SOLVER_FIRST) is not None:
             running.stop()
@@ -195,13 +195,13 @@ def parts(args, report):
     part("zstd, certify's settings (fresh)    ", "zstd, certify's settings, fresh compressor",
          timed(lambda: certificate.encode_file(head, bodies[-1], fresh=True)),
          "certificate.encode_file(head, body, fresh=True)")
-    imports = [sys.executable, "-c", "import certify.cli, certify.prove, certify.engine"]
+    imports = [sys.executable, "-c", "import certify.commands.cli, certify.run.prove, certify.engine"]
     bare = [sys.executable, "-c", "pass"]
     ours, theirs, ratio = side_by_side(imports, bare, args.runs)
     report.line(f"  python -c 'import certify...'       {ours * 1000:6.1f}  (python -c pass: "
                 f"{theirs * 1000:.1f})",
                 figure("start-up with certify's imports", ours * 1000, "ms",
-                       "python -c 'import certify.cli, certify.prove, certify.engine'", args.runs,
+                       "python -c 'import certify.commands.cli, certify.run.prove, certify.engine'", args.runs,
                        versus="python -c pass", versus_value=theirs * 1000, ratio=ratio,
                        ratio_of="median of pairs"))
 
@@ -210,7 +210,7 @@ def content_11982():
     """(11982's certificate content before zstd: header then body, its positions, the header,
     the body)."""
     import msgpack
-    from certify import certificate
+    from certify.format import certificate
     position, rules = start(deal(11982)), Rules(4)
     outcome = engine.search(position, rules)
     body = engine.no_win_body(outcome, rules)
@@ -221,7 +221,7 @@ def content_11982():
 
 def levels(args, report):
     import zstandard
-    from certify import certificate
+    from certify.format import certificate
     content, positions, _, _ = content_11982()
     report.text(f"11982: {positions:,} positions, content {len(content):,} bytes; "
                 f"CPU seconds of one compress, median of {args.runs}")
@@ -318,8 +318,8 @@ def grid(args, report):
 
 
 def order(args, report):
-    """What prove()'s order costs: on the unwinnable deals and on winnable ones."""
-    from certify.prove import prove
+    """What proved()'s order costs: on the unwinnable deals and on winnable ones."""
+    from certify.run.prove import proved
     with open(ROOT / "certificates" / "deals.txt") as f:
         unwinnable = [int(x.split("#")[0]) for x in f if x.split("#")[0].strip()]
     sample = unwinnable[:: max(1, len(unwinnable) // args.sample)]
@@ -327,12 +327,12 @@ def order(args, report):
                          ("winnable 1..%d" % args.sample, range(1, args.sample + 1))):
         t0 = time.perf_counter()
         for n in deals:
-            prove(start(deal(n)), Rules(4))
+            proved(start(deal(n)), Rules(4))
         seconds = time.perf_counter() - t0
         report.line(f"{label}: {len(deals)} deals, {seconds:.2f} s, "
                     f"{seconds / len(deals) * 1000:.1f} ms a deal",
-                    figure("prove() a deal", seconds / len(deals) * 1000, "ms",
-                           f"prove(start(deal(n)), Rules(4)) for {label}", len(deals), "mean",
+                    figure("proved() a deal", seconds / len(deals) * 1000, "ms",
+                           f"proved(start(deal(n)), Rules(4)) for {label}", len(deals), "mean",
                            deals=len(deals), total_seconds=seconds))
 
 

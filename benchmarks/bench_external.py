@@ -1,4 +1,4 @@
-"""Benchmark: the exhaustive search on disk (certify/external.py) beside the in-memory engine.
+"""Benchmark: the exhaustive search on disk (certify/engine/on_disk.py) beside the in-memory engine.
 
     python benchmarks/bench_external.py [--deal 7484159] [--memory 16M,64M,256M] [--runs 3]
                                         [--autoplay] [--json]
@@ -33,11 +33,12 @@ sys.path.insert(0, str(ROOT))
 
 from report import Report, add_json_option, figure  # noqa: E402
 
-from certify import engine, external  # noqa: E402
-from certify.deals import deal  # noqa: E402
-from certify.options import memory_size  # noqa: E402
+from certify import engine
+from certify.engine import on_disk, work_folder  # noqa: E402
+from certify.game.deals import deal  # noqa: E402
+from certify.commands.options import memory_size  # noqa: E402
 from certify.outcome import size_text  # noqa: E402
-from certify.rules import Rules, start  # noqa: E402
+from certify.game.rules import Rules, start  # noqa: E402
 
 
 class Watch:
@@ -66,9 +67,9 @@ class Watch:
                              f"most home {most_home}, {self.where}")
 
 
-def on_disk(position, rules, memory, folder, seconds=None, report=None):
+def run_on_disk(position, rules, memory, folder, seconds=None, report=None):
     shutil.rmtree(folder, ignore_errors=True)
-    search = external.DiskSearch(position, rules, external.Disk(folder), memory)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder), memory)
     watch = Watch(search, report)
     t0 = time.perf_counter()
     outcome = search.run(time_limit=seconds, progress=watch)
@@ -88,8 +89,8 @@ def compare(args, report):
             memory_seconds.append(time.perf_counter() - t0)
         n = whole.positions
         t0 = time.perf_counter()
-        from certify import prove
-        prove.prove(position, rules, number, out=tmp / "memory.zst", plan=prove.SEARCH_ALONE)
+        from certify.run import prove
+        prove.proved(position, rules, number, out=tmp / "memory.zst", plan=prove.SEARCH_ALONE)
         write_memory = time.perf_counter() - t0 - min(memory_seconds)
         m = min(memory_seconds)
         closure = "autoplay" if rules.autoplay else "moves"
@@ -104,10 +105,10 @@ def compare(args, report):
                     f"positions/s; search + certificate {m + write_memory:.2f} s",
                     figure("in-memory search", m, "s", in_memory, args.runs, "best", **about),
                     figure("in-memory search + certificate", m + write_memory, "s",
-                           "prove.prove(..., plan=SEARCH_ALONE)", args.runs, "best", **about))
+                           "prove.proved(..., plan=SEARCH_ALONE)", args.runs, "best", **about))
         for text in args.memory.split(","):
             budget = memory_size(text)
-            runs = [on_disk(position, rules, budget, tmp / "work") for _ in range(args.runs)]
+            runs = [run_on_disk(position, rules, budget, tmp / "work") for _ in range(args.runs)]
             search, outcome, seconds, watch = min(runs, key=lambda r: r[2])
             peak = watch.peak
             assert outcome.positions == n, outcome
@@ -115,7 +116,7 @@ def compare(args, report):
             size, sha = search.write_certificate(os.fspath(tmp / "disk.zst"), number, None)
             written = time.perf_counter() - t0
             same = (tmp / "disk.zst").read_bytes() == (tmp / "memory.zst").read_bytes()
-            disk = f"external.DiskSearch(..., memory={text}).run()"
+            disk = f"on_disk.DiskSearch(..., memory={text}).run()"
             on = dict(about, memory=text, same_bytes=same)
             report.line(f"  on disk, --memory {text}: {seconds:.2f} s search (best of "
                         f"{args.runs}), {n / seconds:,.0f} positions/s ({seconds / m:.1f}x the "
@@ -147,13 +148,13 @@ def far(args, report):
     folder = Path(tempfile.mkdtemp(prefix="bench-external-far-", dir=args.tmp))
     try:
         import resource
-        search, outcome, seconds, watch = on_disk(position, rules, memory_size(args.memory_far),
+        search, outcome, seconds, watch = run_on_disk(position, rules, memory_size(args.memory_far),
                                                   folder / "work", args.minutes * 60, report)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         cpu = usage.ru_utime + usage.ru_stime
         n, peak = outcome.positions, watch.peak
         resident = usage.ru_maxrss / 1024 ** 2
-        disk = (f"external.DiskSearch(start(deal({args.far})), memory={args.memory_far})"
+        disk = (f"on_disk.DiskSearch(start(deal({args.far})), memory={args.memory_far})"
                 f".run(time_limit={args.minutes * 60:g})")
         about = dict(deal=args.far, cells=rules.ncells, memory=args.memory_far,
                      verdict=outcome.verdict, closure="autoplay" if rules.autoplay else "moves")
@@ -191,7 +192,7 @@ def main():
     p.add_argument("--tmp", default=None, help="where --far's work folder goes")
     add_json_option(p)
     args = p.parse_args()
-    if not external.available():
+    if not on_disk.available():
         raise SystemExit("the search on disk is not built (certify.engine._external)")
     report = Report("bench_external", args.json)
     far(args, report) if args.far else compare(args, report)

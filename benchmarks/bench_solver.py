@@ -1,5 +1,5 @@
 """How fast the win solver finds wins, and how long its lines are: the C engine
-(certify.engine._solver), the Python reference (certify/solver.py), and Freecell Solver.
+(certify.engine._solver), the Python reference (certify/engine/reference/solver.py), and Freecell Solver.
 
     python3 benchmarks/bench_solver.py [N] [--first F] [--engine native|python|both]
                                        [--runs R] [--vs-fc-solve] [--rounds R] [--cells K]
@@ -8,7 +8,7 @@
 
 Solves deals F..F+N-1 (default 1..1000) one after another on one core, with each engine, and
 prints the CPU time per deal (median, mean, worst), the mean line length in single-card moves
-and in notation moves, and the deals given up (prove() would then search them exhaustively).
+and in notation moves, and the deals given up (proved() would then search them exhaustively).
 Every line is replayed under the readable rules (rules.replays_to_win). With both engines
 (the default when the extension is built) it also says on how many deals their lines differ:
 they must not. (The reference takes some 25 ms a deal: for long ranges, --engine native.)
@@ -43,8 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from report import Report, add_json_option, figure  # noqa: E402
 
-from certify import deals, notation, solver  # noqa: E402
-from certify.rules import Rules, replays_to_win, start  # noqa: E402
+from certify.game import deals, notation
+from certify.engine.reference import solver  # noqa: E402
+from certify.game.rules import Rules, replays_to_win, start  # noqa: E402
 
 try:
     from certify.engine import _solver
@@ -55,8 +56,8 @@ FC_SOLVE = "freecell-solver-range-parallel-solve"
 
 
 # What each engine's timed call is, as a figure's command.
-CALLS = {"native": "certify.engine._solver.solve(found, cells, cols, {ncells}, {budget})",
-         "python": "certify.solver.solve(position, Rules({ncells}), {budget})"}
+CALLS = {"native": "certify.engine._solver.solve(found, cells, cols, Rules({ncells}), {budget})",
+         "python": "certify.engine.reference.solver.solve(position, Rules({ncells}), {budget})"}
 
 
 def call(engine, rules, budget):
@@ -66,7 +67,7 @@ def call(engine, rules, budget):
 def native_solve(position, rules, budget):
     """The C engine's answer as it gives it: 2 bytes a move, or None."""
     found, cells, cols = position
-    return _solver.solve(found, cells, cols, rules.ncells, budget)
+    return _solver.solve(found, cells, cols, rules, budget)
 
 
 def native_line(answer):
@@ -211,7 +212,7 @@ def flares(report, numbers, rules, budget):
     report.text(f"  {'deal':>8}  {'main s':>7}  {'flares s':>8}  {'won by':>16}  {'moves':>5}  "
                 f"{'notation':>8}")
     main_call = call("native", rules, budget)
-    flare_call = ("certify.engine._solver.solve(found, cells, cols, ncells, size, styles) "
+    flare_call = ("certify.engine._solver.solve(found, cells, cols, Rules(ncells), size, styles) "
                   "for each of solver.FLARES in turn until one wins")
     total = []
     for deal in numbers:
@@ -222,7 +223,7 @@ def flares(report, numbers, rules, budget):
         won_by, t1 = "main" if line is not None else "nothing", time.process_time()
         for i, (*styles, size) in enumerate(solver.FLARES if line is None else ()):
             found, cells, cols = position
-            line = native_line(_solver.solve(found, cells, cols, rules.ncells, size,
+            line = native_line(_solver.solve(found, cells, cols, rules, size,
                                              tuple(styles)))
             if line is not None:
                 won_by = f"flare {i} {styles[0][0]}"

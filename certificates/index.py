@@ -1,7 +1,7 @@
 """The index of the published certificates: README.md and SHA256SUMS, built from the files.
 
 Everything in the index is read back from the certificate files themselves (header, positions,
-digest), with `certify explain`'s analysis (certify/explain.py) for the cards that never move;
+digest), with `certify explain`'s analysis (certify/commands/explain.py) for the cards that never move;
 only the seconds come from generation-times.tsv, the log of the run that wrote the files. So the
 index says what the files hold, and rebuilding it from the same files gives the same bytes.
 Run it through `python3 certificates/regenerate.py --index`.
@@ -9,9 +9,9 @@ Run it through `python3 certificates/regenerate.py --index`.
 
 import os
 
-from certify.cards import name
+from certify.game.cards import name
 from certify.output import write_atomic
-from certify.explain import from_certificate, stuck
+from certify.commands.explain import from_certificate, stuck
 
 import hard
 import published
@@ -138,7 +138,7 @@ every position reachable by single-card moves (what `certify DEAL --no-autoplay`
 most cards ever on the foundations; the cards that *never move* in any reachable position and
 the frozen card *closest to moving* with the number of positions in which it is uncovered (and
 how many of those have every free cell full), both as defined by `certify explain`
-(certify/explain.py); *seconds*, the wall time of the command on the machine that wrote the
+(certify/commands/explain.py); *seconds*, the wall time of the command on the machine that wrote the
 files (2 shared cores); *Coq*, the result of compiling the deal's Coq proof (`certify export
 --coq`, then `coqc`) and coqc's CPU seconds, from [coq-results.tsv](coq-results.tsv) (with
 the peak memory and the reason for any deal not proved), which this command writes, one deal

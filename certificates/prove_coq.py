@@ -69,7 +69,7 @@ def coq_version():
 
 def export(cert, out, method):
     """Run `certify export --coq` in a subprocess; (ok, message, positions up to column order)."""
-    code = "import sys; from certify.cli import main; sys.exit(main())"
+    code = "import sys; from certify.commands.cli import main; sys.exit(main())"
     done = subprocess.run([sys.executable, "-c", code, "export", "--coq", cert, "-o", out,
                            "--method", method], capture_output=True, text=True)
     if done.returncode != 0:

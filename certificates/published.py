@@ -3,7 +3,7 @@
     regenerate.py  ->  index.py  ->  ranges.py, prove_coq.py  ->  published.py  ->  certify
 
 Each script imports only those to its right, so none imports another that imports it back.
-A file's name says its rules as `certify DEAL` names it by default (certify/names.py); the
+A file's name says its rules as `certify DEAL` names it by default (certify/format/names.py); the
 tables are tab-separated files here (generation-times.tsv, coq-results.tsv, large-ranges.tsv)
 with '#' comment lines.
 """
@@ -12,9 +12,9 @@ import hashlib
 import os
 import re
 
-from certify.names import CERTIFICATE_SUFFIX as SUFFIX, certificate_name
+from certify.format.names import CERTIFICATE_SUFFIX as SUFFIX, certificate_name
 from certify.output import write_atomic
-from certify.rules import DEFAULT_CELLS, Rules
+from certify.game.rules import DEFAULT_CELLS, Rules
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEALS = os.path.join(HERE, "deals.txt")
@@ -30,7 +30,7 @@ def read_deals(path=DEALS):
 
 def file_name(deal, cells=DEFAULT_CELLS, foundation_moves=False):
     """'11982.msgpack.zst' under the default rules; '11982-cells5-fm.msgpack.zst' otherwise:
-    the name `certify DEAL` gives the file by default (certify/names.py)."""
+    the name `certify DEAL` gives the file by default (certify/format/names.py)."""
     return certificate_name(deal, Rules(cells, False, foundation_moves))
 
 

@@ -11,9 +11,9 @@ generation-times.tsv like those of the single certificates.
 import os
 import re
 
-from certify import range_certificate
-from certify.names import range_name
-from certify.rules import Rules
+from certify.format import ranges
+from certify.format.names import range_name
+from certify.game.rules import Rules
 from published import DEFAULT_CELLS, SUFFIX, TIMES, read_table, read_times, sha256_of, write_times
 
 NAME = re.compile(r"^([0-9]+)-([0-9]+)(?:-cells([0-8]))?(-fm)?" + re.escape(SUFFIX) + "$")
@@ -66,7 +66,7 @@ def published(folder):
 def facts(folder, file):
     """One row of the section, read from the range certificate itself."""
     path = os.path.join(folder, file)
-    head, entries = range_certificate.read(path)
+    head, entries = ranges.read(path)
     no_win, positions, moves = [], 0, 0
     for deal, claim, count, _ in entries:
         if claim == "no-win":
@@ -166,7 +166,7 @@ def run_census(first, last, cells, foundation_moves, out, work):
     import subprocess
     import sys
     import time
-    code = "import sys; from certify.cli import main; sys.exit(main())"
+    code = "import sys; from certify.commands.cli import main; sys.exit(main())"
     argv = [sys.executable, "-c", code, *certify_args(first, last, cells, foundation_moves,
                                                       out, work), "-q", "--json"]
     t0 = time.monotonic()

@@ -40,7 +40,7 @@ JOBS = 2  # certify runs at once (each is one process on one core)
 
 def run_certify(deal, cells, foundation_moves, out):
     """Run `certify` in a subprocess; its --json summary plus the wall time."""
-    code = "import sys; from certify.cli import main; sys.exit(main())"
+    code = "import sys; from certify.commands.cli import main; sys.exit(main())"
     argv = [sys.executable, "-c", code] + certify_args(deal, cells, foundation_moves) + \
         ["-o", out, "--json"]
     t0 = time.monotonic()

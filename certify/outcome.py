@@ -2,10 +2,10 @@
 
 Three verdicts, never blurred: WIN (with its line), NO_WIN (with every reachable position),
 UNKNOWN (a budget ran out, or memory, or the certificate format's room; nothing is claimed).
-An Outcome is what a search found (either engine's, certify/engine/ and certify/search.py); a
-Result is what a run claims and the certificate it wrote (certify/prove.py). The words of an
-UNKNOWN are made here, so that every engine and every command says the same thing for the same
-stop.
+An Outcome is what a search found (either engine's, certify/engine/ and
+certify/engine/reference/search.py); a Result is what a run claims and the certificate it wrote
+(certify/run/prove.py). The words of an UNKNOWN are made here, so that every engine and every
+command says the same thing for the same stop.
 
 This module imports nothing of certify's: the engines, the writer, the census and the commands
 all import it, and it imports none of them.
@@ -23,8 +23,8 @@ TOO_MANY_COLUMNS = f"more than {MOST_COLUMNS:,} distinct columns"
 # each key's hash, which spread over at most 2^32 slots: so at most 2^31 positions, the table then
 # 70% full at most (the format, version 3, has no limit of its own; version 2's one-bin body held
 # 4 GiB of records). A search that meets more stops there (UNKNOWN, limit FORMAT), and certify
-# goes on on disk (certify/external.py), or says UNKNOWN with --no-spill. Memory (--memory, about
-# 40 bytes a position) stops a search on this machine long before.
+# goes on on disk (certify/engine/on_disk.py), or says UNKNOWN with --no-spill. Memory (--memory,
+# about 40 bytes a position) stops a search on this machine long before.
 SEARCH_CAPACITY = 1 << 31
 
 

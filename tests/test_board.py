@@ -3,9 +3,9 @@
 import pytest
 from hypothesis import given
 
-from certify.board import BoardError, read_board, write_board
-from certify.deals import deal
-from certify.rules import start
+from certify.game.board import BoardError, read_board, write_board
+from certify.game.deals import deal
+from certify.game.rules import start
 from support.boards import small_boards
 
 

@@ -15,14 +15,17 @@ import sys
 
 import pytest
 
-from certify import cli, engine, progress, range_certificate
-from certify.census import chunks, command, work
-from certify.census.folder import current as current_row
-from certify.deals import deal
-from certify.options import result_json, with_old_verdict
+from certify.commands import cli
+from certify import engine
+from certify.run import progress
+from certify.format import ranges
+from certify.commands.census import chunks, command, work
+from certify.commands.census.folder import current as current_row
+from certify.game.deals import deal
+from certify.commands.options import result_json, with_old_verdict
 from certify.outcome import Result
-from certify.prove import SOLVER_FIRST, SURE_MEMORY, at_once, prove
-from certify.rules import Rules, start
+from certify.run.prove import SOLVER_FIRST, SURE_MEMORY, at_once, proved
+from certify.game.rules import Rules, start
 from support.census_runs import run, table, timeless
 from support.position_counts import known_count
 
@@ -57,7 +60,7 @@ def test_rows_are_those_of_certify_json_a_wins_without_a_file_digest(reference, 
         assert r["moves"] > 0 and r["seconds"] >= 0
     # A won deal's row names no digest or size of a file: none is written (`certify extract`
     # rebuilds the file `certify 3` writes, and says its digest); the line is the same.
-    result = prove(start(deal(3)), Rules(4), 3, tmp_path / "3.msgpack.zst")
+    result = proved(start(deal(3)), Rules(4), 3, out=tmp_path / "3.msgpack.zst")
     assert rows[2]["sha256"] is None and rows[2]["bytes"] is None
     assert result.sha256 is not None and rows[2]["moves"] == len(result.moves)
 
@@ -71,8 +74,8 @@ def test_a_chunk_file_holds_index_rows_and_entries(reference):
     assert [json.loads(current_row(r)) for r in rows] == table(reference)
     assert all('"verdict"' not in r for r in rows)
     items = chunks.items(path, 0, 1000, settings)
-    head, entries = range_certificate.read(reference / NAME)
-    assert [i.entry for i in items] == [range_certificate.pack_entry(*e) for e in entries]
+    head, entries = ranges.read(reference / NAME)
+    assert [i.entry for i in items] == [ranges.pack_entry(*e) for e in entries]
 
 
 # Deals on both sides of 2^31 and 2^32, where FreeCell Pro's numbering changes, and the last.
@@ -229,7 +232,7 @@ def test_unknown_exits_3_writes_no_range_certificate_and_can_be_retried(tmp_path
     assert code == 0 and out.startswith("1 deal: 0 won, 1 no win (11982), 0 unknown\n")  # ... unless asked
     [row] = table(folder)
     assert row["claim"] == "no-win" and row["positions"] == known_count(11982, closure="autoplay")
-    head, entries = range_certificate.read(folder / "11982-11982.msgpack.zst")
+    head, entries = ranges.read(folder / "11982-11982.msgpack.zst")
     assert [(d, c, n) for d, c, n, _ in entries] == [(11982, "no-win", known_count(11982, closure="autoplay"))]
 
 
@@ -259,7 +262,7 @@ def test_rules_go_in_the_names_and_the_header(tmp_path, capsys):
                        tmp_path / "c")
     assert code == 0
     path = tmp_path / "c" / "1-2-cells3-fm.msgpack.zst"
-    head, _ = range_certificate.read(path)
+    head, _ = ranges.read(path)
     assert (head["cells"], head["foundation_moves"], head["symmetry"]) == (3, True, "columns")
     code, _, _ = run(capsys, "extract", path, 2, "-o", tmp_path)
     assert code == 0 and (tmp_path / "2-cells3-fm.msgpack.zst").exists()

@@ -16,7 +16,7 @@ import msgpack
 import pytest
 import zstandard
 
-from certify.explain import from_certificate, stuck
+from certify.commands.explain import from_certificate, stuck
 
 FOLDER = Path(__file__).resolve().parent.parent / "certificates"
 import index  # (certificates/index.py)
@@ -153,7 +153,7 @@ def test_regenerating_a_few_reproduces_their_digests(tmp_path):
     """Byte for byte once certificates/ is of the version certify writes; until it is remade
     (its files are of version 2, certify writes 3), certify still makes the same claims with the
     same column tables and records, laid out as the new version lays them out."""
-    from certify import certificate
+    from certify.format import certificate
     older = [d for d in FEW if header(FOLDER / published.file_name(d))["version"] !=
              certificate.VERSION]
     if not older:

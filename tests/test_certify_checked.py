@@ -10,11 +10,11 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from certify import certificate
+from certify.format import certificate
 from certify.outcome import NO_WIN, WIN
-from certify.prove import Search as SearchStep, Solve, prove
-from certify.rules import Rules
-from certify.solver import solve
+from certify.run.prove import Search as SearchStep, Solve, proved
+from certify.game.rules import Rules
+from certify.engine.reference.solver import solve
 from check import checker
 from support import certgen as g
 
@@ -73,7 +73,7 @@ def proved_and_checked(tmp_path, pos, cells, fixed, fm, number, solver=False):
     path = tmp_path / 'cert.msgpack.zst'
     # as `certify` does, wins are found by the solver (the exhaustive search may wander for long
     # with foundation moves), and its line is replayed by the readable rules before it is written
-    result = prove(ours(pos), rules, deal=number, out=path, plan=((Solve(solver=lambda p: solve(p, rules)),) if solver else ()) + (SearchStep(),))
+    result = proved(ours(pos), rules, deal=number, out=path, plan=((Solve(solver=lambda p: solve(p, rules)),) if solver else ()) + (SearchStep(),))
     verdict, head, text, _ = checker.verify(path)
     assert verdict == 'verified', text
     assert (head['deal'], head['cells'], head['foundation_moves']) == (number, cells, fm)

@@ -16,12 +16,14 @@ import time
 import pytest
 import zstandard
 
-from certify import certificate, cli, deals
-from certify import prove as certify_prove
-from certify.board import write_board
-from certify.cli import certify_parser, main
-from certify.names import certificate_name
-from certify.rules import Rules, start
+from certify.format import certificate
+from certify.commands import cli
+from certify.game import deals
+from certify.run import prove as certify_prove
+from certify.game.board import write_board
+from certify.commands.cli import certify_parser, main
+from certify.format.names import certificate_name
+from certify.game.rules import Rules, start
 from support.position_counts import known_count
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -146,7 +148,7 @@ def test_a_bad_output_path_is_refused_before_any_search(args, words, tmp_path, m
                                                         capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "b.txt").write_text(write_board(start(deals.deal(11982))))
-    monkeypatch.setattr(certify_prove, "prove", refuse_to_search)
+    monkeypatch.setattr(certify_prove, "proved", refuse_to_search)
     deal = [] if "--board" in args else ["11982"]
     assert main(deal + args) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -194,7 +196,7 @@ def test_a_boards_default_name_is_never_a_deals(tmp_path):
 def test_a_default_name_never_replaces_another_claims_certificate(tmp_path, monkeypatch,
                                                                  capsys):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(certify_prove, "prove", refuse_to_search)
+    monkeypatch.setattr(certify_prove, "proved", refuse_to_search)
     (tmp_path / "1.board").write_text(certify("show", "2").stdout)
     assert certify("--board", "1.board", "-q", cwd=tmp_path).returncode == 0
     os.rename("1.board.msgpack.zst", "1.msgpack.zst")  # a layout's proof under deal 1's name
@@ -509,7 +511,7 @@ def test_extract_keeps_what_is_not_its_deals_certificate(tmp_path, monkeypatch, 
 WITHOUT_COMPILED_ENGINE = """
 import sys
 sys.modules['certify.engine._search'] = None
-from certify import cli
+from certify.commands import cli
 for out in sys.argv[1:]:
     cli.main(["1", "--max-positions", "50", "--no-solver", "-o", out, *QUIET])
 """

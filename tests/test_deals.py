@@ -9,8 +9,8 @@ from pysol_cards.cards import CardRenderer
 from pysol_cards.deal_game import Game
 from pysol_cards.random import RandomBase
 
-from certify.cards import name, parse
-from certify.deals import MAX_DEAL, deal, rows
+from certify.game.cards import name, parse
+from certify.game.deals import MAX_DEAL, deal, rows
 from check import checker
 from support import certgen
 from support import oracle

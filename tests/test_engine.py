@@ -17,13 +17,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from certify import certificate, engine, prove as prove_module, search as reference
-from certify.deals import deal
+from certify.format import certificate
+from certify import engine
+from certify.run import prove as prove_module
+from certify.engine.reference import search as reference
+from certify.game.deals import deal
 from certify.engine import decode_key
-from certify.outcome import (FORMAT, MEMORY, SEARCH_CAPACITY, NO_WIN, UNKNOWN, WIN,
-                             out_of_memory, size_text)
-from certify.prove import prove
-from certify.rules import Rules, autoplay, encode, moves, replays_to_win, start, successors
+from certify.outcome import (FORMAT, MEMORY, SEARCH_CAPACITY, NO_WIN, UNKNOWN, WIN, out_of_memory,
+                             size_text)
+from certify.run.prove import proved
+from certify.game.rules import Rules, autoplay, encode, moves, replays_to_win, start, successors
 from support.boards import reachable, small_boards
 from support.position_counts import known_count
 
@@ -191,7 +194,7 @@ def test_bad_start_positions_are_refused():
                 (found, b"\x00", cols, 4), (bytes([14, 0, 0, 0]), cells, cols, 4),
                 (found, cells, cols, 9), (found, cells, (cols[0] + b"\x63",) + cols[1:], 4)]:
         with pytest.raises((ValueError, TypeError)):
-            native.Search(*bad, False, False)
+            native.Search(*bad[:3], Rules(bad[3]))
 
 
 def test_a_used_search_refuses_more():
@@ -210,7 +213,7 @@ def lines(draw):
     position, rules = draw(boards_and_rules(max_left=9))
     line, p = [], position
     for _ in range(draw(st.integers(0, 30))):
-        options = list(moves(p, rules.ncells, rules.foundation_moves))
+        options = list(moves(p, rules))
         if not options:
             break
         card, dest, p = options[draw(st.integers(0, len(options) - 1))]
@@ -230,7 +233,7 @@ def test_native_replay_judges_lines_as_the_readable_rules_do(case):
 
 def test_native_replay_accepts_real_wins_and_refuses_their_mutants():
     position, rules = start(deal(11982)), Rules(5)
-    line = prove(position, rules).moves
+    line = proved(position, rules).moves
     assert engine.replays_to_win(position, line, rules)
     assert not engine.replays_to_win(position, line[:-1], rules)
     for k in range(0, len(line), 7):
@@ -246,7 +249,7 @@ def test_native_replay_accepts_real_wins_and_refuses_their_mutants():
 
 def certificate_of(position, rules, tmp_path, name, **budgets):
     out = tmp_path / name
-    result = prove(position, rules, out=out, **budgets)
+    result = proved(position, rules, out=out, **budgets)
     return result, (out.read_bytes() if out.exists() else None)
 
 
@@ -282,19 +285,19 @@ def test_budgets_bound_the_whole_run(tmp_path):
     # 300,000: the solver's full attempt comes after the bounded search's 200,000 positions,
     # which it must leave room for (it was given 299,999 and the run came to 499,999).
     for limit in (100, 1000, 5000, 300_000):
-        result = prove(position, rules, out=tmp_path / "x", max_positions=limit)
+        result = proved(position, rules, out=tmp_path / "x", max_positions=limit)
         assert (result.verdict, result.positions) == (UNKNOWN, limit)
         assert result.reason == f"--max-positions {limit} reached"
         assert 0 < result.solver_positions < limit
-    result = prove(position, rules, out=tmp_path / "x", time_limit=0.5)
+    result = proved(position, rules, out=tmp_path / "x", time_limit=0.5)
     assert result.verdict == UNKNOWN and result.reason == "--time-limit 0.5 s reached"
     # The solver's attempt in hand when time runs out may overrun: bounded, loosely (a shared
     # machine): the attempts grow fourfold from 2,000 positions under a time limit.
     assert result.seconds < 0.5 + 5.0
     assert list(tmp_path.iterdir()) == []
     # The solver's first attempt (32,000) is charged; 11982's search needs its count more.
-    assert prove(start(deal(11982)), rules, max_positions=115_239).verdict == NO_WIN
-    assert prove(start(deal(11982)), rules, max_positions=115_238).verdict == UNKNOWN
+    assert proved(start(deal(11982)), rules, max_positions=115_239).verdict == NO_WIN
+    assert proved(start(deal(11982)), rules, max_positions=115_238).verdict == UNKNOWN
 
 
 def claims(result):
@@ -312,15 +315,15 @@ def claims(result):
 def test_the_solver_and_the_search_together_claim_what_they_claim_in_turn(
         number, rules, max_positions):
     """certify DEAL runs the solver's first attempt and the bounded search at once: the same
-    result, byte for byte, as prove()'s documented order one after the other."""
+    result, byte for byte, as proved()'s documented order one after the other."""
     position = start(deal(number))
-    alone = prove(position, rules, number, max_positions=max_positions)
-    together = prove(position, rules, number, max_positions=max_positions, together=True)
+    alone = proved(position, rules, number, max_positions=max_positions)
+    together = proved(position, rules, number, max_positions=max_positions, together=True)
     assert claims(together) == claims(alone)
 
 
 def test_a_search_stopped_by_the_solvers_line_runs_on_as_if_never_stopped():
-    """prove() runs the bounded search in the Background while the solver tries, and stops it
+    """proved() runs the bounded search in the Background while the solver tries, and stops it
     when a line comes: the search goes on from there to the outcome of one uninterrupted run."""
     position, rules = start(deal(1)), Rules(4)
     search = engine.Search(position, rules)
@@ -368,18 +371,18 @@ def test_progress_hears_every_phase(tmp_path):
             self.updates += 1
 
     heard = Heard()
-    prove(start(deal(11982)), Rules(4), out=tmp_path / "x", progress=heard)
+    proved(start(deal(11982)), Rules(4), out=tmp_path / "x", progress=heard)
     assert heard.phases == ["solving", "searching", "writing"]
     heard = Heard()
-    prove(start(deal(1)), Rules(4), progress=heard)
+    proved(start(deal(1)), Rules(4), progress=heard)
     assert heard.phases == ["solving"]
     heard = Heard()
-    prove(start(deal(11982)), Rules(4), progress=heard, together=True)
+    proved(start(deal(11982)), Rules(4), progress=heard, together=True)
     assert heard.phases == ["solving and searching", "writing"]
 
 
 def test_the_solver_finds_the_same_line_with_a_larger_budget():
-    """prove() grows solver attempts under a time limit: that must not change the line."""
+    """proved() grows solver attempts under a time limit: that must not change the line."""
     for n in (1, 2, 3, 617):
         line = engine.solve(start(deal(n)), Rules(4), 2000)
         if line is not None:
@@ -628,7 +631,7 @@ def test_the_capacity_a_compiled_search_takes_is_checked():
     found, cells, cols = start(deal(1))
     for bad in (2 ** 32 - 1, 2 ** 32):
         with pytest.raises((ValueError, OverflowError)):
-            native.Search(found, cells, cols, 4, False, False, 1 << 16, 0, bad)
+            native.Search(found, cells, cols, Rules(4), 1 << 16, 0, bad)
     # (its default is outcome.SEARCH_CAPACITY)
     assert native.SEARCH_CAPACITY == SEARCH_CAPACITY
 
@@ -656,18 +659,18 @@ def test_a_memory_budget_stops_the_compiled_search_for_good():
                                            (7484159, Rules(4)), (1, Rules(4)),
                                            (7484159, Rules(4, autoplay=True))])
 def test_a_certificate_found_within_a_memory_budget_is_the_same_bytes(number, rules):
-    """(The bytes compared by their SHA-256, as prove() gives it: the files need not be made.)"""
+    """(The bytes compared by their SHA-256, as proved() gives it: the files need not be made.)"""
     position = start(deal(number))
-    without = prove(position, rules, number, together=True)
+    without = proved(position, rules, number, together=True)
     # a budget just over what the tables take (7484159: 165 MiB), and one far over
     for memory in (170 << 20 if number == 7484159 else 16 << 20, 1 << 40):
-        assert claims(prove(position, rules, number, memory=memory, together=True)) == \
+        assert claims(proved(position, rules, number, memory=memory, together=True)) == \
             claims(without)
     if number == 7484159 and not rules.autoplay:
         # 2,449,032 positions: three chunks, and a budget short of the tables is an unknown.
         table, chunks = certificate.nowin_parts(without.body, without.positions, 4)
         assert len(chunks) == 3
-        short = prove(position, rules, number, memory=150 << 20)
+        short = proved(position, rules, number, memory=150 << 20)
         assert short.verdict == UNKNOWN and "--memory 150M" in short.reason
     if number == 7484159 and rules.autoplay:
         # The published file's records are these (certify's default closure).
@@ -804,7 +807,7 @@ def test_running_out_of_memory_anywhere_is_an_honest_unknown(monkeypatch, tmp_pa
         monkeypatch.setattr(prove_module.output, "write_atomic", no_memory)
     out = tmp_path / "x.zst"
     for together in (False, True):
-        result = prove(position, Rules(4), out=out, together=together)
+        result = proved(position, Rules(4), out=out, together=together)
         assert result.verdict == UNKNOWN and result.sha256 is None
         # (the search's own positions: a solver's budget takes no memory of the search's)
         assert result.reason == out_of_memory(result.positions - result.solver_positions)
@@ -893,7 +896,7 @@ def test_certify_stops_at_its_memory_budget(tmp_path):
 
 def test_memory_sizes_are_read_with_their_units():
     import argparse
-    from certify import options
+    from certify.commands import options
     assert [options.memory_size(t) for t in ("500M", "8G", "8g", "1.5G", "2GiB", "512KB", "1T")] \
         == [500 << 20, 8 << 30, 8 << 30, 3 << 29, 2 << 30, 512 << 10, 1 << 40]
     for bad in ("8", "0M", "-1G", "8X", "", "G", "1e3M", "８G", "1_000M"):
@@ -904,7 +907,7 @@ def test_memory_sizes_are_read_with_their_units():
 
 
 def test_the_help_says_the_memory_default_and_that_nothing_spills(tmp_path):
-    from certify import options
+    from certify.commands import options
     done = run_certify(["--help"], "native", tmp_path)
     text = " ".join(done.stdout.split())
     default = options.default_memory()

@@ -134,19 +134,19 @@ def test_the_search_on_disk_under_asan(sanitized, tmp_path):
 
 WIDENED = """
 import sys
-from certify import external
-from certify.deals import deal
-from certify.rules import Rules, start
+from certify.engine import on_disk, work_folder
+from certify.game.deals import deal
+from certify.game.rules import Rules, start
 for rules in (Rules(3), Rules(3, autoplay=True)):
     for memory in (1 << 16, 64 << 20):   # buckets on disk in layers, and held in memory
-        s = external.DiskSearch(start(deal(11982)), rules, external.Disk(sys.argv[1]), memory,
-                                64)
+        s = on_disk.DiskSearch(start(deal(11982)), rules, work_folder.Disk(sys.argv[1]), memory,
+                               64)
         assert s.run().verdict == "no-win" and s.state["idw"] == 3
         assert sum(len(r) for r in s.records()) == s.positions * (4 + 3 + 16)
         s.remove()
 # a bucket's foundation groups: parts written, groups to layers (tests/test_external.py's sets)
 for rules, memory in ((Rules(2), 5_000_000), (Rules(2, autoplay=True), 7_000_000)):
-    s = external.DiskSearch(start(deal(1)), rules, external.Disk(sys.argv[1]), memory)
+    s = on_disk.DiskSearch(start(deal(1)), rules, work_folder.Disk(sys.argv[1]), memory)
     assert s.run().verdict == "no-win"
     assert sum(len(r) for r in s.records()) == s.positions * (4 + 2 + 16)
     s.remove()
@@ -155,10 +155,11 @@ print("ok")
 
 
 LIMITS = """
-from certify import engine, certificate, outcome
+from certify import engine, outcome
+from certify.format import certificate
 from certify.engine import _search as native
-from certify.deals import deal
-from certify.rules import Rules, start
+from certify.game.deals import deal
+from certify.game.rules import Rules, start
 position, rules = start(deal(11982)), Rules(4)
 # the format's room, then a run on after it (final)
 s = engine.NativeSearch(position, rules, capacity=5000)

@@ -8,13 +8,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from support.boards import reachable, small_boards
-from certify import certificate, deals
-from certify.board import read_board
-from certify.cli import main
-from certify.explain import explain, from_certificate, searched, stuck
+from certify.format import certificate
+from certify.game import deals
+from certify.game.board import read_board
+from certify.commands.cli import main
+from certify.commands.explain import explain, from_certificate, searched, stuck
 from certify.engine import decode_key
-from certify.prove import prove
-from certify.rules import Rules, encode, replays_to_win, start
+from certify.run.prove import proved
+from certify.game.rules import Rules, encode, replays_to_win, start
 from support.position_counts import known_count
 
 # Winnable with one free cell, not with none (found by search; the test checks both claims).
@@ -129,14 +130,14 @@ def report_11982():
 @pytest.fixture(scope="module")
 def cert_11982(tmp_path_factory):
     cert = tmp_path_factory.mktemp("cert") / "11982.msgpack.zst"
-    prove(start(deals.deal(11982)), Rules(4), 11982, cert)
+    proved(start(deals.deal(11982)), Rules(4), 11982, out=cert)
     return str(cert)
 
 
 @pytest.fixture(scope="module")
 def cert_781948(tmp_path_factory):
     cert = tmp_path_factory.mktemp("cert") / "781948.msgpack.zst"
-    prove(start(deals.deal(781948)), Rules(4), 781948, cert)
+    proved(start(deals.deal(781948)), Rules(4), 781948, out=cert)
     return cert
 
 
@@ -186,7 +187,7 @@ def test_positions_number_the_columns_as_the_picture_does(cert_11982, capsys):
     shown = {encode(read_board(b), 4) for b in r["uncovered_positions"]}
     table, records = src.table, src.records
     facts = stuck(src.start[2], table, records, 4, src.width, False)
-    from certify.explain import uncovered_positions
+    from certify.commands.explain import uncovered_positions
     assert shown == {encode(p, 4) for p in uncovered_positions(src.start[2], table, records, 4,
                                                                src.width, False, facts)}
     for board in r["uncovered_positions"]:
@@ -209,12 +210,12 @@ def test_why_the_closest_card_never_moves(report_11982, cert_11982, capsys):
     # What it says is what the rules say: in each of those positions the card has no move.
     src = from_certificate(cert_11982)
     facts = stuck(src.start[2], src.table, src.records, 4, src.width, False)
-    from certify.explain import uncovered_positions
-    from certify.rules import moves
+    from certify.commands.explain import uncovered_positions
+    from certify.game.rules import Rules, moves
     card = next(t.card for t in facts.tops if t is facts.closest)
     for p in uncovered_positions(src.start[2], src.table, src.records, 4, src.width, False,
                                  facts):
-        assert [m for m in moves(p, 4) if m[0] == card] == []
+        assert [m for m in moves(p, Rules(4)) if m[0] == card] == []
     code = main(["explain", cert_11982, "--cell-budget", "0", "-q"])
     out = capsys.readouterr().out
     said = " ".join(out.split())
@@ -343,7 +344,7 @@ def test_marks_stay_inside_their_cards_edges(tmp_path, cert_11982, capsys):
 
 
 def test_a_deal_that_frees_nothing_is_captioned_in_words():
-    from certify.explain import caption, summary
+    from certify.commands.explain import caption, summary
     report = {"deal": 5, "cells": 0, "foundation_moves": False, "symmetry": "columns",
               "claim": "no-win", "most_home": 0, "frozen_count": 52, "closest": None,
               "frozen": [["2C"], [], [], [], [], [], [], []]}
@@ -362,7 +363,7 @@ def test_a_deal_that_frees_nothing_is_captioned_in_words():
     ([["KS"]], 7, "1 card can never move, and at most 7 cards ever reach the foundations."),
     ([[]], 1, "Only one card ever reaches a foundation.")])
 def test_the_short_answer_comes_first(frozen, most_home, said):
-    from certify.explain import summary
+    from certify.commands.explain import summary
     report = {"frozen": frozen, "frozen_count": sum(map(len, frozen)), "most_home": most_home}
     assert summary(report) == said
 

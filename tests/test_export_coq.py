@@ -20,15 +20,15 @@ from pathlib import Path
 import pytest
 import xxhash
 
-from certify import certificate
-from certify.board import read_board
-from certify.cli import main
-from certify.deals import deal
-from certify.exports.coq import METHODS, TEMPLATES, coq_file
+from certify.format import certificate
+from certify.game.board import read_board
+from certify.commands.cli import main
+from certify.game.deals import deal
+from certify.commands.exports.coq import METHODS, TEMPLATES, coq_file
 from certify.engine import decode_key, search
 from certify.outcome import NO_WIN
-from certify.prove import prove
-from certify.rules import Rules, moves, start
+from certify.run.prove import proved
+from certify.game.rules import Rules, moves, start
 from support.position_counts import known_count
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "certificates"
@@ -77,7 +77,7 @@ def export(cert, out, *flags):
 def board_certificate(tmp_path, text, rules, label):
     position = read_board(text, rules.ncells)
     cert = tmp_path / f"{label}.msgpack.zst"
-    assert prove(position, rules, None, cert).verdict == NO_WIN
+    assert proved(position, rules, None, out=cert).verdict == NO_WIN
     return cert, position
 
 
@@ -246,7 +246,7 @@ def conformance_file(tmp_path, head, first, positions):
     """A Coq file stating, for each position, that Coq's [moves] is Python's rules.moves."""
     examples = []
     for k, p in enumerate(positions):
-        expected = [q for _, _, q in moves(p, head["cells"], head["foundation_moves"])]
+        expected = [q for _, _, q in moves(p, Rules(head["cells"], foundation_moves=head["foundation_moves"]))]
         examples.append(f"Example moves_{k} : moves {coq_position(p)} =\n  "
                         f"[{'; '.join(coq_position(q) for q in expected)}].\n"
                         "Proof. vm_compute. reflexivity. Qed.\n")
@@ -314,7 +314,7 @@ def test_export_is_deterministic_and_follows_the_certificate(tmp_path, method):
 def test_coq_proves_a_win(tmp_path):
     cert = tmp_path / "win.msgpack.zst"
     position = read_board(NO_CELLS, 1)  # with one free cell, this layout can be won
-    result = prove(position, Rules(1), None, cert)
+    result = proved(position, Rules(1), None, out=cert)
     assert result.verdict == "win"
     out = tmp_path / "Win.v"
     assert export(cert, out) == 0
@@ -328,7 +328,7 @@ def test_coq_proves_a_win(tmp_path):
 
 def test_export_refuses_a_win_with_an_illegal_move(tmp_path, capsys):
     cert = tmp_path / "win.msgpack.zst"
-    prove(read_board(NO_CELLS, 1), Rules(1), None, cert)
+    proved(read_board(NO_CELLS, 1), Rules(1), None, out=cert)
     head, body = certificate.read(cert)
     forged = tmp_path / "forged.msgpack.zst"
     assert body[0] == 0xC4   # a bin of the move indices

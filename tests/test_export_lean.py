@@ -2,7 +2,7 @@
 
 No Lean toolchain is installed here, so the file is not compiled (the README says so). These
 tests check that it has the shape it is meant to have and, with a reading of the data written
-here from the encoding's description (not from certify/exports/lean.py), that it holds exactly
+here from the encoding's description (not from certify/commands/exports/lean.py), that it holds exactly
 the positions exported: the certificate's, or for a certificate taken up to column
 permutation, those of a search with fixed columns.
 """
@@ -11,13 +11,13 @@ import re
 
 import pytest
 
-from certify import certificate
-from certify.board import read_board
-from certify.cli import main
-from certify.deals import deal
+from certify.format import certificate
+from certify.game.board import read_board
+from certify.commands.cli import main
+from certify.game.deals import deal
 from certify.outcome import NO_WIN
-from certify.prove import prove
-from certify.rules import Rules, encode, start
+from certify.run.prove import proved
+from certify.game.rules import Rules, encode, start
 from support.position_counts import known_count
 
 LAYOUT = """Foundations: H-6 C-4 D-6 S-4
@@ -74,8 +74,8 @@ def deal_11982(tmp_path_factory):
     of 11982 with and without column symmetry."""
     folder = tmp_path_factory.mktemp("lean")
     symmetric, fixed = folder / "11982.msgpack.zst", folder / "11982-fixed.msgpack.zst"
-    prove(start(deal(11982)), Rules(4), 11982, symmetric)
-    prove(start(deal(11982)), Rules(4, True), 11982, fixed)
+    proved(start(deal(11982)), Rules(4), 11982, out=symmetric)
+    proved(start(deal(11982)), Rules(4, True), 11982, out=fixed)
     return export(symmetric, folder / "FreeCell11982.lean"), symmetric, fixed
 
 
@@ -122,7 +122,7 @@ def test_lean_data_reads_back_for_a_layout(tmp_path, fixed):
     rules = Rules(1, fixed, True)
     position = read_board(LAYOUT, 1)
     cert = tmp_path / "board.msgpack.zst"
-    assert prove(position, rules, None, cert).verdict == NO_WIN
+    assert proved(position, rules, None, out=cert).verdict == NO_WIN
     text = export(cert, tmp_path / "Board.lean")
     head, body = certificate.read(cert)
     claimed = certificate.Certificate(head, body).positions()
@@ -144,7 +144,7 @@ def test_lean_data_reads_back_for_a_layout(tmp_path, fixed):
 
 def test_lean_export_refuses_win_certificates(tmp_path, capsys):
     cert = tmp_path / "win.msgpack.zst"
-    prove(read_board("Foundations: H-K C-K D-K S-Q\n: KS\n", 4), Rules(4), None, cert)
+    proved(read_board("Foundations: H-K C-K D-K S-Q\n: KS\n", 4), Rules(4), None, out=cert)
     assert main(["export", "--lean", str(cert), "-o", str(tmp_path / "Win.lean")]) == 2
     assert "win certificate" in capsys.readouterr().err
     assert not (tmp_path / "Win.lean").exists()

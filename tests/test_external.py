@@ -1,4 +1,4 @@
-"""The search on disk (certify/external.py, certify/engine/external.c) against the in-memory
+"""The search on disk (certify/engine/on_disk.py, certify/engine/external.c) against the in-memory
 engine and the pure-Python reference: the same positions, the same certificate bytes, whatever
 the memory budget (a tiny one spills at every few thousand successors and merges in passes),
 the symmetry, the cells, the foundation moves, the closure (every move, or every move then safe
@@ -17,14 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from certify import engine, external
-from certify.deals import deal
+from certify import engine
+from certify.engine import on_disk, work_folder
+from certify.game.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN
-from certify.rules import Rules, start
-from certify.search import Search as Reference
+from certify.game.rules import Rules, start
+from certify.engine.reference.search import Search as Reference
 from support.position_counts import known_count
 
-pytestmark = pytest.mark.skipif(not external.available(), reason="the disk search is not built")
+pytestmark = pytest.mark.skipif(not on_disk.available(), reason="the disk search is not built")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,7 +52,7 @@ def records_of(outcome, rules):
 
 def disk_records(position, rules, folder, memory, narrow=1 << 16):
     """(column table, records in order, the search) of the search on disk."""
-    search = external.DiskSearch(position, rules, external.Disk(folder), memory, narrow)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder), memory, narrow)
     outcome = search.run()
     assert outcome.verdict == NO_WIN, outcome.reason
     table, ids, width = search.table()
@@ -96,7 +97,7 @@ def test_the_same_records_whether_buckets_are_held_in_memory_or_not(tmp_path, me
     assert (table, records) == records_of(engine.search(position, rules), rules)
 
 
-class Ahead(external.DiskSearch):
+class Ahead(on_disk.DiskSearch):
     """A search that keeps, over its spills, the most buckets ahead of the one under way that a
     successor in the buffer was."""
 
@@ -117,7 +118,7 @@ def test_autoplay_sends_successors_buckets_ahead_and_the_records_are_the_same(tm
     on (3 more cards home), each spilled to its own bucket's run; the same records."""
     monkeypatch.setattr(Ahead, "furthest", 0)
     position, rules = start(deal(146692)), autoplay(4)
-    search = Ahead(position, rules, external.Disk(tmp_path / "work"), memory)
+    search = Ahead(position, rules, work_folder.Disk(tmp_path / "work"), memory)
     assert search.run().verdict == NO_WIN
     assert Ahead.furthest >= 3
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
@@ -126,10 +127,10 @@ def test_autoplay_sends_successors_buckets_ahead_and_the_records_are_the_same(tm
 def test_autoplay_stopped_and_resumed_again_and_again_in_layers(tmp_path, monkeypatch):
     """Deal 146692 on disk in layers, stopped by a time limit every few slices and resumed from
     the folder each time, pending runs of several buckets ahead waiting: the same records."""
-    monkeypatch.setattr(external, "SLICE", 0.002)
+    monkeypatch.setattr(on_disk, "SLICE", 0.002)
     monkeypatch.setattr(Ahead, "furthest", 0)
     position, rules = start(deal(146692)), autoplay(4)
-    disk = external.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     stops, waiting = 0, set()
     while True:
         search = Ahead(position, rules, disk, 1 << 16)
@@ -150,7 +151,7 @@ def test_autoplay_skips_buckets_that_no_position_falls_in(tmp_path, memory):
     safe moves home go three at once there, such as the AS, then the AH under it, then the 2H
     on a column's top): no bucket of theirs, the same records."""
     position, rules = start(deal(52)), autoplay(1)
-    search = external.DiskSearch(position, rules, external.Disk(tmp_path / "work"), memory)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(tmp_path / "work"), memory)
     assert search.run().verdict == NO_WIN
     assert [e[0] for e in search.state["done"]] == [0, *range(3, 11)]
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
@@ -179,13 +180,13 @@ def test_7484159_under_autoplay_spilled_is_the_in_memory_engines(tmp_path):
 def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch, rules):
     """Saved at every slice (CHECKPOINT_EVERY 0), stopped after each by a time limit, resumed
     from the folder each time: the same records."""
-    monkeypatch.setattr(external, "CHECKPOINT_EVERY", 0)
-    monkeypatch.setattr(external, "SLICE", 0.002)
+    monkeypatch.setattr(on_disk, "CHECKPOINT_EVERY", 0)
+    monkeypatch.setattr(on_disk, "SLICE", 0.002)
     position = start(deal(11982))
-    disk = external.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     stops = 0
     while True:
-        search = external.DiskSearch(position, rules, disk, 64 << 20)
+        search = on_disk.DiskSearch(position, rules, disk, 64 << 20)
         outcome = search.run(time_limit=0.01)
         if outcome.verdict == NO_WIN:
             break
@@ -201,11 +202,11 @@ def test_a_bucket_held_in_memory_saved_and_resumed_midway(tmp_path, monkeypatch,
     search.remove()
     # a bucket saved from memory is resumed in memory: a smaller --memory is told so (stopped
     # inside bucket 0, 51,037 positions, 39,573 under autoplay, whatever the machine's speed)
-    first = external.DiskSearch(position, rules, disk, 64 << 20)
+    first = on_disk.DiskSearch(position, rules, disk, 64 << 20)
     assert first.run(max_positions=20_000).verdict == UNKNOWN
     assert first.state["step"] == "memory" and first.state["unsorted"]
     first.close()
-    smaller = external.DiskSearch(position, rules, disk, 1 << 16).run()
+    smaller = on_disk.DiskSearch(position, rules, disk, 1 << 16).run()
     assert smaller.verdict == UNKNOWN and "resume with the --memory it had, 64M" in \
         smaller.reason
 
@@ -230,7 +231,7 @@ def test_ids_widened_to_3_bytes_midway(tmp_path, memory, number, rules):
     assert (table, records) == records_of(engine.search(position, rules), rules)
 
 
-class Watched(external.DiskSearch):
+class Watched(on_disk.DiskSearch):
     """A search that notes, at every checkpoint, the most runs of each kind waiting (pending runs
     a bucket; and fresh files of a bucket), and how many merges of waiting runs it made;
     `kill_at`, the merge of waiting runs at which it is killed (Killed)."""
@@ -286,12 +287,12 @@ def test_waiting_runs_merged_as_they_come_give_the_same_records(tmp_path, monkey
     are merged into one every few spills, and a bucket's fresh files (a layer's new keys each)
     every few layers: never more than 3 wait (of a bucket), and the records are the same.
     (A buffer of 16 KiB: a bucket held in memory fills it with the next one's many times.)"""
-    monkeypatch.setattr(external, "MERGE_AT", 3)
-    monkeypatch.setattr(external, "buffer_bytes", lambda memory: 1 << 14)
+    monkeypatch.setattr(on_disk, "MERGE_AT", 3)
+    monkeypatch.setattr(on_disk, "buffer_bytes", lambda memory: 1 << 14)
     monkeypatch.setattr(Watched, "most", {"runs": 0, "pending": 0, "fresh": 0})
     monkeypatch.setattr(Watched, "compacted", 0)
     position = start(deal(number))
-    search = Watched(position, rules, external.Disk(tmp_path / "work"), memory)
+    search = Watched(position, rules, work_folder.Disk(tmp_path / "work"), memory)
     assert search.run().verdict == NO_WIN
     assert Watched.compacted > 3
     assert max(Watched.most.values()) <= 3, Watched.most
@@ -308,9 +309,9 @@ def test_waiting_runs_merged_as_they_come_give_the_same_records(tmp_path, monkey
 
 def test_a_search_killed_in_a_merge_of_waiting_runs_resumes_to_the_same_records(tmp_path,
                                                                                  monkeypatch):
-    monkeypatch.setattr(external, "MERGE_AT", 2)
+    monkeypatch.setattr(on_disk, "MERGE_AT", 2)
     position, rules = start(deal(1)), Rules(2)
-    disk = external.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     kills = 0
     for kill_at in (1, 4, 9, 20):
         monkeypatch.setattr(Watched, "compacted", 0)
@@ -338,7 +339,7 @@ def test_a_search_killed_in_a_merge_of_waiting_runs_resumes_to_the_same_records(
 def test_a_stop_asked_stops_a_merge_in_c(tmp_path):
     """stop(True) (what the SIGINT handler asks) makes a merge raise Stopped at its next look,
     its output left for a resume to remove; stop(False) and it merges."""
-    search = external.DiskSearch(start(deal(11982)), Rules(4), external.Disk(tmp_path / "w"),
+    search = on_disk.DiskSearch(start(deal(11982)), Rules(4), work_folder.Disk(tmp_path / "w"),
                                  1 << 16)
     assert search.run().verdict == NO_WIN
     x = search.x
@@ -358,9 +359,9 @@ def test_a_stop_asked_stops_a_bucket_held_in_memory_in_c(tmp_path):
     """stop(True) makes explore() (a bucket held in memory) raise Stopped at its next look, the
     keys it had not expanded still to expand, not return CLOSED as if the bucket were done;
     stop(False) and it closes the bucket."""
-    x = external._native()
+    x = on_disk._native()
     found, cells, cols = start(deal(11982))
-    expander = x.Expander(4, False, False, 2, [], 1 << 24)
+    expander = x.Expander(Rules(4), 2, [], 1 << 24)
     path = os.fsencode(tmp_path / "start.keys")
     expander.start(path, bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols))
     assert expander.hold(path, 1, True, 1 << 28)
@@ -380,8 +381,8 @@ def test_sigint_in_process_stops_within_seconds(tmp_path):
     SIGINT, soon after; the folder goes on to the same records."""
     import threading
     position, rules = start(deal(7484159)), Rules(4)
-    disk = external.Disk(tmp_path / "work", resume=True)
-    search = external.DiskSearch(position, rules, disk, 1 << 20)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
+    search = on_disk.DiskSearch(position, rules, disk, 1 << 20)
     sent = []
 
     def interrupt():
@@ -408,7 +409,7 @@ def test_an_ignored_sigint_stays_ignored(tmp_path):
     """Run under nohup or as a shell's background job, SIGINT is ignored: the search leaves it so
     (and still takes SIGTERM)."""
     position, rules = start(deal(11982)), Rules(4)
-    search = external.DiskSearch(position, rules, external.Disk(tmp_path / "work"), 1 << 20)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(tmp_path / "work"), 1 << 20)
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     seen = []
     real = signal.signal
@@ -479,12 +480,12 @@ def test_a_folder_of_one_closure_is_not_resumed_under_the_other(tmp_path):
     position = start(deal(11982))
     for first, then in ((Rules(4), autoplay(4)), (autoplay(4), Rules(4))):
         folder = tmp_path / f"{first.autoplay}"
-        begun = external.DiskSearch(position, first, external.Disk(folder), 1 << 20)
+        begun = on_disk.DiskSearch(position, first, work_folder.Disk(folder), 1 << 20)
         assert begun.run(max_positions=5000).verdict == UNKNOWN
         begun.close()
-        with pytest.raises(external.WorkFolderError, match=r"other rules \(or closure"):
-            external.DiskSearch(position, then, external.Disk(folder, resume=True), 1 << 20)
-        again = external.DiskSearch(position, first, external.Disk(folder, resume=True), 1 << 20)
+        with pytest.raises(work_folder.WorkFolderError, match=r"other rules \(or closure"):
+            on_disk.DiskSearch(position, then, work_folder.Disk(folder, resume=True), 1 << 20)
+        again = on_disk.DiskSearch(position, first, work_folder.Disk(folder, resume=True), 1 << 20)
         assert again.run().verdict == NO_WIN
         again.close()
 
@@ -509,8 +510,8 @@ def test_a_version_3_folder_resumes_to_the_same_records(tmp_path):
     """A folder of the layout before pending runs named their bucket (all were the next
     bucket's), stopped with some pending: read as such, and it goes on to the same records."""
     position, rules = start(deal(11982)), Rules(4)
-    disk = external.Disk(tmp_path / "work", resume=True)
-    begun = external.DiskSearch(position, rules, disk, 1 << 16)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
+    begun = on_disk.DiskSearch(position, rules, disk, 1 << 16)
     assert begun.run(max_positions=30_000).verdict == UNKNOWN
     begun.close()
     path = tmp_path / "work" / "search.json"
@@ -519,8 +520,8 @@ def test_a_version_3_folder_resumes_to_the_same_records(tmp_path):
     state["version"] = 3
     state["pending"] = [r[:2] for r in state["pending"]]
     path.write_text(json.dumps(state))
-    search = external.DiskSearch(position, rules, disk, 1 << 16)
-    assert search.run().verdict == NO_WIN and search.state["version"] == external.VERSION
+    search = on_disk.DiskSearch(position, rules, disk, 1 << 16)
+    assert search.run().verdict == NO_WIN and search.state["version"] == work_folder.VERSION
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
 
 
@@ -528,7 +529,7 @@ class Begun(BaseException):
     """A kill -9 just after a bucket's start keys were saved, before any of it was held."""
 
 
-class StoppedAtABucket(external.DiskSearch):
+class StoppedAtABucket(on_disk.DiskSearch):
     """A search killed (Begun) once bucket `at` has begun."""
 
     at = None
@@ -545,10 +546,10 @@ def test_a_version_4_folder_resumes_to_the_same_records(tmp_path, monkeypatch, w
     memory (a save of it) or in layers, or just as bucket 6 of deal 1 began (4's start keys
     were its visited and frontier both): read as this version's (one group, the whole bucket;
     or the start keys, held a group at a time), and it goes on to the same records."""
-    monkeypatch.setattr(external, "SLICE", 0.002)
+    monkeypatch.setattr(on_disk, "SLICE", 0.002)
     number, rules = (1, Rules(2)) if where == "a-bucket-begun" else (11982, Rules(4))
     position = start(deal(number))
-    disk = external.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     memory = 1 << 16 if where == "layers" else 64 << 20
     if where == "a-bucket-begun":
         begun = StoppedAtABucket(position, rules, disk, memory)
@@ -556,7 +557,7 @@ def test_a_version_4_folder_resumes_to_the_same_records(tmp_path, monkeypatch, w
         with pytest.raises(Begun):
             begun.run()
     else:
-        begun = external.DiskSearch(position, rules, disk, memory)
+        begun = on_disk.DiskSearch(position, rules, disk, memory)
         assert begun.run(max_positions=20_000).verdict == UNKNOWN
     begun.close()
     path = tmp_path / "work" / "search.json"
@@ -564,12 +565,12 @@ def test_a_version_4_folder_resumes_to_the_same_records(tmp_path, monkeypatch, w
     assert state["bucket"] == (6 if where == "a-bucket-begun" else 0)
     assert state["step"] == {"held": "memory", "layers": "expand"}.get(where, "memory")
     path.write_text(json.dumps(state))
-    search = external.DiskSearch(position, rules, disk, memory)
-    assert search.run().verdict == NO_WIN and search.state["version"] == external.VERSION
+    search = on_disk.DiskSearch(position, rules, disk, memory)
+    assert search.run().verdict == NO_WIN and search.state["version"] == work_folder.VERSION
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
 
 
-class Grouped(external.DiskSearch):
+class Grouped(on_disk.DiskSearch):
     """A search that counts the ways it leaves memory (a part written, of groups closed beside
     the one under way, `part`; or of them beside a group whose start keys were going in,
     `part-loading`; a group alone to layers on disk, `layers`, or from its start keys,
@@ -615,7 +616,7 @@ def test_a_bucket_held_a_foundation_group_at_a_time(tmp_path, monkeypatch, rules
     monkeypatch.setattr(Grouped, "events", Counter())
     monkeypatch.setattr(Grouped, "words", set())
     position = start(deal(1))
-    search = Grouped(position, rules, external.Disk(tmp_path / "work"), memory)
+    search = Grouped(position, rules, work_folder.Disk(tmp_path / "work"), memory)
     assert search.run(progress=Progress()).verdict == NO_WIN
     assert set(Grouped.events) == ways, Grouped.events
     assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
@@ -628,13 +629,13 @@ def test_a_bucket_of_groups_stopped_and_resumed_midway(tmp_path, monkeypatch):
     every slice (CHECKPOINT_EVERY 0), stopped by a time limit after a few and resumed from the
     folder each time, among them stops with a group under way and parts of its bucket written:
     the same records."""
-    monkeypatch.setattr(external, "CHECKPOINT_EVERY", 0)
-    monkeypatch.setattr(external, "SLICE", 0.002)
+    monkeypatch.setattr(on_disk, "CHECKPOINT_EVERY", 0)
+    monkeypatch.setattr(on_disk, "SLICE", 0.002)
     position, rules = start(deal(1)), Rules(2)
-    disk = external.Disk(tmp_path / "work", resume=True)
+    disk = work_folder.Disk(tmp_path / "work", resume=True)
     stops, midway = 0, 0
     while True:
-        search = external.DiskSearch(position, rules, disk, 5_000_000)
+        search = on_disk.DiskSearch(position, rules, disk, 5_000_000)
         outcome = search.run(time_limit=0.02)
         if outcome.verdict == NO_WIN:
             break
@@ -783,15 +784,15 @@ def test_resume_with_nothing_to_resume_is_one_line_and_no_search(tmp_path):
 
 
 def test_a_work_folder_in_use_is_refused(tmp_path):
-    first = external.DiskSearch(start(deal(11982)), Rules(4), external.Disk(tmp_path / "w"),
+    first = on_disk.DiskSearch(start(deal(11982)), Rules(4), work_folder.Disk(tmp_path / "w"),
                                 1 << 20)
     assert first.run(time_limit=0.05).verdict == UNKNOWN
-    with pytest.raises(external.WorkFolderError, match="in use by another certify"):
-        external.DiskSearch(start(deal(11982)), Rules(4),
-                            external.Disk(tmp_path / "w", resume=True), 1 << 20)
+    with pytest.raises(work_folder.WorkFolderError, match="in use by another certify"):
+        on_disk.DiskSearch(start(deal(11982)), Rules(4),
+                            work_folder.Disk(tmp_path / "w", resume=True), 1 << 20)
     first.close()
-    again = external.DiskSearch(start(deal(11982)), Rules(4),
-                                external.Disk(tmp_path / "w", resume=True), 1 << 20)
+    again = on_disk.DiskSearch(start(deal(11982)), Rules(4),
+                                work_folder.Disk(tmp_path / "w", resume=True), 1 << 20)
     assert again.run().verdict == NO_WIN
 
 
@@ -823,21 +824,21 @@ def test_a_full_disk_under_the_certificate_keeps_the_search(tmp_path, monkeypatc
     """The disk fills while the certificate is written: UNKNOWN with the resume command, the
     search kept; the resume writes it."""
     import errno
-    from certify.prove import SEARCH_ALONE, prove
+    from certify.run.prove import SEARCH_ALONE, proved
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     position, rules = start(deal(11982)), Rules(4)
     out = tmp_path / "a.zst"
-    monkeypatch.setattr(external.DiskSearch, "write_certificate", full)
-    disk = external.Disk(tmp_path / "w", at_once=True, argv=["11982", "--on-disk"])
-    result = prove(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20, disk=disk)
+    monkeypatch.setattr(on_disk.DiskSearch, "write_certificate", full)
+    disk = work_folder.Disk(tmp_path / "w", at_once=True, argv=["11982", "--on-disk"])
+    result = proved(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20, disk=disk)
     assert result.verdict == UNKNOWN and "the disk is full" in result.reason
     assert "go on with `certify 11982 --on-disk --resume`" in result.reason
     assert not out.exists() and (tmp_path / "w" / "search.json").exists()
     monkeypatch.undo()
-    resumed = prove(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20,
-                    disk=external.Disk(tmp_path / "w", resume=True))
+    resumed = proved(position, rules, 11982, out=out, plan=SEARCH_ALONE, memory=1 << 20,
+                    disk=work_folder.Disk(tmp_path / "w", resume=True))
     assert resumed.verdict == NO_WIN and resumed.positions == known_count(11982) and out.exists()
     assert not (tmp_path / "w").exists()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from certify.cli import main
+from certify.commands.cli import main
 from check import checker
 from test_vcheck import build  # noqa: F401 (the fixture: vcheck built once per source version)
 

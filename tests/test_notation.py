@@ -7,12 +7,14 @@ import sys
 import pytest
 from hypothesis import given, strategies as st
 
-from certify import cli, deals, notation
-from certify.board import write_board
-from certify.cards import parse as card
-from certify.notation import NotationError, capacity, move_readings, read, supermove, to_notation
-from certify.rules import CELL, HOME, Rules, is_won, moves, replays_to_win, start
-from certify.solver import solve
+from certify.commands import cli
+from certify.game import deals, notation
+from certify.game.board import write_board
+from certify.game.cards import parse as card
+from certify.game.notation import (NotationError, capacity, move_readings, read, supermove,
+                                   to_notation)
+from certify.game.rules import CELL, HOME, Rules, is_won, moves, replays_to_win, start
+from certify.engine.reference.solver import solve
 
 # Freecell Solver 5.0 (`fc-solve -m -snx`) on deal 1 and deal 4, the moves only.
 FCS_DEAL_1 = """
@@ -41,7 +43,7 @@ def replay(position, line, ncells):
     """Replay single-card moves by the readable rules; the final position (AssertionError if
     a move is illegal)."""
     for card_, dest in line:
-        position = next((after for c, d, after in moves(position, ncells)
+        position = next((after for c, d, after in moves(position, Rules(ncells))
                          if (c, d) == (card_, dest)), None)
         assert position is not None, f"illegal move {card_, dest}"
     return position
@@ -293,7 +295,7 @@ def test_any_legal_line_round_trips(deal, ncells, extended, data):
     position = start(deals.deal(deal))
     line, p = [], position
     for _ in range(data.draw(st.integers(0, 60))):
-        options = list(moves(p, ncells))
+        options = list(moves(p, Rules(ncells)))
         if not options:
             break
         c, d, p = options[data.draw(st.integers(0, len(options) - 1))]

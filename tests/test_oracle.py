@@ -1,11 +1,11 @@
-"""The rules, three times over: certify/rules.py and check/checker.py against tests/support/oracle.py, a
+"""The rules, three times over: certify/game/rules.py and check/checker.py against tests/support/oracle.py, a
 reading of docs/certificate-format.md that imports neither (and asks "is this a move?" of every
 free card and destination, where both of them generate moves from each source)."""
 from pathlib import Path
 
 from hypothesis import given, strategies as st
 
-from certify import rules
+from certify.game import rules
 from check import checker
 from support import oracle
 
@@ -78,7 +78,7 @@ def test_certify_generates_exactly_the_oracles_moves(case, foundation_moves):
     pos, ncells = case
     assert oracle.is_position(pos, ncells)
     expected = sorted((card, dest, nxt) for card, dest, nxt in oracle.moves(pos, ncells, foundation_moves))
-    got = sorted((card, dest, as_oracle(nxt)) for card, dest, nxt in rules.moves(as_certify(pos), ncells, foundation_moves))
+    got = sorted((card, dest, as_oracle(nxt)) for card, dest, nxt in rules.moves(as_certify(pos), rules.Rules(ncells, foundation_moves=foundation_moves)))
     assert got == expected
     assert rules.is_won(as_certify(pos)) == oracle.is_won(pos)
 

@@ -1,6 +1,6 @@
 """A plain `pip install .` (README's first command) must carry every package: pyproject.toml
 lists them by hand, so a new folder under certify/ that is not listed would work in the editable
-checkout the tests use and be missing from a plain install (certify.census once was)."""
+checkout the tests use and be missing from a plain install (certify.commands.census once was)."""
 import os
 import re
 import shutil

@@ -8,11 +8,12 @@ import pytest
 
 from support import oracle
 from support.position_counts import COUNTS
-from certify import engine, search
+from certify import engine
+from certify.engine.reference import search
 from check import checker
-from certify.deals import deal
+from certify.game.deals import deal
 from certify.outcome import NO_WIN
-from certify.rules import Rules, autoplay, encode, start, successors
+from certify.game.rules import Rules, autoplay, encode, start, successors
 
 
 PLAIN = [row for row in COUNTS if row[4] == "moves"]

@@ -1,4 +1,4 @@
-"""certify/progress.py: a line that fits the terminal and is drawn over whole, a plain line
+"""certify/run/progress.py: a line that fits the terminal and is drawn over whole, a plain line
 every few seconds in a log, every phase shown, and nothing at all when quiet.
 
 Terminals are pseudo-terminals with a set width; a made-up clock stands in for time, except in
@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from certify import progress
-from certify.progress import Counter, Phases
+from certify.run import progress
+from certify.run.progress import Counter, Phases
 
 
 class Clock:

@@ -2,8 +2,8 @@
 run (one process or several, any chunk size, resumed after kill -9, on Dask), and
 `certify extract` giving back each deal's own certificate.
 
-The entries are read back with certify's own readers (certify/range_certificate.py, and
-certify/certificate.py for the bodies, whatever body version certify writes); check/ has its
+The entries are read back with certify's own readers (certify/format/ranges.py, and
+certify/format/certificate.py for the bodies, whatever body version certify writes); check/ has its
 own tests of range certificates.
 """
 
@@ -20,18 +20,19 @@ import pytest
 import xxhash
 import zstandard
 
-from certify import certificate, cli, range_certificate
-from certify.census import chunks
-from certify.deals import deal
-from certify.names import range_name
-from certify.rules import Rules, encode, replays_to_win, start
+from certify.format import certificate, ranges
+from certify.commands import cli
+from certify.commands.census import chunks
+from certify.game.deals import deal
+from certify.format.names import range_name
+from certify.game.rules import Rules, encode, replays_to_win, start
 from support.census_runs import run, table, timeless
 from support.position_counts import known_count
 
 RANGE = "11975-11990"  # sixteen deals around 11982, the one below 32,000 that cannot be won
 FIRST, LAST = 11975, 11990
 NAME = "11975-11990.msgpack.zst"
-RUN_CLI = "import sys; from certify.cli import main; sys.exit(main(sys.argv[1:]))"
+RUN_CLI = "import sys; from certify.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def test_the_census_writes_one_range_certificate(reference, tmp_path, capsys):
 
 def test_entries_are_the_deals_in_order_with_their_proofs(reference):
     rows = {r["deal"]: r for r in table(reference)}
-    head, entries = range_certificate.read(reference / NAME)
+    head, entries = ranges.read(reference / NAME)
     assert head == {"format": "freecell-certificate", "version": 3, "claim": "range",
                     "first": FIRST, "last": LAST, "cells": 4, "foundation_moves": False,
                     "symmetry": "columns", "closure": "autoplay", "count": 16,
@@ -69,7 +70,7 @@ def test_entries_are_the_deals_in_order_with_their_proofs(reference):
         seen.append(number)
         row = rows[number]
         assert claim == row["claim"]
-        single = range_certificate.single_certificate(head, number, claim, count, body)
+        single = ranges.single_certificate(head, number, claim, count, body)
         # A no-win's row has the digest of the single certificate certify made when it proved
         # the deal; a win's row none (the census hashes no file it does not write).
         if claim == "no-win":
@@ -284,21 +285,21 @@ def test_a_damaged_file_is_refused(reference, tmp_path, capsys, change, complain
 def test_entries_out_of_place_are_refused(reference, tmp_path, capsys, change_entries,
                                           complaint):
     path = damaged(reference, tmp_path, repacked(reference, change_entries))
-    with pytest.raises(range_certificate.RangeError, match=complaint.replace("[", r"\[")):
-        head, entries = range_certificate.read(path)
+    with pytest.raises(ranges.RangeError, match=complaint.replace("[", r"\[")):
+        head, entries = ranges.read(path)
         for _ in entries:
             pass
 
 
 def test_the_writer_refuses_entries_that_do_not_make_the_range(tmp_path):
     def entries(numbers):
-        return lambda: (range_certificate.pack_entry(n, "win", 0, b"") for n in numbers)
+        return lambda: (ranges.pack_entry(n, "win", 0, b"") for n in numbers)
     path = tmp_path / "r.msgpack.zst"
     for numbers, complaint in (([1, 2, 4], "entry for deal 4 where deal 3 belongs"),
                                ([1, 2], "entries end at deal 2, not 3"),
                                ([2, 3], "entry for deal 2 where deal 1 belongs")):
-        with pytest.raises(range_certificate.RangeError, match=complaint):
-            range_certificate.write(path, 1, 3, Rules(4), entries(numbers))
+        with pytest.raises(ranges.RangeError, match=complaint):
+            ranges.write(path, 1, 3, Rules(4), entries(numbers))
         assert os.listdir(tmp_path) == []
 
 
@@ -311,13 +312,13 @@ def test_the_writer_streams(tmp_path):
         made.append(0)
         for n in range(5, 3005):
             made[-1] += 1
-            yield range_certificate.pack_entry(n, "win", 1, bytes([0xC4, 1, n % 7]))
+            yield ranges.pack_entry(n, "win", 1, bytes([0xC4, 1, n % 7]))
 
-    size, sha = range_certificate.write(tmp_path / "r", 5, 3004, Rules(3, True, True), entries)
+    size, sha = ranges.write(tmp_path / "r", 5, 3004, Rules(3, True, True), entries)
     assert made == [3000, 3000]
     data = (tmp_path / "r").read_bytes()
     assert (size, sha) == (len(data), hashlib.sha256(data).hexdigest())
-    head, read = range_certificate.read(tmp_path / "r")
+    head, read = ranges.read(tmp_path / "r")
     assert (head["cells"], head["symmetry"], head["foundation_moves"]) == (3, "none", True)
     assert [e[0] for e in read] == list(range(5, 3005))
 
@@ -330,38 +331,38 @@ def test_names_carry_the_rules():
 
 def test_the_writer_reads_any_deal_number_from_a_packed_entry():
     for number in (1, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**33 - 1):
-        entry = range_certificate.pack_entry(number, "win", 3, b"\x00\x09" * 3)
-        assert range_certificate._entry_deal(entry) == number
+        entry = ranges.pack_entry(number, "win", 3, b"\x00\x09" * 3)
+        assert ranges._entry_deal(entry) == number
 
 
 # ---- The published range certificate (certificates/1-32000.msgpack.zst) --------------------
 
 CERTIFICATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "certificates")
-import ranges  # (certificates/ranges.py)
+import ranges as range_script  # (certificates/ranges.py)
 
 PUBLISHED = os.path.join(CERTIFICATES, "1-32000.msgpack.zst")
 
 
 def test_range_names_and_commands():
-    assert ranges.file_name(1, 32000) == "1-32000.msgpack.zst"
-    assert ranges.parse_name("1-32000.msgpack.zst") == (1, 32000, 4, False)
-    assert ranges.parse_name("1-32000-cells3-fm.msgpack.zst") == (1, 32000, 3, True)
+    assert range_script.file_name(1, 32000) == "1-32000.msgpack.zst"
+    assert range_script.parse_name("1-32000.msgpack.zst") == (1, 32000, 4, False)
+    assert range_script.parse_name("1-32000-cells3-fm.msgpack.zst") == (1, 32000, 3, True)
     for name in ("11982.msgpack.zst", "11982-cells3.msgpack.zst", "5-3.msgpack.zst",
                  "01-3.msgpack.zst", "1-3-cells4.msgpack.zst", "1-3-fm-cells3.msgpack.zst"):
-        assert ranges.parse_name(name) is None, name
-    assert ranges.command_line(1, 32000) == \
+        assert range_script.parse_name(name) is None, name
+    assert range_script.command_line(1, 32000) == \
         "certify 1-32000 -j 2 --out census-1-32000 -o certificates/1-32000.msgpack.zst"
-    assert ranges.command_line(1, 9, 3, True) == ("certify 1-9 -j 2 --out census-1-9-cells3-fm "
+    assert range_script.command_line(1, 9, 3, True) == ("certify 1-9 -j 2 --out census-1-9-cells3-fm "
                                                   "-o certificates/1-9-cells3-fm.msgpack.zst "
                                                   "--cells 3 --foundation-moves")
     # The census names its file as certificates/ does.
-    assert range_name(1, 9, Rules(3, False, True)) == ranges.file_name(1, 9, 3, True)
+    assert range_name(1, 9, Rules(3, False, True)) == range_script.file_name(1, 9, 3, True)
 
 
 @pytest.mark.skipif(not os.path.exists(PUBLISHED), reason="certificates/1-32000.msgpack.zst not made")
 def test_the_published_range_names_11982_alone(tmp_path, capsys):
-    head, entries = range_certificate.read(PUBLISHED)
+    head, entries = ranges.read(PUBLISHED)
     assert (head["first"], head["last"], head["cells"], head["foundation_moves"]) == \
         (1, 32000, 4, False)
     no_win = [number for number, claim, _, _ in entries if claim == "no-win"]
@@ -379,13 +380,13 @@ def test_the_published_range_names_11982_alone(tmp_path, capsys):
     with open(PUBLISHED, "rb") as f:
         assert f"{hashlib.sha256(f.read()).hexdigest()}  1-32000.msgpack.zst" in sums
     readme = open(os.path.join(CERTIFICATES, "README.md"), encoding="utf-8").read()
-    assert f"`{ranges.command_line(1, 32000)}`" in readme
+    assert f"`{range_script.command_line(1, 32000)}`" in readme
 
 
 def test_the_million_deal_run_is_recorded_as_the_shared_list_says():
     """certificates/large-ranges.tsv (the runs too large to commit): its million-deal row names
     exactly the deals below 1,000,000 of the shared list of unwinnable deals, and the README shows it."""
-    rows = {r["file"]: r for r in ranges.large_runs(CERTIFICATES)}
+    rows = {r["file"]: r for r in range_script.large_runs(CERTIFICATES)}
     row = rows["1-1000000.msgpack.zst"]
     shared = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared",
                           "data", "unsolvable-below-10M.txt")
@@ -398,17 +399,17 @@ def test_the_million_deal_run_is_recorded_as_the_shared_list_says():
     count, deals = row["cannot_be_won"].split(": ")
     assert int(count) == len(below) == 8 and [int(d) for d in deals.split(", ")] == below
     assert len(row["sha256"]) == 64 and int(row["sha256"], 16) >= 0 and int(row["bytes"]) > 50_000_000
-    assert row["command"].startswith(f"certify 1-1000000 -j {ranges.JOBS} --out ")
+    assert row["command"].startswith(f"certify 1-1000000 -j {range_script.JOBS} --out ")
     readme = open(os.path.join(CERTIFICATES, "README.md"), encoding="utf-8").read()
-    assert "\n".join(ranges.large_section([row])) in readme
+    assert "\n".join(range_script.large_section([row])) in readme
 
 
 def test_large_runs_refuses_a_table_with_other_columns(tmp_path):
-    (tmp_path / ranges.LARGE).write_text("# a comment\nfile\tdeals\n1-2.msgpack.zst\t1..2\n")
+    (tmp_path / range_script.LARGE).write_text("# a comment\nfile\tdeals\n1-2.msgpack.zst\t1..2\n")
     with pytest.raises(ValueError, match="not the columns"):
-        ranges.large_runs(tmp_path)
+        range_script.large_runs(tmp_path)
     (tmp_path / "empty").mkdir()
-    assert ranges.large_runs(tmp_path / "empty") == []   # no table: no section
+    assert range_script.large_runs(tmp_path / "empty") == []   # no table: no section
 
 
 @pytest.mark.false_certificates   # chunks of 1,000 records: not the format's 2^20
@@ -423,10 +424,10 @@ def test_a_no_win_entry_of_several_chunks_reads_back(monkeypatch, tmp_path):
     values = certificate.no_win_body(keys, columns, 4, False)
     line = engine.solve_line(start(deal(11983)), rules)
     win = certificate.body_values("win", line, 11983, None, rules)
-    packed = [range_certificate.pack_entry(11982, "no-win", len(keys), values),
-              range_certificate.pack_entry(11983, "win", len(line) // 2, win)]
-    range_certificate.write(tmp_path / "r", 11982, 11983, rules, lambda: iter(packed))
-    head, entries = range_certificate.read(tmp_path / "r")
+    packed = [ranges.pack_entry(11982, "no-win", len(keys), values),
+              ranges.pack_entry(11983, "win", len(line) // 2, win)]
+    ranges.write(tmp_path / "r", 11982, 11983, rules, lambda: iter(packed))
+    head, entries = ranges.read(tmp_path / "r")
     assert [tuple(e) for e in entries] == [(11982, "no-win", len(keys), values),
                                            (11983, "win", len(line) // 2, win)]
     assert len(certificate.nowin_parts(values, len(keys), 4)[1]) == -(-len(keys) // 1000)

@@ -12,7 +12,7 @@ import hashlib
 
 import pytest
 
-from certify import cli
+from certify.commands import cli
 from support.census_runs import run, table, timeless
 from check import checker
 

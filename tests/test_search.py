@@ -8,12 +8,13 @@ import sys
 
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from certify.deals import deal
+from certify.game.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN, WIN
-from certify.prove import Search as SearchStep, Solve, prove
-from certify.rules import CELL, HOME, Rules, decode, encode, is_won, moves, replays_to_win, start
-from certify.search import Columns, decode_key, make_expander, search, start_key
-from certify.solver import solve
+from certify.run.prove import Search as SearchStep, Solve, proved
+from certify.game.rules import (CELL, HOME, Rules, decode, encode, is_won, moves, replays_to_win,
+                                start)
+from certify.engine.reference.search import Columns, decode_key, make_expander, search, start_key
+from certify.engine.reference.solver import solve
 from check import checker
 from support import boards
 from support.boards import any_won, key, reachable, small_boards, unwinnable_boards
@@ -44,7 +45,7 @@ def test_successors_match_the_readable_rules(case):
     for p in list(reachable(position, ncells, fixed, back, limit=200).values()):
         fast = {encode(decode_key(k, ncells, columns.content), ncells, fixed)
                 for k in expand(start_key(p, rules, columns))}
-        slow = {encode(q, ncells, fixed) for _, _, q in moves(p, ncells, back)}
+        slow = {encode(q, ncells, fixed) for _, _, q in moves(p, Rules(ncells, foundation_moves=back))}
         assert fast == slow
 
 
@@ -85,7 +86,7 @@ def test_certificates_hold_the_reachable_set_or_a_winning_line(tmp_path):
         assume(len(reference) <= LIMIT)
         rules = Rules(ncells, fixed, back)
         path = tmp_path / "cert.msgpack.zst"
-        result = prove(position, rules, out=path)
+        result = proved(position, rules, out=path)
         verdict, head, text, _ = checker.verify(path)    # check, not certify's own reader
         assert verdict == "verified", text
         if result.verdict == WIN:
@@ -102,14 +103,14 @@ def test_certificates_hold_the_reachable_set_or_a_winning_line(tmp_path):
 
 WRITE_IN_A_FRESH_PROCESS = """
 import sys
-from certify.deals import deal
-from certify.prove import Search as SearchStep, Solve, prove
-from certify.rules import Rules, start
-from certify.solver import solve
+from certify.game.deals import deal
+from certify.run.prove import Search as SearchStep, Solve, proved
+from certify.game.rules import Rules, start
+from certify.engine.reference.solver import solve
 for n, cells, fixed, back in CASES:
     rules = Rules(cells, fixed, back)
-    prove(start(deal(n)), rules, n, f"{sys.argv[1]}/{n}-{cells}-{fixed}-{back}.msgpack.zst",
-          plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
+    proved(start(deal(n)), rules, n, out=f"{sys.argv[1]}/{n}-{cells}-{fixed}-{back}.msgpack.zst",
+           plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
 """
 # deal 1 cannot be won with one cell or none (no-win certificates), can with four (a win)
 DETERMINISM_CASES = [(1, 1, False, False), (1, 1, True, False), (1, 1, False, True), (1, 1, True, True),
@@ -128,7 +129,7 @@ def test_same_input_same_bytes_across_processes(tmp_path):
     for n, cells, fixed, back in DETERMINISM_CASES:
         name = f"{n}-{cells}-{fixed}-{back}.msgpack.zst"
         rules = Rules(cells, fixed, back)
-        here = prove(start(deal(n)), rules, n, plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
+        here = proved(start(deal(n)), rules, n, plan=(Solve(solver=lambda p: solve(p, rules)), SearchStep()))
         first, second = (tmp_path / "1" / name).read_bytes(), (tmp_path / "2" / name).read_bytes()
         assert first == second and hashlib.sha256(first).hexdigest() == here.sha256, name
         assert here.verdict == (WIN if cells == 4 else NO_WIN)
@@ -142,7 +143,7 @@ def test_deal_11982_published_facts():
     assert (up_to_permutation.verdict, up_to_permutation.positions) == (NO_WIN, known_count(11982))
     # AS 3H 6H 4H QS AC QC 6S never move: in every position each sits on the same cards as dealt.
     frozen = {"AS", "3H", "6H", "4H", "QS", "AC", "QC", "6S"}
-    from certify.cards import name
+    from certify.game.cards import name
     dealt = {col[:i + 1] for col in map(bytes, deal(11982)) for i in range(len(col))}
     for k in fixed.keys:
         _, _, cols = decode_key(k, 4, fixed.columns)
@@ -158,7 +159,7 @@ def test_foundation_moves_on_11982_match_the_readable_rules():
     position = start(deal(11982))
     reference, queue = {encode(position, 4)}, deque([position])
     while queue:
-        for _, _, q in moves(queue.popleft(), 4, True):
+        for _, _, q in moves(queue.popleft(), Rules(4, foundation_moves=True)):
             if encode(q, 4) not in reference:
                 reference.add(encode(q, 4))
                 queue.append(q)
@@ -169,24 +170,24 @@ def test_foundation_moves_on_11982_match_the_readable_rules():
 
 
 def test_five_cells_win_11982_and_the_line_replays():
-    result = prove(start(deal(11982)), Rules(5))
+    result = proved(start(deal(11982)), Rules(5))
     assert result.verdict == WIN
     assert replays_to_win(start(deal(11982)), result.moves, Rules(5))
 
 
 def test_budget_gives_unknown_and_writes_nothing(tmp_path):
     out = tmp_path / "x.msgpack.zst"
-    result = prove(start(deal(11982)), Rules(4), out=out, max_positions=5000)
+    result = proved(start(deal(11982)), Rules(4), out=out, max_positions=5000)
     assert result.verdict == UNKNOWN and "max-positions" in result.reason
     assert list(tmp_path.iterdir()) == []
 
 
 def test_moves_name_their_destinations():
     position = (bytes([13, 13, 13, 12]), b"", (bytes([51]),) + (b"",) * 7)
-    listed = {(card, dest) for card, dest, _ in moves(position, 1)}
+    listed = {(card, dest) for card, dest, _ in moves(position, Rules(1))}
     assert (51, HOME) in listed and (51, CELL) in listed
     assert all(dest != 0 for _, dest in listed - {(51, HOME), (51, CELL)})
-    won = [q for c, d, q in moves(position, 1) if d == HOME][0]
+    won = [q for c, d, q in moves(position, Rules(1)) if d == HOME][0]
     assert is_won(won)
 
 
@@ -212,7 +213,7 @@ def test_the_search_capacity_is_what_32_bit_indices_and_hashes_can_hold():
 
 def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_positions():
     from certify.outcome import FORMAT
-    from certify.search import Search
+    from certify.engine.reference.search import Search
     position, rules = start(deal(11982)), Rules(4)
     s = Search(position, rules, capacity=5000)
     outcome = s.run()
@@ -230,7 +231,7 @@ def test_the_reference_stops_for_good_where_a_certificate_could_not_hold_the_pos
 
 def test_a_memory_error_in_the_reference_search_is_a_final_unknown():
     from certify.outcome import SYSTEM_MEMORY
-    from certify.search import Search
+    from certify.engine.reference.search import Search
     position, rules = start(deal(11982)), Rules(4)
     s = Search(position, rules)
     expand, calls = s.expand, []
@@ -251,7 +252,7 @@ def test_a_memory_error_in_the_reference_search_is_a_final_unknown():
 
 def test_the_reference_holds_to_a_memory_budget():
     from certify.outcome import MEMORY, size_text
-    from certify.search import REFERENCE_BYTES, Search
+    from certify.engine.reference.search import REFERENCE_BYTES, Search
     position, rules = start(deal(11982)), Rules(4)
     outcome = Search(position, rules, memory=20_000 * REFERENCE_BYTES).run()
     assert (outcome.verdict, outcome.positions, outcome.limit) == (UNKNOWN, 20_000, MEMORY)

@@ -9,12 +9,13 @@ import sys
 import pytest
 from hypothesis import given
 
-from certify import cli, deals, notation
-from certify.board import write_board
+from certify.commands import cli
+from certify.game import deals, notation
+from certify.game.board import write_board
 from certify.outcome import WIN
-from certify.rules import HOME, Rules, replays_to_win, start
-from certify.search import search
-from certify.solver import autoplay, search_in_turns, solve
+from certify.game.rules import HOME, Rules, replays_to_win, start
+from certify.engine.reference.search import search
+from certify.engine.reference.solver import autoplay, search_in_turns, solve
 from support.boards import small_boards
 
 
@@ -52,9 +53,9 @@ def test_solver_keeps_to_the_number_of_free_cells(ncells):
 
 
 SOLVE_IN_A_FRESH_PROCESS = """
-from certify import deals
-from certify.rules import Rules, start
-from certify.solver import solve
+from certify.game import deals
+from certify.game.rules import Rules, start
+from certify.engine.reference.solver import solve
 for deal, cells in ((25, 4), (3, 2), (2**31 + 25, 4)):
     print(deal, cells, solve(start(deals.deal(deal)), Rules(cells)))
 """

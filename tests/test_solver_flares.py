@@ -14,10 +14,15 @@ import sys
 
 import pytest
 
-from certify import certificate, cli, deals, engine, prove, solver
+from certify.format import certificate
+from certify.commands import cli
+from certify.game import deals
+from certify import engine
+from certify.run import prove
+from certify.engine.reference import solver
 from certify.engine import _solver
 from certify.outcome import NO_WIN, WIN
-from certify.rules import Rules, replays_to_win, start
+from certify.game.rules import Rules, replays_to_win, start
 
 MISSED = (1341197, 1463800, 2898418, 3867127, 4177272, 4306977, 4380750, 5405189, 6295822,
           6961408, 6987992, 7899699, 7435626)
@@ -33,7 +38,7 @@ def check(path):
 
 def native(position, ncells, budget, styles=None):
     found, cells, cols = position
-    line = _solver.solve(found, cells, cols, ncells, budget, styles)
+    line = _solver.solve(found, cells, cols, Rules(ncells), budget, styles)
     return None if line is None else list(zip(line[::2], line[1::2]))
 
 
@@ -112,7 +117,7 @@ def test_styles_of_several_searches_in_turn_are_the_references_too():
 def test_bad_styles_are_refused(styles):
     found, cells, cols = start(deals.deal(1))
     with pytest.raises(ValueError):
-        _solver.solve(found, cells, cols, 4, 1000, styles)
+        _solver.solve(found, cells, cols, Rules(4), 1000, styles)
 
 
 # ---- the deals the main attempt misses ------------------------------------------------------
@@ -135,7 +140,7 @@ def test_every_deal_the_main_attempt_misses_is_won_with_a_short_line(deal, tmp_p
 def test_a_census_of_such_a_deal_holds_the_certificate_of_certify(tmp_path, capsys):
     """The census proves a deal its at-once attempt misses by the plan, flares and all: the
     entry's line is `certify DEAL`'s."""
-    from certify.census import work
+    from certify.commands.census import work
     deal = FASTEST[0]
     settings = work.Settings(4, False, False)
     item = work.prove_deal(deal, settings)
@@ -155,8 +160,9 @@ def test_a_no_win_deal_pays_the_flares_and_is_still_no_win():
 
 SOLVED_IN_A_FRESH_PROCESS = """
 import sys
-from certify import deals, prove
-from certify.rules import Rules, start
+from certify.game import deals
+from certify.run import prove
+from certify.game.rules import Rules, start
 deal = int(sys.argv[1])
 print(prove.proved(start(deals.deal(deal)), Rules(4), deal).sha256)
 """

@@ -1,4 +1,4 @@
-"""The solver in C (certify.engine._solver) against the reference (certify/solver.py).
+"""The solver in C (certify.engine._solver) against the reference (certify/engine/reference/solver.py).
 
 Both must give the very same line, byte for byte, or both None, for the same position, free
 cells and budget: that is what lets the two engines write identical win certificates. Every
@@ -14,16 +14,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certify import certificate, deals, solver
+from certify.format import certificate
+from certify.game import deals
+from certify.engine.reference import solver
 from certify.engine import _solver
-from certify.rules import HOME, Rules, moves, replays_to_win, start
+from certify.game.rules import HOME, Rules, moves, replays_to_win, start
 from support.boards import small_boards
 
 
 def native(position, ncells, budget=solver.BUDGET):
     """The C solver's line as the reference gives it: [(card, dest)] or None."""
     found, cells, cols = position
-    line = _solver.solve(found, cells, cols, ncells, budget)
+    line = _solver.solve(found, cells, cols, Rules(ncells), budget)
     assert line is None or (isinstance(line, bytes) and len(line) % 2 == 0)
     return None if line is None else list(zip(line[::2], line[1::2]))
 
@@ -44,7 +46,7 @@ def assert_same(position, ncells, budget=solver.BUDGET):
 def played(position, ncells, rng, count):
     """The position after `count` random legal single-card moves (fewer if stuck)."""
     for _ in range(count):
-        options = [after for _, _, after in moves(position, ncells)]
+        options = [after for _, _, after in moves(position, Rules(ncells))]
         if not options:
             break
         position = rng.choice(options)
@@ -126,7 +128,7 @@ def test_the_same_lines_in_the_middle_of_a_game(deal, ncells, along, extra, rng,
     position = start(deals.deal(deal))
     line = native(position, 4) or []
     for card, dest in line[:int(along * len(line))]:
-        position = next(after for c, d, after in moves(position, 4) if (c, d) == (card, dest))
+        position = next(after for c, d, after in moves(position, Rules(4)) if (c, d) == (card, dest))
     if len(position[1]) > ncells:
         ncells = len(position[1])
     position = played(position, ncells, rng, extra)
@@ -144,7 +146,7 @@ def test_a_won_position_and_one_autoplay_wins():
 
 def test_lines_are_written_as_single_card_moves():
     position = start(deals.deal(1))
-    line = _solver.solve(*position, 4, solver.BUDGET)
+    line = _solver.solve(*position, Rules(4), solver.BUDGET)
     pairs = list(zip(line[::2], line[1::2]))
     assert all(card < 52 and dest <= HOME for card, dest in pairs)
     assert sum(1 for _, dest in pairs if dest == HOME) == 52
@@ -206,7 +208,7 @@ GOOD = start(deals.deal(1))
 ])
 def test_bad_input_is_refused_with_a_reason(args, error, says):
     with pytest.raises(error, match=says):
-        _solver.solve(*args)
+        _solver.solve(*args[:3], Rules(args[3]), *args[4:])
 
 
 def test_cells_must_be_ascending_and_fit():
@@ -214,11 +216,11 @@ def test_cells_must_be_ascending_and_fit():
     # take two cards out of column 0 and put them in the cells
     top2 = cols[0][-2:]
     rest = (cols[0][:-2],) + cols[1:]
-    assert _solver.solve(found, bytes(sorted(top2)), rest, 4, 0) is None
+    assert _solver.solve(found, bytes(sorted(top2)), rest, Rules(4), 0) is None
     with pytest.raises(ValueError, match="ascending"):
-        _solver.solve(found, bytes(sorted(top2, reverse=True)), rest, 4, 0)
+        _solver.solve(found, bytes(sorted(top2, reverse=True)), rest, Rules(4), 0)
     with pytest.raises(ValueError, match="more cards than free cells"):
-        _solver.solve(found, bytes(sorted(top2)), rest, 1, 0)
+        _solver.solve(found, bytes(sorted(top2)), rest, Rules(1), 0)
 
 
 # ---- a deal by its number (a census's one call a deal) ---------------------------------------
@@ -239,14 +241,14 @@ def test_a_deal_by_number_gives_the_references_move_indices(number):
     """solve_deal deals the cards (deals.deal, whose numbering changes at 2^31 and 2^32),
     solves and writes the move indices (certificate.move_indices) as the reference does."""
     for ncells, back in ((4, False), (4, True), (3, True)):
-        assert _solver.solve_deal(number, ncells, back, 32_000) == \
+        assert _solver.solve_deal(number, Rules(ncells, False, back), 32_000) == \
             indices_by_reference(number, ncells, back, 32_000)
 
 
 def test_a_deal_by_number_gives_up_as_solve_does():
-    assert _solver.solve_deal(11982, 4, False, 32_000) is None  # cannot be won
-    assert _solver.solve_deal(1, 4, False, 10) is None  # too small a budget
-    assert _solver.solve_deal(deal=1, ncells=4, foundation_moves=False, budget=10 ** 30)
+    assert _solver.solve_deal(11982, Rules(4), 32_000) is None  # cannot be won
+    assert _solver.solve_deal(1, Rules(4), 10) is None  # too small a budget
+    assert _solver.solve_deal(deal=1, rules=Rules(4), budget=10 ** 30)
 
 
 @pytest.mark.parametrize("args, error, says", [
@@ -261,7 +263,7 @@ def test_a_deal_by_number_gives_up_as_solve_does():
 ])
 def test_a_bad_deal_call_is_refused_with_a_reason(args, error, says):
     with pytest.raises(error, match=says):
-        _solver.solve_deal(*args)
+        _solver.solve_deal(args[0], Rules(*args[1:3]), args[3])
 
 
 # ---- the long sweep -----------------------------------------------------------------------------
@@ -300,22 +302,22 @@ def test_out_of_memory_is_a_memory_error_and_the_next_solve_works():
     falls in many places."""
     code = """
 import resource, sys
-from certify import deals
+from certify.game import deals
 from certify.engine import _solver
-from certify.rules import start
+from certify.game.rules import Rules, start
 def vm_bytes():
     with open('/proc/self/statm') as f:
         return int(f.read().split()[0]) * 4096
 found, cells, cols = start(deals.deal(11982))   # no win: the solver meets every position it may
-first, failures = _solver.solve_deal(1, 4, False, 10**6), 0
+first, failures = _solver.solve_deal(1, Rules(4), 10**6), 0
 for extra in range(0, 64 << 20, 2 << 20):
     resource.setrlimit(resource.RLIMIT_AS, (vm_bytes() + extra, resource.RLIM_INFINITY))
     try:
-        _solver.solve(found, cells, cols, 4, 10**7)
+        _solver.solve(found, cells, cols, Rules(4), 10**7)
     except MemoryError:
         failures += 1
     resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    assert _solver.solve_deal(1, 4, False, 10**6) == first
+    assert _solver.solve_deal(1, Rules(4), 10**6) == first
 print(failures)
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)

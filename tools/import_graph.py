@@ -6,13 +6,15 @@
 
 An edge is an import anywhere in a module: at the top, or inside a function (shown as `name*`:
 imported when first needed, to keep start-up short, but a dependency all the same, and a circle
-through one is still a circle). A string that is a module's full name ("certify.explain", as
-importlib.import_module is given it) counts as such an import too.
+through one is still a circle). A string that is a module's full name
+("certify.commands.explain", as importlib.import_module is given it) counts as such an import
+too.
 
 The faults (--check): a circle (a strongly connected set of two or more modules); an import
-upward, from a layer of LAYERS (README's Layout, bottom first) into a later one, or into the
-command line (certify.cli, which only certify.__main__ may import); an import of the reference
-engine's module (certify.search) by anything but the engine, which is the one face of both.
+upward, from a layer of LAYERS (README's Layout, bottom first: certify's folders) into a later
+one, or into the command line (certify.commands.cli, which only certify.__main__ may import);
+an import of the reference search (certify.engine.reference.search) by anything but the
+engine's face (certify/engine/__init__.py), the one face of both engines.
 
 Importing a submodule runs its package's __init__ too; that is not drawn, since no package
 here does more in its __init__ than import its own command.
@@ -26,17 +28,20 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "certify"
 SCRIPTS = "certificates"  # scripts that import each other by bare name, and certify
-# certify's layers, as README's Layout names them: a module may import from its own layer and
-# those before it, never from a later one.
+# certify's layers, as README's Layout names them, bottom first: the folders (and the two
+# modules of words every layer uses). A module may import from its own layer and those before
+# it, never from a later one.
 LAYERS = (
-    ("words", ("outcome", "cards", "deals", "rules", "names", "board", "notation", "output",
-               "progress")),
-    ("files", ("certificate", "range_certificate")),
-    ("engines", ("search", "solver", "engine", "external")),
-    ("the run", ("prove",)),
-    ("commands", ("options", "inputs", "cli", "__main__", "census", "explain", "svg",
-                  "importer", "exports", "extract")),
+    ("game", ("game",)),
+    ("words", ("outcome", "output")),
+    ("format", ("format",)),
+    ("engine", ("engine",)),
+    ("the run", ("run",)),
+    ("commands", ("commands", "__main__")),
 )
+CLI = f"{PACKAGE}.commands.cli"
+REFERENCE = f"{PACKAGE}.engine.reference.search"
+FACE = f"{PACKAGE}.engine"
 
 
 def modules():
@@ -165,11 +170,10 @@ def faults(edges):
                     t.split(".")[:2] != m.split(".")[:2]:
                 found.append(f"upward: {m} ({LAYERS[layer(m)][0]}) imports {t} "
                              f"({LAYERS[layer(t)][0]})")
-        if f"{PACKAGE}.cli" in targets and m not in (f"{PACKAGE}.__main__",):
-            found.append(f"upward into the command line: {m} imports {PACKAGE}.cli")
-        if f"{PACKAGE}.search" in targets and m not in (f"{PACKAGE}.engine",) and \
-                not m.startswith(SCRIPTS):
-            found.append(f"{m} imports the reference engine ({PACKAGE}.search) directly")
+        if CLI in targets and m not in (f"{PACKAGE}.__main__",):
+            found.append(f"upward into the command line: {m} imports {CLI}")
+        if REFERENCE in targets and m != FACE and not m.startswith(SCRIPTS):
+            found.append(f"{m} imports the reference engine ({REFERENCE}) directly")
     return found
 
 

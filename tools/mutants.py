@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKER, RULES, CARDS, DEALS = 'check/checker.py', 'certify/rules.py', 'certify/cards.py', 'certify/deals.py'
-WRITER = 'certify/certificate.py'
+CHECKER, RULES, CARDS, DEALS = 'check/checker.py', 'certify/game/rules.py', 'certify/game/cards.py', 'certify/game/deals.py'
+WRITER = 'certify/format/certificate.py'
 
 # The tests each group is run against (--tests replaces them): those that read the rules through
 # check/ or certify/ and are quick, so that a mutant takes seconds, not minutes.
@@ -650,7 +650,7 @@ MUTANTS = [
       "        if claim == 'no-win': unwinnable.append(number)", "        if claim == 'no-win' and number > h['first']: unwinnable.append(number)"),
     M('check', "range: an entry replayed with the range header's first deal", CHECKER,
       "rules = {**h, 'deal': number, 'board': None,", "rules = {**h, 'deal': h['first'], 'board': None,"),
-    # ---- certify/rules.py, certify/cards.py, certify/deals.py: the readable rules ----
+    # ---- certify/game/rules.py, certify/game/cards.py, certify/game/deals.py: the readable rules ----
     M('rules', 'RED table: clubs red, hearts black', CARDS,
       'RED = (False, True, True, False)', 'RED = (True, True, False, False)'),
     M('rules', 'stacks_on: onto the same colour', RULES,
@@ -725,7 +725,7 @@ MUTANTS = [
     M('rules', 'deal: the drawn card is taken without the last card filling its place', DEALS,
       '        deck[j] = deck[-1]\n        deck.pop()', '        deck.pop(j)'),
 
-    # ---- certify/certificate.py: the writer (whose output check must verify) ----
+    # ---- certify/format/certificate.py: the writer (whose output check must verify) ----
     M('writer', 'id width: 3 bytes from 65,536 entries (< instead of <=)', WRITER,
       'return 2 if columns <= 1 << 16 else', 'return 2 if columns < 1 << 16 else'),
     M('writer', 'move order: free cells before the foundation', WRITER,

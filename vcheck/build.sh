@@ -10,7 +10,7 @@ out="$(cd "$out" && pwd)"
 cd "$out"
 cp "$here"/coq/Check.v "$here"/coq/Extract.v "$here"/coq/Assumptions.v "$here"/coq/Deal.v \
   "$here"/coq/Autoplay.v "$here"/coq/Verdict.v "$here"/coq/Range.v .
-python3 "$here/derive_rules.py" "$here/../certify/exports/templates/Rules.v" . \
+python3 "$here/derive_rules.py" "$here/../certify/commands/exports/templates/Rules.v" . \
   Check.v Extract.v Assumptions.v Autoplay.v Verdict.v
 coq() { nice coqc -q -Q . VCheck "$@"; }
 # Each step says what it does, as it begins: the proofs take minutes on a busy machine.

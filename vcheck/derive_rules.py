@@ -1,4 +1,4 @@
-"""vcheck's Rules.v, derived from the Coq export's template (certify/exports/templates/Rules.v).
+"""vcheck's Rules.v, derived from the Coq export's template (certify/commands/exports/templates/Rules.v).
 
 The template states the rules once, for the export and for vcheck. The export fills in three
 per-file constants; vcheck proves its theorems for every value of them, so here the three

@@ -15,9 +15,9 @@
     no_win_body(outcome, rules)          -> the body values of the no-win certificate of a search
     move_indices(position, line, rules)  -> a line as format version 3's move indices
 
-The reference is certify/search.py, certify/solver.py and the writer in certify/certificate.py,
-written to be read; the compiled engine does exactly what they do, faster, and
-tests/test_engine.py holds it to the same answers byte for byte. Set CERTIFY_ENGINE=python to run
+The reference is certify/engine/reference/search.py, certify/engine/reference/solver.py and the
+writer in certify/format/certificate.py, written to be read; the compiled engine does exactly
+what they do, faster, and tests/test_engine.py holds it to the same answers byte for byte. Set CERTIFY_ENGINE=python to run
 the reference, CERTIFY_ENGINE=native to insist on the compiled engine (one line and exit 2 if it
 is not built). Without either, a missing compiled engine is a RuntimeWarning that a command gives
 once (warn_if_slow), not under -q.
@@ -28,11 +28,10 @@ import sys
 import time
 import warnings
 
-from ..outcome import (COLUMNS, FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, TOO_MANY_COLUMNS,
-                       UNKNOWN, WIN, Outcome, budget_reason, SEARCH_CAPACITY, format_full,
-                       out_of_memory)
-from ..rules import autoplay
-from ..search import decode_key  # a search key's position: both engines spell keys alike
+from ..outcome import (COLUMNS, FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, TOO_MANY_COLUMNS, UNKNOWN,
+                       WIN, Outcome, budget_reason, SEARCH_CAPACITY, format_full, out_of_memory)
+from ..game.rules import autoplay
+from .reference.search import decode_key  # a search key's position: both engines spell keys alike
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SLICE = 0.25  # seconds the compiled search runs between looks at progress and Ctrl-C
@@ -117,9 +116,8 @@ class NativeSearch:
         self.memory = memory
         self.capacity = SEARCH_CAPACITY if capacity is None else capacity
         self.native = _search.Search(bytes(found), bytes(sorted(cells)),
-                                     tuple(bytes(c) for c in cols), rules.ncells,
-                                     rules.fixed_columns, rules.foundation_moves, narrow,
-                                     memory or 0, self.capacity, rules.autoplay)
+                                     tuple(bytes(c) for c in cols), rules, narrow,
+                                     memory or 0, self.capacity)
         self.seconds = 0.0
 
     @property
@@ -181,7 +179,7 @@ def Search(position, rules, memory=None):
     it (UNKNOWN) rather than outgrow `memory` bytes (None: no budget)."""
     if _search is not None:
         return NativeSearch(position, rules, memory=memory)
-    from ..search import Search as Reference
+    from .reference.search import Search as Reference
     return Reference(position, rules, memory=memory)
 
 
@@ -198,11 +196,11 @@ def solve(position, rules, budget=None):
 
 def solver_budget():
     """The positions the solver expands in its full attempt (solver.BUDGET), looked up once:
-    certify/solver.py is imported only when asked for (it is the reference solver, which a
-    compiled engine does not run), and a census asks once a deal."""
+    certify/engine/reference/solver.py is imported only when asked for (it is the reference
+    solver, which a compiled engine does not run), and a census asks once a deal."""
     global _budget
     if _budget is None:
-        from ..solver import BUDGET
+        from .reference.solver import BUDGET
         _budget = BUDGET
     return _budget
 
@@ -223,17 +221,18 @@ def solve_line(position, rules, budget=None, styles=None):
     if budget is None:
         budget = solver_budget()
     if _solver is None:
-        from ..rules import replays_to_win
-        from ..solver import solve as reference
+        from ..game.rules import replays_to_win
+        from .reference.solver import solve as reference
         line = reference(position, rules, budget, styles)
         if line is None:
             return None
         if not replays_to_win(position, line, rules):
-            raise RuntimeError("certify.solver: the line found does not replay (a bug)")
+            raise RuntimeError("certify.engine.reference.solver: the line found does not replay "
+                               "(a bug)")
         return bytes(b for move in line for b in move)
     found, cells, cols = position
     line = _solver.solve(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
-                         rules.ncells, budget, styles)
+                         rules, budget, styles)
     return None if line is None else Line(line, move_indices(position, line, rules))
 
 
@@ -253,12 +252,11 @@ def move_indices(position, line, rules):
     version 3's move order (certificate.move_indices, in C when the engine is compiled);
     ValueError at a move that is not legal."""
     if _search is None:
-        from ..certificate import move_indices as reference
+        from ..format.certificate import move_indices as reference
         return reference(position, line, rules)
     found, cells, cols = position
     return _search.move_indices(bytes(found), bytes(sorted(cells)),
-                                tuple(bytes(c) for c in cols), rules.ncells,
-                                rules.foundation_moves, bytes(line))
+                                tuple(bytes(c) for c in cols), rules, bytes(line))
 
 
 def moves_of(line):
@@ -316,12 +314,11 @@ def replays_to_win(position, line, rules):
     """Whether a line of (card, dest) moves (or its bytes, as solve_line gives) is legal move by
     move and ends won (rules.replays_to_win, in C when the engine is compiled)."""
     if _search is None:
-        from ..rules import replays_to_win as reference
+        from ..game.rules import replays_to_win as reference
         return reference(position, moves_of(line) if isinstance(line, bytes) else line, rules)
     found, cells, cols = position
     return _search.replays(bytes(found), bytes(sorted(cells)), tuple(bytes(c) for c in cols),
-                           rules.ncells, rules.foundation_moves,
-                           line if isinstance(line, bytes) else
+                           rules, line if isinstance(line, bytes) else
                            bytes(b for move in line for b in move))
 
 
@@ -334,7 +331,7 @@ def no_win_body(outcome, rules):
     assert outcome.verdict == NO_WIN
     if outcome.store is not None:
         return outcome.store.write_body()
-    from ..certificate import no_win_body as reference
+    from ..format.certificate import no_win_body as reference
     return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
 
 

@@ -1,7 +1,7 @@
 /*
 ** The card vocabulary the C engine shares (search.c, solver.c, external.c, move_order.h): one
 ** home for what a card is and what may lie on what, so that no file carries its own copy.
-** certify/cards.py and certify/rules.py are the reference these mirror.
+** certify/game/cards.py and certify/game/rules.py are the reference these mirror.
 **
 ** A card is a byte, rank * 4 + suit: rank 0..12 is ace..king, suit 0..3 is clubs, diamonds,
 ** hearts, spades (so diamonds and hearts are red). A move is (card, destination), the

@@ -194,8 +194,9 @@ HEADER_FUNCTION size_t columns_bytes(const Columns *t) {
 /* ---- Autoplay ----------------------------------------------------------------------------- */
 
 /* Safe moves home (cards.h's is_safe) until no card is safe, on a position's parts in place, in
-** certify/search.py's order (settle): a column's top card first, columns in order, else a free
-** cell's card, looking again from the start after each; the columns' pops interned as it goes.
+** certify/engine/reference/search.py's order (settle): a column's top card first, columns in
+** order, else a free cell's card, looking again from the start after each; the columns' pops
+** interned as it goes.
 ** FITS, or the table's IDS_FULL / ALLOC_FAILED (t->full says so too): the parts are then
 ** garbage, and the expansion that asked is done again once there is room. */
 HEADER_FUNCTION int settle(Columns *t, uint8_t *found, uint8_t *occ, int *nocc, uint32_t *ids) {

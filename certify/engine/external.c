@@ -1,7 +1,7 @@
 /*
 ** The disk-backed exhaustive search's inner loops, compiled: certify.engine._external.
 **
-** certify/external.py drives the search (its work folder, its layers and checkpoints); this
+** certify/engine/on_disk.py drives the search (its work folder, its layers and checkpoints); this
 ** module does what touches every position: expanding a file of positions into buffers of
 ** successors, writing a buffer as a sorted run without repeats, merging runs against the sorted
 ** set of positions already found, and at the end streaming every position out as certificate
@@ -44,6 +44,7 @@
 #include "cards.h"
 #include "columns.h"
 #include "ids.h"
+#include "rules.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -92,7 +93,7 @@ static double now(void) {
 /* ---- Stopping ------------------------------------------------------------------------------ */
 
 /* The loops here run for minutes without the GIL, where Python's signal handlers cannot run: so
-** they look, a few times a second, whether a stop was asked (stop(), from certify/external.py's
+** they look, a few times a second, whether a stop was asked (stop(), from certify/engine/on_disk.py's
 ** handler of SIGINT and SIGTERM) and let Python run its handlers (a KeyboardInterrupt raised
 ** there stops them too). A stopped call raises Stopped and leaves its output files short: the
 ** folder's state never names them, so a resume removes them. */
@@ -503,7 +504,7 @@ static PyObject *os_error(int err, const char *path) {
 
 typedef struct {
     PyObject_HEAD
-    int ncells, fixed, back, idw, keylen;
+    int ncells, fixed_columns, foundation_moves, idw, keylen;
     int autoplay;        /* the closure: every move, then safe moves home (columns.h's settle) */
     Columns columns;
     uint8_t *buf;        /* successors: this bucket's from the front, later ones' from the back */
@@ -561,37 +562,32 @@ static void Expander_dealloc(Expander *x) {
     Py_TYPE(x)->tp_free((PyObject *)x);
 }
 
-/* Expander(ncells, fixed_columns, foundation_moves, idw, columns, buffer, narrow=65536,
-** autoplay=False): the rules, the ids' width, the columns met so far (a list of bytes, by id: a
+/* Expander(rules, idw, columns, buffer, narrow=65536): the rules (a Rules: rules.h), the ids'
+** width, the columns met so far (a list of bytes, by id: a
 ** resumed search numbers them as before) and the bytes the successor buffer may take. `narrow`,
 ** the columns 2-byte ids may name, is smaller only in tests, which widen the keys early that
-** way. `autoplay`: the closure, every move then safe moves home, as search.c's. */
+** way. */
 static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
-    static char *names[] = {"ncells", "fixed_columns", "foundation_moves", "idw", "columns",
-                            "buffer", "narrow", "autoplay", NULL};
-    int ncells, fixed, back, idw, autoplay = 0;
+    static char *names[] = {"rules", "idw", "columns", "buffer", "narrow", NULL};
+    Rules rules;
+    int idw;
     PyObject *cols;
     unsigned long long buffer;
     long narrow = NARROW_COLUMNS;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ippiO!K|lp", names, &ncells, &fixed, &back, &idw,
-                                     &PyList_Type, &cols, &buffer, &narrow, &autoplay))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&iO!K|l", names, rules_converter, &rules, &idw,
+                                     &PyList_Type, &cols, &buffer, &narrow))
         return -1;
-    if (autoplay && back) {
-        /* (a card taken back from a foundation could go where autoplay's cover cannot follow:
-        ** docs/certificate-format.md, section 8) */
-        PyErr_SetString(PyExc_ValueError, "autoplay is unsound with foundation moves");
-        return -1;
-    }
-    if (ncells < 0 || ncells > 8 || (idw != 2 && idw != 3) || narrow < 8 ||
+    int ncells = rules.ncells;
+    if ((idw != 2 && idw != 3) || narrow < 8 ||
         narrow > (long)NARROW_COLUMNS) {
         PyErr_SetString(PyExc_ValueError, "ncells 0..8, idw 2 or 3, narrow 8..65536");
         return -1;
     }
     if (x->buf) { PyErr_SetString(PyExc_RuntimeError, "already made"); return -1; }
     x->ncells = ncells;
-    x->fixed = fixed;
-    x->back = back;
-    x->autoplay = autoplay;
+    x->fixed_columns = rules.fixed_columns;
+    x->foundation_moves = rules.foundation_moves;
+    x->autoplay = rules.autoplay;
     x->idw = idw;
     x->keylen = 2 + ncells + 8 * idw;
     if (columns_init(&x->columns, idw == 2 ? (uint32_t)narrow : MOST_COLUMNS) != FITS) {
@@ -643,7 +639,7 @@ static void emit(Expansion *e, const uint8_t *found_in, const uint8_t *occ_in, i
     ** done again once there is room, and this key is never used. */
     if (x->autoplay && (x->columns.full || settle(&x->columns, found, occ, &nocc, ids) != FITS))
         return;
-    encode(k, x->ncells, x->idw, x->fixed, found, occ, nocc, ids);
+    encode(k, x->ncells, x->idw, x->fixed_columns, found, occ, nocc, ids);
 }
 
 static void land(Expansion *e, int card, int source, const uint8_t *found, const uint8_t *occ,
@@ -659,13 +655,13 @@ static void land(Expansion *e, int card, int source, const uint8_t *found, const
         }
     }
     if (e->empty < 0) return;
-    for (int j = e->x->fixed ? 0 : e->empty; j < 8; j++) {
+    for (int j = e->x->fixed_columns ? 0 : e->empty; j < 8; j++) {
         if (e->tops[j] < 0 && j != source) {
             memcpy(fresh, ids, sizeof fresh);
             fresh[j] = (uint32_t)column_push(t, ids[j], card);
             emit(e, found, occ, nocc, fresh);
         }
-        if (!e->x->fixed) break;
+        if (!e->x->fixed_columns) break;
     }
 }
 
@@ -724,7 +720,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
         }
         land(e, card, -1, p->found, occ2, n, p->ids);
     }
-    if (x->back) {
+    if (x->foundation_moves) {
         for (int suit = 0; suit < 4; suit++) {
             int rank = p->found[suit];
             if (!rank) continue;
@@ -786,7 +782,7 @@ static PyObject *Expander_expand(Expander *x, PyObject *args) {
                 int hk = home(k);
                 if (hk > x->most) x->most = hk;
                 if (hk == NCARDS) x->won = 1;
-                if (x->back || hk == h)
+                if (x->foundation_moves || hk == h)
                     memcpy(x->buf + x->nsame++ * w, k, w);
                 else
                     ahead(x, k, hk);
@@ -948,7 +944,7 @@ static PyObject *Expander_start(Expander *x, PyObject *args) {
         ids[i] = (uint32_t)id;
     }
     uint8_t k[MAX_KEY];
-    encode(k, x->ncells, x->idw, x->fixed, f, c, (int)nc, ids);
+    encode(k, x->ncells, x->idw, x->fixed_columns, f, c, (int)nc, ids);
     int err = 0, h = home(k);
     if (h > x->most) x->most = h;
     if (h == NCARDS) x->won = 1;
@@ -1161,7 +1157,7 @@ static int load_group(Expander *x, int *err) {
     uint64_t n = 0;
     while (x->src_next < x->src_count) {
         if (!x->src.live) { *err = EIO; return IO_FAILED; }
-        if (!x->back && memcmp(x->src.key, x->group, 2) != 0) break;
+        if (!x->foundation_moves && memcmp(x->src.key, x->group, 2) != 0) break;
         size_t at;
         int got = held_insert(x, x->src.key, (uint32_t)hash_bytes(x->src.key, w), &at);
         if (got == OVER_BUDGET || got == ALLOC_FAILED) return got;
@@ -1227,7 +1223,7 @@ static PyObject *Expander_explore(Expander *x, PyObject *args) {
             int hk = home(k);
             if (hk > x->most) x->most = hk;
             if (hk == NCARDS) x->won = 1;
-            if (x->back || hk == h) {
+            if (x->foundation_moves || hk == h) {
                 size_t at;
                 int got = held_insert(x, k, hashes[i], &at);
                 if (got == OVER_BUDGET || got == ALLOC_FAILED) {
@@ -2016,7 +2012,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_external",
-    "The disk-backed exhaustive search's inner loops (see certify/external.py).",
+    "The disk-backed exhaustive search's inner loops (see certify/engine/on_disk.py).",
     -1, module_methods, NULL, NULL, NULL, NULL,
 };
 

@@ -8,7 +8,7 @@
 **
 ** A move is (card, destination: 0..7 a column, 8 a free cell, 9 the foundation). A card is free
 ** to move from the top of a column, from a free cell, or, when the rules allow foundation moves
-** (`back`), from the top of its foundation; rules.moves is the statement of each move.
+** (`foundation_moves`), from the top of its foundation; rules.moves is the statement of each move.
 **
 ** The index is counted with bit masks of cards rather than by listing the moves: the moves to a
 ** destination are the cards free to move that may go there, so the moves before (card, dest)
@@ -35,7 +35,7 @@ typedef struct {
     uint8_t cells[8];      /* the cards in the free cells, ncells_used of them */
     uint8_t cols[8][NCARDS];   /* each column bottom to top, len[j] cards */
     int len[8];
-    int ncells_used, ncells, back;
+    int ncells_used, ncells, foundation_moves;
 } Layout;
 
 /* children[p]: the cards that may lie on card p (one rank lower, the other colour), a bit
@@ -67,7 +67,7 @@ static FreeCards free_cards(const Layout *b) {
     for (int s = 0; s < 4; s++) {
         if (b->found[s] < 13)
             f.next_home |= 1ULL << (b->found[s] * 4 + s);
-        if (b->back && b->found[s])
+        if (b->foundation_moves && b->found[s])
             f.movable |= 1ULL << ((b->found[s] - 1) * 4 + s);
     }
     return f;
@@ -208,7 +208,7 @@ static int line_indices_kept(Layout *b, const uint8_t *line, size_t n, uint8_t *
         for (int s = 0; s < 4; s++) {
             if (b->found[s] < 13)
                 next_home |= 1ULL << (b->found[s] * 4 + s);
-            if (b->back && b->found[s])
+            if (b->foundation_moves && b->found[s])
                 movable |= 1ULL << ((b->found[s] - 1) * 4 + s);
         }
         uint64_t home = off_home & next_home, below = (1ULL << card) - 1, cards;
@@ -307,7 +307,8 @@ static int layout_won(const Layout *b) {
 ** cards home, b followed along it: prove()'s replays_to_win (search.c's replays()), and the
 ** solver's check of a line it gives as moves (solver.c; a line it gives as indices is checked
 ** as line_indices() converts it). Each move is as rules.moves states it: the card
-** free to move (the top of a column, a free cell, or with `back` the top of its foundation)
+** free to move (the top of a column, a free cell, or with `foundation_moves` the top of its
+** foundation)
 ** to the foundation onto exactly the rank below, to a free cell from a column with one empty,
 ** or to another column, empty or with a top the card may lie on. */
 static int line_wins(Layout *b, const uint8_t *line, size_t n) {
@@ -320,7 +321,7 @@ static int line_wins(Layout *b, const uint8_t *line, size_t n) {
             if (b->len[j] && b->cols[j][b->len[j] - 1] == card) from_col = j;
         for (int c = 0; c < b->ncells_used; c++)
             if (b->cells[c] == card) from_cell = c;
-        if (b->back && b->found[suit] == rank + 1) from_home = 1;
+        if (b->foundation_moves && b->found[suit] == rank + 1) from_home = 1;
         if (from_col < 0 && from_cell < 0 && !from_home) return 0;
         if (dest == HOME) {
             if (from_home || b->found[suit] != rank) return 0;

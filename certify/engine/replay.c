@@ -15,20 +15,24 @@
 
 #include "cards.h"
 #include "move_order.h"
+#include "rules.h"
 
 void replay_init(void) { order_init(); }
 
-/* The arguments replays() and move_indices() share: (found, cells, columns, ncells,
-** foundation_moves, line), the position copied into `b` (as arrays that the line's moves
+/* The arguments replays() and move_indices() share: (found, cells, columns, rules, line), the
+** position copied into `b` (as arrays that the line's moves
 ** change): 1, or 0 with the error set (as PyArg_ParseTuple says it). */
 static int line_args(PyObject *args, Layout *b, const uint8_t **line, Py_ssize_t *nmoves) {
     PyObject *cols_in;
     const uint8_t *f, *c;
     Py_ssize_t nf, nc, nl;
-    if (!PyArg_ParseTuple(args, "y#y#O!ipy#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
-                          &b->ncells, &b->back, line, &nl))
+    Rules rules;
+    if (!PyArg_ParseTuple(args, "y#y#O!O&y#", &f, &nf, &c, &nc, &PyTuple_Type, &cols_in,
+                          rules_converter, &rules, line, &nl))
         return 0;
-    if (nf != 4 || nc > 8 || b->ncells < 0 || b->ncells > 8 || PyTuple_GET_SIZE(cols_in) != 8
+    b->ncells = rules.ncells;
+    b->foundation_moves = rules.foundation_moves;
+    if (nf != 4 || nc > 8 || PyTuple_GET_SIZE(cols_in) != 8
         || nl % 2) {
         PyErr_SetString(PyExc_ValueError, "not a position and a line of (card, destination)");
         return 0;
@@ -49,7 +53,7 @@ static int line_args(PyObject *args, Layout *b, const uint8_t **line, Py_ssize_t
     return 1;
 }
 
-/* replays(found, cells, columns, ncells, foundation_moves, line) -> bool */
+/* replays(found, cells, columns, rules, line) -> bool */
 PyObject *replay_replays(PyObject *self, PyObject *args) {
     (void)self;
     Layout b;
@@ -59,7 +63,7 @@ PyObject *replay_replays(PyObject *self, PyObject *args) {
     return PyBool_FromLong(line_wins(&b, line, (size_t)nmoves));
 }
 
-/* move_indices(found, cells, columns, ncells, foundation_moves, line) -> bytes: the line of
+/* move_indices(found, cells, columns, rules, line) -> bytes: the line of
 ** (card, destination) byte pairs as one move index a byte (move_order.h); ValueError at a
 ** move that is not legal. */
 PyObject *replay_move_indices(PyObject *self, PyObject *args) {

@@ -2,9 +2,9 @@
 ** The exhaustive search, compiled: certify.engine._search, with the no-win certificate's writer
 ** (writer.c) and the replay of a line (replay.c) that the module also holds.
 **
-** This is the fast twin of certify/search.py (the reference) and, through writer.c, of the
-** writer in certify/certificate.py. It must explore in exactly the reference's order -- the same
-** depth-first search, the same successor order, the same column numbering, the same budget
+** This is the fast twin of certify/engine/reference/search.py (the reference) and, through
+** writer.c, of the writer in certify/format/certificate.py. It must explore in exactly the
+** reference's order -- the same depth-first search, the same successor order, the same column numbering, the same budget
 ** checks -- so that a WIN line, the position count at an UNKNOWN stop and the certificate bytes
 ** are the same whichever engine ran; tests/test_engine.py holds the two to it. Where a line
 ** here looks roundabout, it is usually because the reference does it that way.
@@ -32,6 +32,7 @@
 #include "columns.h"
 #include "ids.h"
 #include "replay.h"
+#include "rules.h"
 #include "writer.h"
 #include "zeroed.h"
 
@@ -86,7 +87,7 @@ static int same_key(const uint8_t *a, const uint8_t *b, size_t n) {
 
 typedef struct {
     PyObject_HEAD
-    int ncells, fixed, back;     /* the rules: free cells, columns in fixed places, foundation moves */
+    int ncells, fixed_columns, foundation_moves;   /* the rules (rules.h) */
     int autoplay;                /* the closure: every move, then safe moves home (settle) */
     int width;                   /* bytes per column id in the keys: 2 or 3 */
     int keylen;                  /* 4 + ncells + 8 * width */
@@ -231,7 +232,7 @@ static void emit(Expansion *e, const uint8_t *found_in, const uint8_t *occ_in, i
     ** is never used. */
     if (s->autoplay && (s->columns.full || settle(&s->columns, found, occ, &nocc, ids) != FITS))
         return;
-    if (!s->fixed) sort8(ids);
+    if (!s->fixed_columns) sort8(ids);
     memcpy(k, found, 4);
     memcpy(k + 4, occ, (size_t)nocc);
     memset(k + 4 + nocc, EMPTY_CELL, (size_t)(s->ncells - nocc));
@@ -253,13 +254,13 @@ static void land(Expansion *e, int card, int source, const uint8_t *found, const
         }
     }
     if (e->empty < 0) return;
-    for (int j = e->s->fixed ? 0 : e->empty; j < 8; j++) {
+    for (int j = e->s->fixed_columns ? 0 : e->empty; j < 8; j++) {
         if (e->tops[j] < 0 && j != source) {
             memcpy(fresh, ids, sizeof fresh);
             fresh[j] = (uint32_t)column_push(t, ids[j], card);
             emit(e, found, occ, nocc, fresh);
         }
-        if (!e->s->fixed) break;   /* up to column order, every empty column is the same */
+        if (!e->s->fixed_columns) break;   /* up to column order, every empty column is the same */
     }
 }
 
@@ -327,7 +328,7 @@ static int expand(Search *s, uint32_t k) {
         }
         land(&e, card, -1, e.found, occ2, n, e.ids);   /* ... onto a column */
     }
-    if (s->back) {   /* a foundation's top card back onto a column (a variant) */
+    if (s->foundation_moves) {   /* a foundation's top card back onto a column (a variant) */
         for (int suit = 0; suit < 4; suit++) {
             int rank = e.found[suit];
             if (!rank) continue;
@@ -466,28 +467,24 @@ static int bytes_arg(PyObject *o, const char *what, const uint8_t **p, Py_ssize_
     return 0;
 }
 
-/* Search(found, cells, columns, ncells, fixed_columns, foundation_moves, narrow=65536,
-** memory=0, capacity=...): the start position (4 foundation counts, the cards in cells, 8
-** columns bottom card first) under the rules. `narrow`, the ids that 2-byte keys may hold, is
+/* Search(found, cells, columns, rules, narrow=65536, memory=0, capacity=...): the start
+** position (4 foundation counts, the cards in cells, 8 columns bottom card first) under the
+** rules (a Rules: rules.h). `narrow`, the ids that 2-byte keys may hold, is
 ** smaller only in tests, which widen the keys early that way. `memory`: the budget in bytes of
 ** the tables (0: none). `capacity`: the most positions the search may hold, by default as many
 ** as the tables index (outcome.SEARCH_CAPACITY); smaller only in tests. */
 static int Search_init(Search *s, PyObject *args, PyObject *kw) {
-    static char *names[] = {"found", "cells", "columns", "ncells", "fixed_columns",
-                            "foundation_moves", "narrow", "memory", "capacity", "autoplay",
-                            NULL};
+    static char *names[] = {"found", "cells", "columns", "rules", "narrow", "memory",
+                            "capacity", NULL};
     PyObject *found, *cells, *cols;
-    int ncells, fixed, back, autoplay = 0;
+    Rules rules;
     long narrow = NARROW_COLUMNS;
     unsigned long long memory = 0, capacity = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!ipp|lKKp", names, &found, &cells,
-                                     &PyTuple_Type, &cols, &ncells, &fixed, &back, &narrow,
-                                     &memory, &capacity, &autoplay))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!O&|lKK", names, &found, &cells,
+                                     &PyTuple_Type, &cols, rules_converter, &rules, &narrow,
+                                     &memory, &capacity))
         return -1;
-    if (autoplay && back) {
-        PyErr_SetString(PyExc_ValueError, "autoplay is unsound with foundation moves");
-        return -1;
-    }
+    int ncells = rules.ncells;
     if (narrow < 8 || narrow > (long)NARROW_COLUMNS) {
         PyErr_SetString(PyExc_ValueError, "narrow must be 8..65536");
         return -1;
@@ -523,9 +520,9 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
         seen[c[i]]++, total++;
     }
     s->ncells = ncells;
-    s->fixed = fixed;
-    s->back = back;
-    s->autoplay = autoplay;
+    s->fixed_columns = rules.fixed_columns;
+    s->foundation_moves = rules.foundation_moves;
+    s->autoplay = rules.autoplay;
     s->width = 2;
     s->keylen = 4 + ncells + 16;
     s->won = -1;
@@ -561,7 +558,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
             PyErr_SetString(PyExc_ValueError, "the position must hold each card once");
             return -1;
         }
-    if (!fixed) sort8(ids);
+    if (!rules.fixed_columns) sort8(ids);
     for (int i = 0; i < 8; i++) put_id(key + 4 + ncells + 2 * i, ids[i], 2);
     uint32_t h = (uint32_t)hash_bytes(key, (size_t)s->keylen);
     size_t where;
@@ -652,7 +649,7 @@ static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     s->consumed = 1;
     Body b;
     int ready = body_prepare(&b, &s->columns, &s->keys, s->n, 4 + s->ncells, s->width,
-                             s->keylen, s->fixed);
+                             s->keylen, s->fixed_columns);
     PyObject *body = NULL;
     if (ready == BODY_NOT_DISTINCT)
         PyErr_SetString(PyExc_AssertionError, "records not distinct after renumbering");
@@ -774,7 +771,8 @@ static PyTypeObject SearchType = {
     .tp_name = "certify.engine._search.Search",
     .tp_basicsize = sizeof(Search),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "The exhaustive search from one position (certify/search.py's Search, compiled).",
+    .tp_doc = "The exhaustive search from one position (certify/engine/reference/search.py's "
+              "Search, compiled).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Search_init,
     .tp_dealloc = (destructor)Search_dealloc,
@@ -784,10 +782,10 @@ static PyTypeObject SearchType = {
 
 static PyMethodDef module_methods[] = {
     {"replays", replay_replays, METH_VARARGS,
-     "replays(found, cells, columns, ncells, foundation_moves, line) -> whether the line of "
+     "replays(found, cells, columns, rules, line) -> whether the line of "
      "(card, destination) byte pairs is legal move by move and ends won"},
     {"move_indices", replay_move_indices, METH_VARARGS,
-     "move_indices(found, cells, columns, ncells, foundation_moves, line) -> the line as one "
+     "move_indices(found, cells, columns, rules, line) -> the line as one "
      "move index a byte (format version 3); ValueError at a move that is not legal"},
     {NULL, NULL, 0, NULL},
 };

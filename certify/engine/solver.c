@@ -1,11 +1,11 @@
 /*
-** certify.engine._solver: the best-first win solver of certify/solver.py, in C.
+** certify.engine._solver: the best-first win solver of certify/engine/reference/solver.py, in C.
 **
-**   solve(found, cells, columns, ncells, budget, styles=None) -> bytes or None
-**   solve_deal(deal, ncells, foundation_moves, budget) -> bytes (move indices) or None
+**   solve(found, cells, columns, rules, budget, styles=None) -> bytes or None
+**   solve_deal(deal, rules, budget) -> bytes (move indices) or None
 **
-** It finds exactly the line certify/solver.py finds (the Python reference; read it first, this
-** file follows it function by function): the same player moves in the same order, the same
+** It finds exactly the line certify/engine/reference/solver.py finds (the Python reference;
+** read it first, this file follows it function by function): the same player moves in the same order, the same
 ** safe foundation moves, the same whole-number priorities expanded in the same order (the
 ** least first, ties to the earlier push), the same styles and turns (the main attempt's, or a
 ** flare's given as `styles`: solver.FLARES), the same shortcut and supermove expansion. So
@@ -13,7 +13,7 @@
 ** tests/test_solver_flares.py hold them to it. The line comes back as 2 bytes a single-card
 ** move (card, destination: 0..7 a column, 8 a free cell, 9 the foundation), replayed here
 ** under the plain rules first. solve_deal() is a census's one call a deal: it deals the cards
-** itself (certify/deals.py) and gives the line as format version 3's move indices
+** itself (certify/game/deals.py) and gives the line as format version 3's move indices
 ** (move_order.h), what the deal's entry holds, replayed as it is converted, so that Python
 ** makes no position, line or list for a deal won at once.
 **
@@ -55,6 +55,7 @@
 
 #include "cards.h"
 #include "move_order.h"
+#include "rules.h"
 #include "zeroed.h"
 
 #define NONE 0xFF
@@ -83,7 +84,7 @@ enum { OK = 0, SOLVED = 0, GAVE_UP, OUT_OF_MEMORY, BROKEN, RUNNING, WON, EXHAUST
 #define EACH_COLUMN
 #endif
 
-/* The tuning of certify/solver.py, in the same units (UNIT = a twentieth of a move). */
+/* The tuning of certify/engine/reference/solver.py, in the same units (UNIT = a twentieth of a move). */
 #define UNIT 20
 #define CELL_COST 1
 #define NSTYLES 4  /* the most styles a solve takes turns with */
@@ -1209,7 +1210,7 @@ static int read_board(Layout *b, const uint8_t *found, Py_ssize_t nfound, const 
     return 1;
 }
 
-/* ---- deals (certify/deals.py): a census gives deal numbers, not positions ---------------- */
+/* ---- deals (certify/game/deals.py): a census gives deal numbers, not positions ---------------- */
 
 #define MAX_DEAL ((1ULL << 33) - 1)   /* deals.MAX_DEAL: FreeCell Pro's numbering */
 
@@ -1334,23 +1335,26 @@ static PyObject *no_line(int outcome) {
 }
 
 static PyObject *solve(PyObject *module, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"found", "cells", "columns", "ncells", "budget", "styles", NULL};
+    static char *names[] = {"found", "cells", "columns", "rules", "budget", "styles", NULL};
     const char *found, *cells;
     Py_ssize_t nfound, ncell;
     PyObject *columns, *budget_arg, *styles_arg = Py_None;
-    int ncells;
+    Rules rules;
     long long budget;
     Layout board;
     Styles styles = MAIN_STYLES;
     (void)module;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y#y#OiO!|O:solve", names, &found, &nfound,
-                                     &cells, &ncell, &columns, &ncells, &PyLong_Type,
-                                     &budget_arg, &styles_arg)
+    /* Of the rules only the free cells count: the line found moves no card off a foundation,
+    ** and so is legal with foundation moves or without, and a win's line fixes the columns. */
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y#y#OO&O!|O:solve", names, &found, &nfound,
+                                     &cells, &ncell, &columns, rules_converter, &rules,
+                                     &PyLong_Type, &budget_arg, &styles_arg)
         || !read_budget(budget_arg, &budget)
         || (styles_arg != Py_None && !read_styles(styles_arg, &styles))
         || !read_board(&board, (const uint8_t *)found, nfound, (const uint8_t *)cells, ncell,
-                       columns, ncells))
+                       columns, rules.ncells))
         return NULL;
+    int ncells = rules.ncells;
     Solver *s;
     int outcome = solve_released(&board, ncells, budget, &styles, &s);
     if (outcome == SOLVED && !line_wins(&board, s->line.at, s->line.n / 2))
@@ -1381,29 +1385,27 @@ static PyObject *indices_of(const Layout *board, const Line *line) {
 }
 
 static PyObject *solve_deal(PyObject *module, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"deal", "ncells", "foundation_moves", "budget", NULL};
+    static char *names[] = {"deal", "rules", "budget", NULL};
     PyObject *deal_arg, *budget_arg;
-    int ncells, back;
+    Rules rules;
     long long budget;
     (void)module;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ipO!:solve_deal", names, &PyLong_Type,
-                                     &deal_arg, &ncells, &back, &PyLong_Type, &budget_arg)
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O&O!:solve_deal", names, &PyLong_Type,
+                                     &deal_arg, rules_converter, &rules, &PyLong_Type,
+                                     &budget_arg)
         || !read_budget(budget_arg, &budget))
         return NULL;
+    int ncells = rules.ncells;
     unsigned long long deal = PyLong_AsUnsignedLongLong(deal_arg);
     if (PyErr_Occurred() || deal < 1 || deal > MAX_DEAL) {
         PyErr_Clear();
         PyErr_Format(PyExc_ValueError, "deal: a deal number from 1 to %llu", MAX_DEAL);
         return NULL;
     }
-    if (ncells < 0 || ncells > 8) {
-        PyErr_SetString(PyExc_ValueError, "ncells: 0 to 8 free cells");
-        return NULL;
-    }
     Layout board;
     deal_board(deal, &board);
     board.ncells = ncells;
-    board.back = back;
+    board.foundation_moves = rules.foundation_moves;
     Solver *s;
     int outcome = solve_released(&board, ncells, budget, &MAIN_STYLES, &s);
     PyObject *result = outcome == SOLVED ? indices_of(&board, &s->line)
@@ -1414,15 +1416,16 @@ static PyObject *solve_deal(PyObject *module, PyObject *args, PyObject *kwargs) 
 
 static PyMethodDef methods[] = {
     {"solve", (PyCFunction)(void (*)(void))solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(found, cells, columns, ncells, budget, styles=None) -> bytes or None\n\n"
+     "solve(found, cells, columns, rules, budget, styles=None) -> bytes or None\n\n"
      "A winning line of single-card moves, 2 bytes a move (card, destination: 0..7 a column,\n"
-     "8 a free cell, 9 the foundation), exactly as certify.solver.solve finds it; None when\n"
+     "8 a free cell, 9 the foundation), exactly as certify.engine.reference.solver.solve finds "
+     "it; None when\n"
      "the budget of positions runs out or the solver's graph is exhausted. styles: a flare's\n"
      "(((move weight, sequenced weight), ...), head start, turn) (None: STYLES, HEAD_START,\n"
      "TURN)."},
     {"solve_deal", (PyCFunction)(void (*)(void))solve_deal, METH_VARARGS | METH_KEYWORDS,
-     "solve_deal(deal, ncells, foundation_moves, budget) -> bytes or None\n\n"
-     "solve()'s line from the start of deal number `deal` (certify.deals.deal), as format\n"
+     "solve_deal(deal, rules, budget) -> bytes or None\n\n"
+     "solve()'s line from the start of deal number `deal` (certify.game.deals.deal), as format\n"
      "version 3's move indices, one byte a move (certificate.move_indices under the rules\n"
      "with `ncells` free cells and `foundation_moves`): what a census keeps of a won deal,\n"
      "in one call. None as for solve()."},
@@ -1436,10 +1439,10 @@ static void free_kept(void *unused) {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_solver",
-    "The best-first win solver of certify/solver.py, in C (certify/engine/solver.c).", -1,
+    "The best-first win solver of certify/engine/reference/solver.py, in C (certify/engine/solver.c).", -1,
     methods, NULL, NULL, NULL, free_kept};
 
-/* The tuning, as module constants, so that a test can hold it to certify/solver.py's. */
+/* The tuning, as module constants, so that a test can hold it to certify/engine/reference/solver.py's. */
 static int add_tuning(PyObject *m) {
     PyObject *styles = PyTuple_New(MAIN_STYLES.nstyles);
     if (styles == NULL)

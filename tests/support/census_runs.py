@@ -2,7 +2,7 @@
 results table read back."""
 import json
 
-from certify import cli
+from certify.commands import cli
 
 
 def run(capsys, *argv):
