@@ -31,7 +31,7 @@ from support import certgen
 
 ROOT = Path(__file__).resolve().parent.parent
 VCHECK = ROOT / "vcheck"
-TEMPLATE = ROOT / "certify" / "exports" / "templates" / "Rules.v"
+TEMPLATE = ROOT / "certify" / "commands" / "exports" / "templates" / "Rules.v"
 CERTS = ROOT / "certificates"
 import derive_rules
 from support.position_counts import known_count
