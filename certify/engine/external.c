@@ -1585,6 +1585,304 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
     return PyLong_FromUnsignedLongLong(nnew);
 }
 
+/* ---- Looking keys up, a block at a time --------------------------------------------------- */
+
+/* A group's last layers on disk are small (thousands of successors, at the end of a group of
+** hundreds of millions of positions) and merge() would still read every block of the group's
+** files to drop the successors met before: a layer of a few keys would cost what a layer of
+** millions does. Instead, a file's block index (its blocks' first keys: index()) says which of
+** its blocks could hold a key, and merge_looked() reads only those: the same keys written, the
+** same file, in time that follows the successors, not the group. */
+
+#define INDEX_RECORD(w) ((w) + 8)   /* a block's first key, then where its header starts (u64) */
+
+static void put_le64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+static int pread_full(int fd, uint8_t *p, size_t n, uint64_t at, int *err) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, p + got, n - got, (off_t)(at + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) { *err = errno; return IO_FAILED; }
+        if (k == 0) { *err = EIO; return IO_FAILED; }   /* cut short */
+        got += (size_t)k;
+    }
+    return OK;
+}
+
+/* index(path, width) -> bytes: the key file's block index, a record a block (INDEX_RECORD): its
+** first key, then the offset of its header, little-endian. Every frame is read and decompressed
+** (a block's first key begins its frame's content) but no key is decoded past the first. First
+** keys that do not ascend are a file of ours changed (ValueError, as merge's disorder). */
+static PyObject *py_index(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *path;
+    int width;
+    if (!PyArg_ParseTuple(args, "yi", &path, &width)) return NULL;
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "index: bad width");
+        return NULL;
+    }
+    size_t w = (size_t)width, rec = INDEX_RECORD(w), n = 0, cap = 0;
+    uint8_t *ix = NULL;
+    int err = 0, disorder = 0, stop = 0;
+    In r;
+    memset(&r, 0, sizeof r);
+    r.fd = -1;
+    Py_BEGIN_ALLOW_THREADS
+    r.w = w;
+    r.zbound = ZSTD_compressBound(front_cap(w));
+    r.front = malloc(front_cap(w));
+    r.dctx = ZSTD_createDCtx();
+    uint8_t h[8];
+    if (!r.front || !r.dctx) err = ENOMEM;
+    else if ((r.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) err = errno;
+    else if (read_full(r.fd, h, 8, &err) != GOT || memcmp(h, KEY_MAGIC, 4) != 0 ||
+             h[4] != KEY_LAYOUT || h[5] != w) {
+        if (!err) err = EIO;
+    }
+    uint64_t at = 8;
+    while (!err) {
+        uint32_t nkeys, clen;
+        int got = in_header(&r, &nkeys, &clen);
+        if (got == AT_END) break;
+        if (got == IO_FAILED || in_block(&r, nkeys, clen) == IO_FAILED) { err = r.err; break; }
+        if (r.fend - r.fp < (ptrdiff_t)(1 + w) || r.fp[0] != 0) { err = EIO; break; }
+        if (n == cap) {
+            size_t more = cap ? 2 * cap : 1024;
+            uint8_t *grown = realloc(ix, more * rec);
+            if (!grown) { err = ENOMEM; break; }
+            ix = grown;
+            cap = more;
+        }
+        uint8_t *e = ix + n * rec;
+        memcpy(e, r.fp + 1, w);
+        put_le64(e + w, at);
+        if (n && memcmp(e - rec, e, w) >= 0) { disorder = 1; break; }
+        n++;
+        at += 8 + (uint64_t)clen;
+        if (n % 64 == 0 && stopping()) { stop = 1; break; }
+    }
+    in_close(&r);
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (stop) stopped();
+    else if (disorder)
+        PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
+    else if (err) os_error(err, path);
+    else result = PyBytes_FromStringAndSize((const char *)ix, (Py_ssize_t)(n * rec));
+    free(ix);
+    return result;
+}
+
+/* A key file looked up by its index: the block a key could be in is read whole and its keys
+** decoded into `keys`; the keys looked up ascend, so each block is read at most once. */
+typedef struct {
+    int fd;
+    const uint8_t *ix;    /* its index (index()'s bytes, the caller's) */
+    size_t nblocks;
+    size_t at;            /* the block in `keys` (valid while `loaded`) */
+    int loaded;
+    uint8_t *keys;        /* that block's keys, w bytes each */
+    size_t nkeys, pos;    /* its keys, and the first not below the last key looked up */
+    uint8_t *z, *front;
+    size_t zcap;
+    ZSTD_DCtx *dctx;
+    int err;
+} Look;
+
+/* Block j of l into l->keys: OK, or IO_FAILED (EIO for a block that breaks the layout), or
+** *disorder for keys out of order or unlike the index (the file changed since it was indexed). */
+static int look_block(Look *l, size_t w, size_t j, int *disorder) {
+    size_t rec = INDEX_RECORD(w), bound = ZSTD_compressBound(front_cap(w));
+    const uint8_t *e = l->ix + j * rec;
+    uint64_t at = get_le64(e + w);
+    uint8_t h[8];
+    if (pread_full(l->fd, h, 8, at, &l->err) == IO_FAILED) return IO_FAILED;
+    uint32_t nkeys = get_le32(h), clen = get_le32(h + 4);
+    if (nkeys == 0 || nkeys > BLOCK_KEYS || clen > bound) { l->err = EIO; return IO_FAILED; }
+    if (clen > l->zcap) {
+        uint8_t *z = realloc(l->z, clen);
+        if (!z) { l->err = ENOMEM; return IO_FAILED; }
+        l->z = z;
+        l->zcap = clen;
+    }
+    if (pread_full(l->fd, l->z, clen, at + 8, &l->err) == IO_FAILED) return IO_FAILED;
+    size_t n = ZSTD_decompressDCtx(l->dctx, l->front, front_cap(w), l->z, clen);
+    if (ZSTD_isError(n)) { l->err = EIO; return IO_FAILED; }
+    const uint8_t *fp = l->front, *fend = l->front + n;
+    for (size_t i = 0; i < nkeys; i++) {
+        uint8_t *k = l->keys + i * w;
+        size_t p = fp < fend ? *fp++ : w + 1;
+        if (p > w || (i == 0 && p) || (size_t)(fend - fp) < w - p) {
+            l->err = EIO;
+            return IO_FAILED;
+        }
+        if (p) memcpy(k, k - w, p);
+        memcpy(k + p, fp, w - p);
+        fp += w - p;
+        if (i && memcmp(k - w, k, w) >= 0) { *disorder = 1; return IO_FAILED; }
+    }
+    if (fp != fend) { l->err = EIO; return IO_FAILED; }
+    if (memcmp(l->keys, e, w) != 0 ||
+        (j + 1 < l->nblocks && memcmp(l->keys + (nkeys - 1) * w, e + rec, w) >= 0)) {
+        *disorder = 1;
+        return IO_FAILED;
+    }
+    l->at = j;
+    l->loaded = 1;
+    l->nkeys = nkeys;
+    l->pos = 0;
+    return OK;
+}
+
+/* Whether key k (above every key looked up before in l) is in l's file: *found; OK, or
+** IO_FAILED as look_block. */
+static int look_up(Look *l, size_t w, const uint8_t *k, int *found, int *disorder) {
+    size_t rec = INDEX_RECORD(w), a = l->loaded ? l->at : 0, b = l->nblocks;
+    *found = 0;
+    if (!b || memcmp(l->ix + a * rec, k, w) > 0) return OK;   /* below the file's first key */
+    while (b - a > 1) {   /* the last block whose first key is at most k */
+        size_t m = a + (b - a) / 2;
+        if (memcmp(l->ix + m * rec, k, w) <= 0) a = m;
+        else b = m;
+    }
+    if ((!l->loaded || l->at != a) && look_block(l, w, a, disorder) == IO_FAILED) return IO_FAILED;
+    size_t x = l->pos, y = l->nkeys;
+    while (x < y) {
+        size_t m = x + (y - x) / 2;
+        if (memcmp(l->keys + m * w, k, w) < 0) x = m + 1;
+        else y = m;
+    }
+    l->pos = x;
+    *found = x < l->nkeys && memcmp(l->keys + x * w, k, w) == 0;
+    return OK;
+}
+
+static void look_close(Look *l) {
+    if (l->fd >= 0) close(l->fd);
+    free(l->keys);
+    free(l->z);
+    free(l->front);
+    ZSTD_freeDCtx(l->dctx);
+    memset(l, 0, sizeof *l);
+    l->fd = -1;
+}
+
+/* merge_looked(inputs, width, out, visited, indexes) -> new: what merge(inputs, width, out,
+** visited) writes and returns, the keys of `visited` looked up by their `indexes` (index()'s
+** bytes, one a file) rather than read through: for inputs few beside the visited files. */
+static PyObject *py_merge_looked(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *inputs, *visited, *indexes;
+    int width;
+    const char *out_path;
+    if (!PyArg_ParseTuple(args, "OiyOO", &inputs, &width, &out_path, &visited, &indexes))
+        return NULL;
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "merge_looked: bad arguments");
+        return NULL;
+    }
+    PyObject *held = PySequence_Tuple(indexes);   /* (their bytes stay ours without the GIL) */
+    if (!held) return NULL;
+    Py_ssize_t k = 0, nv = 0;
+    const char **paths = path_list(inputs, &k), **vpaths = NULL;
+    if (!paths) { Py_DECREF(held); return NULL; }
+    if (!(vpaths = path_list(visited, &nv))) { free(paths); Py_DECREF(held); return NULL; }
+    size_t w = (size_t)width, rec = INDEX_RECORD(w);
+    if (PyTuple_GET_SIZE(held) != nv) {
+        free(paths); free(vpaths); Py_DECREF(held);
+        PyErr_SetString(PyExc_ValueError, "merge_looked: an index a visited file");
+        return NULL;
+    }
+    In *readers = calloc((size_t)k + 1, sizeof *readers);
+    In **heap = malloc(((size_t)k + 1) * sizeof *heap);
+    Look *looks = calloc((size_t)nv + 1, sizeof *looks);
+    if (!readers || !heap || !looks) {
+        free(paths); free(vpaths); free(readers); free(heap); free(looks); Py_DECREF(held);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < k; i++) readers[i].fd = -1;
+    for (Py_ssize_t i = 0; i < nv; i++) {
+        PyObject *b = PyTuple_GET_ITEM(held, i);
+        looks[i].fd = -1;
+        if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) % (Py_ssize_t)rec) {
+            free(paths); free(vpaths); free(readers); free(heap); free(looks); Py_DECREF(held);
+            PyErr_SetString(PyExc_ValueError, "merge_looked: not an index");
+            return NULL;
+        }
+        looks[i].ix = (const uint8_t *)PyBytes_AS_STRING(b);
+        looks[i].nblocks = (size_t)PyBytes_GET_SIZE(b) / rec;
+    }
+    int err = 0, disorder = 0, stop = 0;
+    const char *where = NULL;
+    uint64_t nnew = 0, steps = 0;
+    Out out;
+    memset(&out, 0, sizeof out);
+    out.fd = -1;
+    Heap q = {heap, 0, w};
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < nv && !err; i++) {
+        Look *l = &looks[i];
+        l->keys = malloc(BLOCK_KEYS * w);
+        l->front = malloc(front_cap(w));
+        l->dctx = ZSTD_createDCtx();
+        if (!l->keys || !l->front || !l->dctx) err = ENOMEM;
+        else if ((l->fd = open(vpaths[i], O_RDONLY | O_CLOEXEC)) < 0) err = errno;
+        if (err) where = vpaths[i];
+    }
+    if (!err && open_all(paths, k, w, readers, &q, &err, &where) == OK &&
+        out_open(&out, out_path, w) == IO_FAILED) {
+        err = out.err;
+        where = out_path;
+    }
+    uint8_t last[MAX_RECORD];
+    int any = 0;
+    while (!err && q.n) {
+        uint8_t key[MAX_RECORD];
+        In *top = q.h[0];
+        if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
+        memcpy(key, top->key, w);
+        if (heap_pop(&q) == IO_FAILED) { err = top->err; where = "a run"; break; }
+        if (top->live && memcmp(top->key, key, w) <= 0) { disorder = 1; break; }
+        if (any && memcmp(key, last, w) == 0) continue;   /* in two runs */
+        memcpy(last, key, w);
+        any = 1;
+        int seen = 0;
+        for (Py_ssize_t i = 0; i < nv && !seen; i++) {
+            if (look_up(&looks[i], w, key, &seen, &disorder) == IO_FAILED) {
+                if (!disorder) { err = looks[i].err; where = vpaths[i]; }
+                break;
+            }
+        }
+        if (disorder || err) break;
+        if (seen) continue;
+        if (out_put(&out, key) == IO_FAILED) { err = out.err; where = out_path; break; }
+        nnew++;
+    }
+    if (out_close(&out) == IO_FAILED && !err) { err = out.err; where = out_path; }
+    for (Py_ssize_t i = 0; i < k; i++) in_close(&readers[i]);
+    for (Py_ssize_t i = 0; i < nv; i++) look_close(&looks[i]);
+    Py_END_ALLOW_THREADS
+    free(paths); free(vpaths); free(readers); free(heap); free(looks);
+    Py_DECREF(held);
+    if (stop) return stopped();
+    if (disorder) {
+        PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
+        return NULL;
+    }
+    if (err) return os_error(err, where);
+    return PyLong_FromUnsignedLongLong(nnew);
+}
+
 /* widen(path, out, ncells): a file of keys with 2-byte ids rewritten with 3-byte ones (the
 ** order is kept: a big-endian id's spelling grows, its rank does not). */
 static PyObject *py_widen(PyObject *self, PyObject *args) {
@@ -1999,6 +2297,9 @@ static PyObject *py_stop(PyObject *self, PyObject *arg) {
 static PyMethodDef module_methods[] = {
     {"merge", (PyCFunction)(void (*)(void))py_merge, METH_VARARGS | METH_KEYWORDS,
      "merge(inputs, width, out, visited=()) -> keys written"},
+    {"index", py_index, METH_VARARGS, "index(path, width) -> a key file's block index"},
+    {"merge_looked", py_merge_looked, METH_VARARGS,
+     "merge_looked(inputs, width, out, visited, indexes) -> keys written (merge's)"},
     {"count", py_count, METH_VARARGS, "count(path, width) -> keys in a whole key file, or None"},
     {"stop", py_stop, METH_O, "stop(True): the loops running stop at their next look (Stopped)"},
     {"widen", py_widen, METH_VARARGS, "widen(path, out, ncells): 2-byte ids to 3"},
