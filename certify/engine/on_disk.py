@@ -835,9 +835,9 @@ class DiskSearch:
 
     def write_certificate(self, out, deal, board):
         """Write the no-win certificate to `out` (a path output.target settled, or '-') as the
-        records stream out of the work folder into certificate.NowinWriter, in memory about a
+        records stream out of the work folder into writer.NowinWriter, in memory about a
         chunk's: (its size, its SHA-256). The same bytes as the in-memory engine's writer."""
-        from ..format.certificate import NowinWriter
+        from ..format.writer import NowinWriter
         table, ids, width = self.table()
         with NowinWriter(out, table, self.rules, deal=deal, board=board) as w:
             for rows in self.records((table, ids, width)):

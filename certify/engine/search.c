@@ -3,7 +3,7 @@
 ** (writer.c) and the replay of a line (replay.c) that the module also holds.
 **
 ** This is the fast twin of certify/engine/reference/search.py (the reference) and, through
-** writer.c, of the writer in certify/format/certificate.py. It must explore in exactly the
+** writer.c, of the writer in certify/format/writer.py. It must explore in exactly the
 ** reference's order -- the same depth-first search, the same successor order, the same column numbering, the same budget
 ** checks -- so that a WIN line, the position count at an UNKNOWN stop and the certificate bytes
 ** are the same whichever engine ran; tests/test_engine.py holds the two to it. Where a line
@@ -636,8 +636,8 @@ static PyObject *Search_columns(Search *s, PyObject *noargs) {
     return list;
 }
 
-/* write_body() -> the no-win certificate's body values, byte for byte
-** certificate.no_win_body's (writer.h). The search is used up: its keys become the records. */
+/* write_body() -> the no-win certificate's body values, byte for byte those of no_win_body in
+** format/writer.py (writer.h). The search is used up: its keys become the records. */
 static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     (void)noargs;
     if (!usable(s)) return NULL;
