@@ -1773,14 +1773,16 @@ static PyObject *py_mark_used(PyObject *self, PyObject *args) {
 
 /* ---- The certificate's records ---------------------------------------------------------- */
 
-/* Finisher(paths, ncells, idw, fixed, renumber, fw): every key of the sorted files `paths` (no
-** key in two of them) as a certificate record, in the certificate's order: next(n) gives the
-** next at most n (at least one group's worth: a group is never split) as bytes, record after
-** record, b"" at the end. `renumber` holds each search id's certificate id (4 bytes, native
+/* Finisher(paths, rules, idw, renumber, fw): every key of the sorted files `paths` (no key in
+** two of them, its ids `idw` bytes wide) as a certificate record, in the certificate's order:
+** next(n) gives the next at most n (at least one group's worth: a group is never split) as
+** bytes, record after record, b"" at the end. `rules` (a Rules: rules.h) says the cells and
+** whether the ids are sorted; `renumber` holds each search id's certificate id (4 bytes, native
 ** order), `fw` the certificate's id width. */
 typedef struct {
     PyObject_HEAD
-    int ncells, idw, fixed, fw, w, rw;
+    Rules rules;
+    int idw, fw, w, rw;   /* the keys' and the records' id widths, the keys' and records' bytes */
     int k;
     In *readers;
     Heap q;
@@ -1803,21 +1805,21 @@ static void Finisher_dealloc(Finisher *f) {
 }
 
 static int Finisher_init(Finisher *f, PyObject *args, PyObject *kw) {
-    static char *names[] = {"paths", "ncells", "idw", "fixed", "renumber", "fw", NULL};
+    static char *names[] = {"paths", "rules", "idw", "renumber", "fw", NULL};
     PyObject *paths;
     Py_buffer ren;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!iipy*i", names, &PyList_Type, &paths,
-                                     &f->ncells, &f->idw, &f->fixed, &ren, &f->fw))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O&iy*i", names, &PyList_Type, &paths,
+                                     rules_converter, &f->rules, &f->idw, &ren, &f->fw))
         return -1;
     int k = (int)PyList_GET_SIZE(paths);
-    if (f->readers || f->ncells < 0 || f->ncells > 8 || (f->idw != 2 && f->idw != 3) ||
+    if (f->readers || (f->idw != 2 && f->idw != 3) ||
         f->fw < 2 || f->fw > 4 || k > MOST_INPUTS || ren.len % 4) {
         PyBuffer_Release(&ren);
         PyErr_SetString(PyExc_ValueError, "Finisher: bad arguments");
         return -1;
     }
-    f->w = 2 + f->ncells + 8 * f->idw;
-    f->rw = 4 + f->ncells + 8 * f->fw;
+    f->w = 2 + f->rules.ncells + 8 * f->idw;
+    f->rw = 4 + f->rules.ncells + 8 * f->fw;
     f->nrenumber = (size_t)ren.len / 4;
     f->renumber = malloc(ren.len ? (size_t)ren.len : 4);
     f->readers = calloc((size_t)k + 1, sizeof *f->readers);
@@ -1855,7 +1857,7 @@ static void put_record_ids(uint8_t *r, int at, const uint32_t *ids, int fw) {
 static PyObject *Finisher_next(Finisher *f, PyObject *args) {
     Py_ssize_t want;
     if (!PyArg_ParseTuple(args, "n", &want)) return NULL;
-    size_t rw = (size_t)f->rw, w = (size_t)f->w, at = 2 + (size_t)f->ncells;
+    size_t rw = (size_t)f->rw, w = (size_t)f->w, at = 2 + (size_t)f->rules.ncells;
     size_t cap = want > 0 ? (size_t)want : 1;
     uint8_t *outbuf = NULL;
     size_t nout = 0, capout = 0;
@@ -1880,7 +1882,7 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
             }
             uint8_t *r = f->group + f->ngroup++ * rw;
             r[0] = k[0] >> 4; r[1] = k[0] & 15; r[2] = k[1] >> 4; r[3] = k[1] & 15;
-            memcpy(r + 4, k + 2, (size_t)f->ncells);
+            memcpy(r + 4, k + 2, (size_t)f->rules.ncells);
             uint32_t ids[8];
             for (int j = 0; j < 8; j++) {
                 uint32_t id = get_be(k + at + (size_t)f->idw * j, f->idw);
@@ -1888,14 +1890,14 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
                 ids[j] = f->renumber[id];
             }
             if (bad) break;
-            if (!f->fixed) sort8(ids);
-            put_record_ids(r, 4 + f->ncells, ids, f->fw);
+            if (!f->rules.fixed_columns) sort8(ids);
+            put_record_ids(r, 4 + f->rules.ncells, ids, f->fw);
             if (heap_pop(&f->q) == IO_FAILED) { err = top->err ? top->err : EIO; break; }
         }
         if (err || bad || disorder || nomem) break;
         /* Within a group every record shares its first 4 + ncells bytes: sorted by the ids. */
         Py_BEGIN_ALLOW_THREADS
-        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->ncells, 0);
+        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->rules.ncells, 0);
         Py_END_ALLOW_THREADS
         for (size_t i = 1; i < f->ngroup; i++)
             if (memcmp(f->group + (i - 1) * rw, f->group + i * rw, rw) >= 0) {

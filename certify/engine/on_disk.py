@@ -806,9 +806,8 @@ class DiskSearch:
         """The certificate's records, in its order: an iterator of bytes, each whole records."""
         s = self.state
         table, ids, width = table_ids or self.table()
-        finisher = self.x.Finisher([self._b(name) for _, name, _ in s["done"]],
-                                   self.rules.ncells, s["idw"], self.rules.fixed_columns, ids,
-                                   width)
+        finisher = self.x.Finisher([self._b(name) for _, name, _ in s["done"]], self.rules,
+                                   s["idw"], ids, width)
         while True:
             rows = finisher.next(block)
             if not rows:
