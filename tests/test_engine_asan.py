@@ -179,7 +179,7 @@ print("ok")
 
 LIMITS = """
 from certify import engine, outcome
-from certify.format import certificate
+from certify.format import reader, writer
 from certify.engine import _search as native
 from certify.game.deals import deal
 from certify.game.rules import Rules, start
@@ -194,10 +194,10 @@ for memory in (100 << 10, 1 << 20, 3 << 20):
 # the writer, and the move indices of a line, each held to the reference
 o = engine.search(position, rules)
 body = o.store.write_body()
-table, chunks = certificate.nowin_parts(body, o.positions, 4)
+table, chunks = reader.nowin_parts(body, o.positions, 4)
 assert len(chunks) == 1 and len(chunks[0]) == 24 * o.positions
 line = engine.solve_line(start(deal(1)), rules)
-assert line.indices == certificate.move_indices(start(deal(1)), bytes(line), rules)
+assert line.indices == writer.move_indices(start(deal(1)), bytes(line), rules)
 print("ok")
 """
 

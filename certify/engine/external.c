@@ -20,10 +20,10 @@
 ** within each group by the certificate's ids, is the certificate's order without another sort
 ** of the whole set on disk.
 **
-** The interned columns and the hash are search.c's, shared through columns.h. The move generator
-** is search.c's too (the same rules, written the same way), copied rather than shared because
-** it works on this module's keys; tests/test_external.py holds the two engines to the same
-** positions, byte for byte.
+** The interned columns and the hash are search.c's, shared through columns.h, and so is the move
+** generator (successors.h), which writes each successor through this module's put_successor()
+** in this module's keys; tests/test_external.py holds the two engines to the same positions,
+** byte for byte.
 */
 
 #define PY_SSIZE_T_CLEAN
@@ -45,6 +45,7 @@
 #include "columns.h"
 #include "ids.h"
 #include "rules.h"
+#include "successors.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -72,17 +73,6 @@ enum { GOT = 1,             /* a read: the bytes, block header or key asked for 
 enum { UNKNOWN_COLUMN = -3 };  /* expand_key(): a key names a column never met (not ours) */
 enum { PRESENT = 1, INSERTED = 2,   /* held_insert(): the key was in the set, or is now */
        OVER_BUDGET = 3 };   /* held_room(), held_insert(): the set would outgrow its budget */
-
-static int parents[NCARDS][3];
-
-static void init_parents(void) {
-    for (int c = 0; c < NCARDS; c++) {
-        int n = 0;
-        for (int p = 0; p < NCARDS; p++)
-            if (stacks_on(c, p)) parents[c][n++] = p;
-        parents[c][n] = -1;
-    }
-}
 
 static double now(void) {
     struct timespec ts;
@@ -133,14 +123,6 @@ static uint32_t get_be(const uint8_t *p, int bytes) {
     for (int i = 0; i < bytes; i++) v = v << 8 | p[i];
     return v;
 }
-
-/* A position taken apart: what a key says. */
-typedef struct {
-    uint8_t found[4];
-    uint8_t occ[8];
-    int nocc;
-    uint32_t ids[8];
-} Parts;
 
 static void decode(const uint8_t *k, int ncells, int idw, Parts *p) {
     p->found[0] = k[0] >> 4; p->found[1] = k[0] & 15;
@@ -618,119 +600,28 @@ static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
 typedef struct {
     Expander *x;
     Parts p;
-    int tops[8];
-    int where[NCARDS];
-    int empty;
-    int nout;
     uint8_t out[MAX_SUCCESSORS * MAX_KEY];
 } Expansion;
 
-/* Write the key of (found, occupied cells, ids) as the next successor, as search.c's emit(). */
-static void emit(Expansion *e, const uint8_t *found_in, const uint8_t *occ_in, int nocc,
-                 const uint32_t *ids_in) {
-    Expander *x = e->x;
-    uint8_t *k = e->out + (size_t)e->nout++ * (size_t)x->keylen;
-    uint32_t ids[8];
-    uint8_t found[4], occ[8];
-    memcpy(ids, ids_in, sizeof ids);
-    memcpy(found, found_in, 4);
-    memcpy(occ, occ_in, (size_t)nocc);
-    /* A column that did not fit left garbage in ids: expand_key() then fails, the expansion is
-    ** done again once there is room, and this key is never used. */
-    if (x->autoplay && (x->columns.full || settle(&x->columns, found, occ, &nocc, ids) != FITS))
-        return;
+/* Successor key k of this module's, from its parts: the generator's put_successor()
+** (successors.h). */
+static void put_successor(void *to, uint8_t *k, const uint8_t *found, const uint8_t *occ,
+                          int nocc, uint32_t *ids) {
+    const Expander *x = to;
     encode(k, x->ncells, x->idw, x->fixed_columns, found, occ, nocc, ids);
 }
 
-static void land(Expansion *e, int card, int source, const uint8_t *found, const uint8_t *occ,
-                 int nocc, const uint32_t *ids) {
-    Columns *t = &e->x->columns;
-    uint32_t fresh[8];
-    for (const int *p = parents[card]; *p >= 0; p++) {
-        int j = e->where[*p];
-        if (j >= 0 && j != source) {
-            memcpy(fresh, ids, sizeof fresh);
-            fresh[j] = (uint32_t)column_push(t, ids[j], card);
-            emit(e, found, occ, nocc, fresh);
-        }
-    }
-    if (e->empty < 0) return;
-    for (int j = e->x->fixed_columns ? 0 : e->empty; j < 8; j++) {
-        if (e->tops[j] < 0 && j != source) {
-            memcpy(fresh, ids, sizeof fresh);
-            fresh[j] = (uint32_t)column_push(t, ids[j], card);
-            emit(e, found, occ, nocc, fresh);
-        }
-        if (!e->x->fixed_columns) break;
-    }
-}
-
-/* The successors of key k into e->out (search.c's expand, on this module's keys): how many,
+/* The successors of key k into e->out (successors.h, on this module's keys): how many,
 ** IDS_FULL when a new column did not fit at this width, ALLOC_FAILED (the columns stay whole),
 ** UNKNOWN_COLUMN for a key that names a column never met. */
 static int expand_key(Expansion *e, const uint8_t *k) {
     Expander *x = e->x;
-    Columns *t = &x->columns;
     Parts *p = &e->p;
     decode(k, x->ncells, x->idw, p);
-    e->nout = 0;
-    for (int i = 0; i < NCARDS; i++) e->where[i] = -1;
-    e->empty = -1;
-    for (int i = 0; i < 8; i++) {
-        if (p->ids[i] >= t->n) return UNKNOWN_COLUMN;   /* not a key of ours */
-        e->tops[i] = t->col[p->ids[i]].top;
-        if (e->tops[i] >= 0) e->where[e->tops[i]] = i;
-        else if (e->empty < 0) e->empty = i;
-    }
-    t->full = 0;
-    int F = x->ncells, room = p->nocc < F;
-    uint32_t rest[8];
-    uint8_t found2[4], occ2[8];
-    for (int i = 0; i < 8; i++) {
-        int card = e->tops[i];
-        if (card < 0) continue;
-        memcpy(rest, p->ids, sizeof rest);
-        rest[i] = (uint32_t)column_pop(t, p->ids[i]);
-        int suit = card_suit(card), rank = card_rank(card);
-        if (p->found[suit] == rank) {
-            memcpy(found2, p->found, 4);
-            found2[suit]++;
-            emit(e, found2, p->occ, p->nocc, rest);
-        }
-        land(e, card, i, p->found, p->occ, p->nocc, rest);
-        if (room) {
-            int n = 0, placed = 0;
-            for (int c = 0; c < p->nocc; c++) {
-                if (!placed && p->occ[c] > card) { occ2[n++] = (uint8_t)card; placed = 1; }
-                occ2[n++] = p->occ[c];
-            }
-            if (!placed) occ2[n++] = (uint8_t)card;
-            emit(e, p->found, occ2, n, rest);
-        }
-    }
-    for (int c = 0; c < p->nocc; c++) {
-        int card = p->occ[c], n = 0;
-        for (int d = 0; d < p->nocc; d++)
-            if (d != c) occ2[n++] = p->occ[d];
-        int suit = card_suit(card), rank = card_rank(card);
-        if (p->found[suit] == rank) {
-            memcpy(found2, p->found, 4);
-            found2[suit]++;
-            emit(e, found2, occ2, n, p->ids);
-        }
-        land(e, card, -1, p->found, occ2, n, p->ids);
-    }
-    if (x->foundation_moves) {
-        for (int suit = 0; suit < 4; suit++) {
-            int rank = p->found[suit];
-            if (!rank) continue;
-            memcpy(found2, p->found, 4);
-            found2[suit]--;
-            land(e, card_of(rank - 1, suit), -1, found2, p->occ, p->nocc, p->ids);
-        }
-    }
-    if (t->full) return t->full;
-    return e->nout;
+    for (int i = 0; i < 8; i++)
+        if (p->ids[i] >= x->columns.n) return UNKNOWN_COLUMN;   /* not a key of ours */
+    Rules rules = {x->ncells, x->fixed_columns, x->foundation_moves, x->autoplay};
+    return successors(&rules, &x->columns, p, e->out, (size_t)x->keylen, x);
 }
 
 /* A successor of a later bucket (hk cards home) into the buffer's back part. */
@@ -2071,14 +1962,16 @@ static PyObject *py_mark_used(PyObject *self, PyObject *args) {
 
 /* ---- The certificate's records ---------------------------------------------------------- */
 
-/* Finisher(paths, ncells, idw, fixed, renumber, fw): every key of the sorted files `paths` (no
-** key in two of them) as a certificate record, in the certificate's order: next(n) gives the
-** next at most n (at least one group's worth: a group is never split) as bytes, record after
-** record, b"" at the end. `renumber` holds each search id's certificate id (4 bytes, native
+/* Finisher(paths, rules, idw, renumber, fw): every key of the sorted files `paths` (no key in
+** two of them, its ids `idw` bytes wide) as a certificate record, in the certificate's order:
+** next(n) gives the next at most n (at least one group's worth: a group is never split) as
+** bytes, record after record, b"" at the end. `rules` (a Rules: rules.h) says the cells and
+** whether the ids are sorted; `renumber` holds each search id's certificate id (4 bytes, native
 ** order), `fw` the certificate's id width. */
 typedef struct {
     PyObject_HEAD
-    int ncells, idw, fixed, fw, w, rw;
+    Rules rules;
+    int idw, fw, w, rw;   /* the keys' and the records' id widths, the keys' and records' bytes */
     int k;
     In *readers;
     Heap q;
@@ -2101,21 +1994,21 @@ static void Finisher_dealloc(Finisher *f) {
 }
 
 static int Finisher_init(Finisher *f, PyObject *args, PyObject *kw) {
-    static char *names[] = {"paths", "ncells", "idw", "fixed", "renumber", "fw", NULL};
+    static char *names[] = {"paths", "rules", "idw", "renumber", "fw", NULL};
     PyObject *paths;
     Py_buffer ren;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!iipy*i", names, &PyList_Type, &paths,
-                                     &f->ncells, &f->idw, &f->fixed, &ren, &f->fw))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O&iy*i", names, &PyList_Type, &paths,
+                                     rules_converter, &f->rules, &f->idw, &ren, &f->fw))
         return -1;
     int k = (int)PyList_GET_SIZE(paths);
-    if (f->readers || f->ncells < 0 || f->ncells > 8 || (f->idw != 2 && f->idw != 3) ||
+    if (f->readers || (f->idw != 2 && f->idw != 3) ||
         f->fw < 2 || f->fw > 4 || k > MOST_INPUTS || ren.len % 4) {
         PyBuffer_Release(&ren);
         PyErr_SetString(PyExc_ValueError, "Finisher: bad arguments");
         return -1;
     }
-    f->w = 2 + f->ncells + 8 * f->idw;
-    f->rw = 4 + f->ncells + 8 * f->fw;
+    f->w = 2 + f->rules.ncells + 8 * f->idw;
+    f->rw = 4 + f->rules.ncells + 8 * f->fw;
     f->nrenumber = (size_t)ren.len / 4;
     f->renumber = malloc(ren.len ? (size_t)ren.len : 4);
     f->readers = calloc((size_t)k + 1, sizeof *f->readers);
@@ -2153,7 +2046,7 @@ static void put_record_ids(uint8_t *r, int at, const uint32_t *ids, int fw) {
 static PyObject *Finisher_next(Finisher *f, PyObject *args) {
     Py_ssize_t want;
     if (!PyArg_ParseTuple(args, "n", &want)) return NULL;
-    size_t rw = (size_t)f->rw, w = (size_t)f->w, at = 2 + (size_t)f->ncells;
+    size_t rw = (size_t)f->rw, w = (size_t)f->w, at = 2 + (size_t)f->rules.ncells;
     size_t cap = want > 0 ? (size_t)want : 1;
     uint8_t *outbuf = NULL;
     size_t nout = 0, capout = 0;
@@ -2178,7 +2071,7 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
             }
             uint8_t *r = f->group + f->ngroup++ * rw;
             r[0] = k[0] >> 4; r[1] = k[0] & 15; r[2] = k[1] >> 4; r[3] = k[1] & 15;
-            memcpy(r + 4, k + 2, (size_t)f->ncells);
+            memcpy(r + 4, k + 2, (size_t)f->rules.ncells);
             uint32_t ids[8];
             for (int j = 0; j < 8; j++) {
                 uint32_t id = get_be(k + at + (size_t)f->idw * j, f->idw);
@@ -2186,14 +2079,14 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
                 ids[j] = f->renumber[id];
             }
             if (bad) break;
-            if (!f->fixed) sort8(ids);
-            put_record_ids(r, 4 + f->ncells, ids, f->fw);
+            if (!f->rules.fixed_columns) sort8(ids);
+            put_record_ids(r, 4 + f->rules.ncells, ids, f->fw);
             if (heap_pop(&f->q) == IO_FAILED) { err = top->err ? top->err : EIO; break; }
         }
         if (err || bad || disorder || nomem) break;
         /* Within a group every record shares its first 4 + ncells bytes: sorted by the ids. */
         Py_BEGIN_ALLOW_THREADS
-        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->ncells, 0);
+        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->rules.ncells, 0);
         Py_END_ALLOW_THREADS
         for (size_t i = 1; i < f->ngroup; i++)
             if (memcmp(f->group + (i - 1) * rw, f->group + i * rw, rw) >= 0) {

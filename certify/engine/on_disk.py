@@ -844,9 +844,8 @@ class DiskSearch:
         """The certificate's records, in its order: an iterator of bytes, each whole records."""
         s = self.state
         table, ids, width = table_ids or self.table()
-        finisher = self.x.Finisher([self._b(name) for _, name, _ in s["done"]],
-                                   self.rules.ncells, s["idw"], self.rules.fixed_columns, ids,
-                                   width)
+        finisher = self.x.Finisher([self._b(name) for _, name, _ in s["done"]], self.rules,
+                                   s["idw"], ids, width)
         while True:
             rows = finisher.next(block)
             if not rows:
@@ -873,9 +872,9 @@ class DiskSearch:
 
     def write_certificate(self, out, deal, board):
         """Write the no-win certificate to `out` (a path output.target settled, or '-') as the
-        records stream out of the work folder into certificate.NowinWriter, in memory about a
+        records stream out of the work folder into writer.NowinWriter, in memory about a
         chunk's: (its size, its SHA-256). The same bytes as the in-memory engine's writer."""
-        from ..format.certificate import NowinWriter
+        from ..format.writer import NowinWriter
         table, ids, width = self.table()
         with NowinWriter(out, table, self.rules, deal=deal, board=board) as w:
             for rows in self.records((table, ids, width)):
