@@ -8,35 +8,57 @@ open Reading
 
    Blocks of [block] records, each begun in full and the rest front-coded (a byte saying how
    many leading bytes a record shares with the one before it, then the rest of it), in segments
-   of at most 64 MiB that no block straddles; [starts] says where each block begins.  About
-   10 bytes a position on the published certificates, against [W] (24) flat and 8 to 16 more
-   for the lookup table; a record is found by a binary search on the blocks' first records. *)
+   of at most 64 MiB that no block straddles.  About 7 to 10 bytes a position on the published
+   certificates, against [W] (24) flat and 8 to 16 more for the lookup table; a record is found
+   by a binary search on the blocks' first records, then a walk through one block.  The search
+   reads [blocks]: for each block its first 14 bytes as two integers, then where it begins,
+   side by side (1.5 bytes a position): a step of the search is one read of one array, the
+   block itself read only when those 14 bytes tie, and where the block begins is read with
+   them. *)
 
 let block = 16
 let segment_bits = 26
 
-type packed = { pwidth : int; pcount : int; segments : buf array; starts : int array }
+type keys = (int, Bigarray.int_elt, Bigarray.c_layout) Bigarray.Array1.t
+
+type packed = { pwidth : int; pcount : int; segments : buf array; blocks : keys }
 
 (* (Segments outside OCaml's heap: never moved by a compaction, so never copied, and a
-   segment's pages past what is written are never touched.) *)
-let segment size = Bigarray.(Array1.create char c_layout size)
+   segment's pages past what is written are never touched.  Both are read at random, so in
+   huge pages where the kernel allows it.) *)
+let segment size =
+  let s = Bigarray.(Array1.create char c_layout size) in advise_huge_array s; s
+
+(* Bytes [from .. from + 6] of [src] at [off], big-endian: 56 bits, so never negative. *)
+let key_of src off from =
+  let k = ref 0 in
+  for j = from to from + 6 do k := (!k lsl 8) lor Char.code (Bytes.unsafe_get src (off + j)) done;
+  !k
 
 type packer = { width : int; size : int; mutable done_ : buf list; mutable cur : buf;
-                mutable used : int; mutable k : int; begins : int array; last : Bytes.t }
+                mutable used : int; mutable segs : int; mutable k : int; heads : keys;
+                last : Bytes.t }
 
 let packer ~width ~count =
   let size = min (1 lsl segment_bits) (count * (width + 1) + block * (width + 1)) in
-  { width; size; done_ = []; cur = segment size; used = 0; k = 0;
-    begins = Array.make ((count + block - 1) / block) 0; last = Bytes.create width }
+  let blocks = (count + block - 1) / block in
+  let heads = Bigarray.(Array1.create int c_layout (3 * blocks)) in
+  advise_huge_array heads;
+  { width; size; done_ = []; cur = segment size; used = 0; segs = 0; k = 0;
+    heads; last = Bytes.create width }
 
 (* Record [p.k], the [width] bytes of [src] at [off]. *)
 let pack p src off =
   let width = p.width in
   if p.k mod block = 0 then begin
     if p.used + block * (width + 1) > p.size then begin
-      p.done_ <- p.cur :: p.done_; p.cur <- segment p.size; p.used <- 0
+      p.done_ <- p.cur :: p.done_; p.cur <- segment p.size; p.used <- 0;
+      p.segs <- p.segs + 1
     end;
-    p.begins.(p.k / block) <- (List.length p.done_ lsl segment_bits) lor p.used;
+    let b = p.k / block in
+    Bigarray.Array1.unsafe_set p.heads (3 * b) (key_of src off 0);
+    Bigarray.Array1.unsafe_set p.heads (3 * b + 1) (key_of src off 7);
+    Bigarray.Array1.unsafe_set p.heads (3 * b + 2) ((p.segs lsl segment_bits) lor p.used);
     for j = 0 to width - 1 do
       Bigarray.Array1.unsafe_set p.cur (p.used + j) (Bytes.unsafe_get src (off + j))
     done;
@@ -59,7 +81,7 @@ let pack p src off =
    memory.) *)
 let packed_of p =
   { pwidth = p.width; pcount = p.k; segments = Array.of_list (List.rev (p.cur :: p.done_));
-    starts = p.begins }
+    blocks = p.heads }
 
 (* The memory past which a no-win's records are packed (--memory): by default half of this
    machine's memory. *)
@@ -254,6 +276,7 @@ module Data (C : CORE) = struct
     let width = p.pwidth and count = p.pcount in
     let mask = (1 lsl segment_bits) - 1 in
     let seg g = p.segments.(g lsr segment_bits) and at g = g land mask in
+    let start b = Bigarray.Array1.get p.blocks (3 * b + 2) in
     (* The record encoded at [g] (after the record now in [row]) into [row]; the next's place. *)
     let step row g =
       let s = seg g and o = at g in
@@ -263,7 +286,7 @@ module Data (C : CORE) = struct
       done;
       g + 1 + width - shared in
     let head row b =
-      let g = p.starts.(b) in
+      let g = start b in
       let s = seg g and o = at g in
       for j = 0 to width - 1 do Bytes.unsafe_set row j (Bigarray.Array1.unsafe_get s (o + j)) done;
       g + width in
@@ -282,22 +305,52 @@ module Data (C : CORE) = struct
         end
       end;
       0 in
-    (* How [scratch] compares with the record that block [b] begins with, or with [found]. *)
-    let versus scratch b =
-      let g = p.starts.(b) in
-      let s = seg g and o = at g and j = ref 0 in
-      while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j) do
-        incr j
-      done;
-      if !j = width then 0
-      else compare (Bytes.unsafe_get scratch !j) (Bigarray.Array1.unsafe_get s (o + !j)) in
-    let versus_found scratch =
-      let j = ref 0 in
-      while !j < width && Bytes.unsafe_get scratch !j = Bytes.unsafe_get found !j do incr j done;
-      if !j = width then 0 else compare (Bytes.unsafe_get scratch !j) (Bytes.unsafe_get found !j) in
-    let blocks = Array.length p.starts in
+    (* How [scratch] (its two keys [k0], [k1]) compares with the record that block [b] begins
+       with: its keys first, its bytes past them only when both tie. *)
+    let versus scratch k0 k1 b =
+      let h0 = Bigarray.Array1.unsafe_get p.blocks (3 * b) in
+      if k0 <> h0 then compare k0 h0
+      else let h1 = Bigarray.Array1.unsafe_get p.blocks (3 * b + 1) in
+        if k1 <> h1 then compare k1 h1
+        else begin
+          let g = start b in
+          let s = seg g and o = at g and j = ref 14 in
+          while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j)
+          do incr j done;
+          if !j = width then 0
+          else compare (Bytes.unsafe_get scratch !j) (Bigarray.Array1.unsafe_get s (o + !j))
+        end in
+    let blocks = Bigarray.Array1.dim p.blocks / 3 in
+    (* Record [k] (the first of its block) is below [scratch]: the rest of the block walked as it
+       is coded, never decoded.  [common] is how many leading bytes the record at [g] shares
+       with [scratch]: a record that shares more with the one before it is below [scratch] as
+       that one is; one that shares less is above it; only one that shares exactly as many is
+       compared, from there on. *)
+    let walk scratch k g common =
+      let last = min count (k - k mod block + block) - 1 in
+      let rec go k g common =
+        if k = last then count
+        else
+          let s = seg g and o = at g in
+          let shared = get s o in
+          let next = g + 1 + width - shared in
+          if shared > common then go (k + 1) next common
+          else if shared < common then count
+          else begin
+            let j = ref common in
+            let d = o + 1 - shared in      (* byte j of the record at d + j *)
+            while !j < width
+                  && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (d + !j) do
+              incr j
+            done;
+            if !j = width then k + 1
+            else if Bytes.unsafe_get scratch !j < Bigarray.Array1.unsafe_get s (d + !j) then count
+            else go (k + 1) next !j
+          end in
+      go k g common in
     let lookup scratch =
-      let versus = versus scratch in
+      let k0 = key_of scratch 0 0 and k1 = key_of scratch 0 7 in
+      let versus = versus scratch k0 k1 in
       if count = 0 || versus 0 < 0 then count
       else begin
         let lo = ref 0 and hi = ref (blocks - 1) in      (* the last block begun at or below *)
@@ -305,14 +358,16 @@ module Data (C : CORE) = struct
           let mid = (!lo + !hi + 1) / 2 in
           if versus mid >= 0 then lo := mid else hi := mid - 1
         done;
-        let k = ref (!lo * block) and g = ref (head found !lo) in
-        let last = min count (!k + block) - 1 in
-        let rec scan () =
-          match versus_found scratch with
-          | 0 -> found_k := !k; !k
-          | c when c < 0 || !k = last -> found_k := -1; count
-          | _ -> g := step found !g; incr k; scan () in
-        scan ()
+        (* How many leading bytes the block's first record shares with [scratch]. *)
+        let g = start !lo in
+        let s = seg g and o = at g and j = ref 0 in
+        while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j) do
+          incr j
+        done;
+        let k = if !j = width then !lo * block else walk scratch (!lo * block) (g + width) !j in
+        (* (A record found is [scratch], byte for byte: the proved code reads it next.) *)
+        if k < count then (Bytes.blit scratch 0 found 0 width; found_k := k) else found_k := -1;
+        k
       end in
     source, locate, lookup
 

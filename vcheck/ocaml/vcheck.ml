@@ -114,7 +114,7 @@ Limits (past one a file is UNREADABLE), as check's:\n\
 \  --byte-moves N       a range's moves in all, N a byte of it read (4)\n\
 \  --byte-positions N   and its positions, N a byte (16)\n\
 \  --memory SIZE        past SIZE bytes (500M, 2G) of records and lookup table, a no-win's\n\
-\                       records are packed (about 10 bytes a position; slower to look up;\n\
+\                       records are packed (8 to 12 bytes a position; slower to look up;\n\
 \                       default: half of this machine's memory)\n\
 \  --version            print the version\n"
 
