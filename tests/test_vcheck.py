@@ -1320,6 +1320,19 @@ def test_big_ints_in_a_range_entry_alike(same, tmp_path):
                                                   "UNREADABLE: entry 1 (deal 1): ")), (name, out)
 
 
+def test_a_file_past_4_gib_is_refused_unread(build, tmp_path):
+    """vcheck holds a file whole, up to 4 GiB (vcheck/README.md, "Where the two checkers still
+    differ"): a sparse file of 64 GiB is refused by its size, at once and in a few MB, never
+    read (check reads it as it goes and refuses its header)."""
+    path = tmp_path / "sparse.msgpack.zst"
+    with open(path, "wb") as f:
+        f.write(certgen.rebuild(certgen.win_file(certgen.WIN1, 1, certgen.win_path(certgen.WIN1, 1)),
+                                version=4))
+        f.truncate(64 << 30)
+    assert run_bounded(build, path, memory=100 << 20) == (
+        2, [f"UNREADABLE: {path} holds more than 4 GiB"])
+
+
 def zstandard_data(blob):
     return certgen.zstandard.ZstdDecompressor().stream_reader(blob, read_across_frames=True).read()
 
