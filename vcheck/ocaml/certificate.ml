@@ -621,8 +621,8 @@ let single path src (h : header) =
   record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
                                           (commas k) (commas h.count)));
   match check_one ~count_text:h.count_text r ~prove:true ~path ~claim:h.claim
-          ~version:h.hversion ~deal:h.deal ~board ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~closure:h.closure ~count:h.count
-          ~entry:None with
+          ~version:h.hversion ~deal:h.deal ~board ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry
+          ~closure:h.closure ~count:h.count ~entry:None with
   | Told text -> text
   | Result _ | Unproved -> rejected "the certificate proves nothing"
 
