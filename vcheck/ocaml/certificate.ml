@@ -127,14 +127,29 @@ let array_header r what ~otherwise =
   | 0xdd -> take r 4 what
   | _ -> otherwise ()
 
-let int_value r what ~otherwise =
+(* An int of 8 bytes past OCaml's ints (2 ^ 62 or more, or below -2 ^ 62) is [big] of its
+   decimal. *)
+let int_value r what ~otherwise ~big =
   let signed k = let u = take r k what in
-    if k < 8 && u >= 1 lsl (8 * k - 1) then u - (1 lsl (8 * k)) else u in
+    if u >= 1 lsl (8 * k - 1) then u - (1 lsl (8 * k)) else u in
+  let word unsigned =
+    let c = r.need 8 what in
+    let w = ref 0L in
+    for i = 0 to 7 do
+      w := Int64.logor (Int64.shift_left !w 8) (Int64.of_int (get c.data (c.pos + i)))
+    done;
+    c.pos <- c.pos + 8;
+    r.seen c;
+    let w = !w in
+    if unsigned && Int64.compare w 0L < 0 then big (Printf.sprintf "%Lu" w)
+    else if Int64.compare w (Int64.of_int max_int) > 0
+         || Int64.compare w (Int64.of_int min_int) < 0 then big (Int64.to_string w)
+    else Int64.to_int w in
   match take r 1 what with
   | b when b <= 0x7f -> b
   | b when b >= 0xe0 -> b - 256
-  | 0xcc -> take r 1 what | 0xcd -> take r 2 what | 0xce -> take r 4 what | 0xcf -> take r 8 what
-  | 0xd0 -> signed 1 | 0xd1 -> signed 2 | 0xd2 -> signed 4 | 0xd3 -> signed 8
+  | 0xcc -> take r 1 what | 0xcd -> take r 2 what | 0xce -> take r 4 what | 0xcf -> word true
+  | 0xd0 -> signed 1 | 0xd1 -> signed 2 | 0xd2 -> signed 4 | 0xd3 -> word false
   | _ -> otherwise ()
 
 (* A str of at most [most] bytes; a longer one is [otherwise ()], unread. *)
@@ -156,9 +171,9 @@ let str_value r what ~most ~otherwise =
 (* A kind's refusal, in check's words: "[what] is not a msgpack [kind]". *)
 let not_a what kind () = rejected "%s is not a msgpack %s" what kind
 
-let read_nowin r ~version ~cells ~symmetry ~count =
+let read_nowin r ~version ~cells ~symmetry ~count ~shown =
   if count > !max_positions then
-    unreadable "%s positions: more than --max-positions %s" (commas count) (commas !max_positions);
+    unreadable "%s positions: more than --max-positions %s" shown (commas !max_positions);
   if version < 3 && array_header r "the body" ~otherwise:(not_a "the body" "array") <> 2 then
     rejected "the body is not [columns, records]";
   let ncols = array_header r "the column table" ~otherwise:(not_a "the column table" "array") in
@@ -368,8 +383,9 @@ type told = Told of string | Result of bool | Unproved
    proved verdict, or Rejected.  Unless [prove], the body is only read (and checked for form):
    a range's entry that another process proves.  [board] is the header's board, copied out of
    the stream; [entry] is [Some (first, i)] for entry i of a range. *)
-let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry
-    ~closure ~count ~entry =
+let check_one ?count_text (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm
+    ~symmetry ~closure ~count ~entry =
+  let shown = match count_text with Some s -> commas_text s | None -> commas count in
   let autoplay = closure = "autoplay" in
   let under = if autoplay then "every legal move then safe autoplay" else "every legal move" in
   (* The start, as the trusted decoder reads it (a board's faults said in check's words). *)
@@ -390,7 +406,7 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
   let judge_board s d = Option.map (fun t -> Told t) (DC.verdict s ~path ~cells ~fm d) in
   if claim = "win" then begin
     if count > !max_moves then
-      unreadable "%s moves: more than --max-moves %s" (commas count) (commas !max_moves);
+      unreadable "%s moves: more than --max-moves %s" shown (commas !max_moves);
     (* Version 3: one bin of [count] move indices; before: [count] (card, destination) pairs,
        the whole body bin.  Their sizes checked before they are read; then copied out of the
        stream (looking past them may move its window). *)
@@ -419,7 +435,7 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
     | None -> rejected "the moves do not replay to a won position: %s"
                 "one is illegal or the last position is not won"
   end else begin
-    let nw = read_nowin r ~version ~cells ~symmetry ~count in
+    let nw = read_nowin r ~version ~cells ~symmetry ~count ~shown in
     if not prove then Unproved else begin
     let start = start () in
     (* The decompressed data is no longer needed (the records are copied out row by row):
@@ -478,17 +494,20 @@ let read_entries src (h : header) ~mine ~reached =
        let v3 = h.hversion = 3 in
        if array_header r "the entry" ~otherwise:(not_a "the entry" "array") <> (if v3 then 3 else 4)
        then rejected "the entry is not [deal, claim, count%s]" (if v3 then "" else ", body");
-       let got = int_value r "its deal" ~otherwise:(not_a "its deal" "int") in
+       let got = int_value r "its deal" ~otherwise:(not_a "its deal" "int")
+           ~big:(rejected "the entry is for deal %s") in
        if got <> number then rejected "the entry is for deal %d" got;
        let claim = str_value r "its claim" ~most:7 ~otherwise:(not_a "its claim" "str") in
        if claim <> "win" && claim <> "no-win" then
          rejected "its claim %s is not \"win\" or \"no-win\"" (python_repr (Str claim));
-       let count = int_value r "its count" ~otherwise:(not_a "its count" "int") in
+       let count = int_value r "its count" ~otherwise:(not_a "its count" "int")
+           ~big:(fun s -> if s.[0] = '-' then rejected "its count %s is negative" s
+                  else max_int) in   (* (past every bound) *)
        if count < 0 then rejected "its count %d is negative" count;
        let kind = if claim = "win" then 0 else 1 in
        let word = if kind = 0 then "moves" else "positions" in
        let one = if kind = 0 then !max_moves else !max_positions in
-       spent.(kind) <- spent.(kind) + count;
+       spent.(kind) <- plus spent.(kind) count;
        let most = plus (times (if kind = 0 then !range_moves else !range_positions) h.count) one in
        if spent.(kind) > most then
          unreadable "the range holds more than %s %s in all: --range-%s a deal, and --max-%s more"
@@ -528,7 +547,8 @@ let read_entries src (h : header) ~mine ~reached =
    checked in turn.  The result of entry i is read from what process i mod N returned (a byte
    left unset, by any mistake here, is no result, which [range_verdict] refuses). *)
 let check_range file src (h : header) =
-  if h.count <> h.last - h.first + 1 then rejected "count = %d, not last - first + 1" h.count;
+  if h.count <> h.last - h.first + 1 then
+    rejected "count = %s, not last - first + 1" h.count_text;
   let parts = max 1 (min !jobs h.count) in
   let say i done_ = Printf.sprintf "deal %s (%s of %s)" (commas (h.first + i))
       (commas (done_ + 1)) (commas h.count) in
@@ -600,9 +620,9 @@ let single path src (h : header) =
                   rejected "the body does not match its xxh3_64: it is corrupt") } in
   record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
                                           (commas k) (commas h.count)));
-  match check_one r ~prove:true ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board
-          ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~closure:h.closure ~count:h.count
-          ~entry:None with
+  match check_one ~count_text:h.count_text r ~prove:true ~path ~claim:h.claim
+          ~version:h.hversion ~deal:h.deal ~board ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry
+          ~closure:h.closure ~count:h.count ~entry:None with
   | Told text -> text
   | Result _ | Unproved -> rejected "the certificate proves nothing"
 

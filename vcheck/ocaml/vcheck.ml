@@ -42,7 +42,7 @@ let json path o =
     "cells", field (fun h -> number h.cells); "foundation_moves", field (fun h ->
         string_of_bool h.fm);
     "symmetry", field (fun h -> text h.symmetry); "closure", field (fun h -> text h.closure);
-    "count", field (fun h -> number h.count);
+    "count", field (fun h -> h.count_text);
     "sha256", (match o.sha with Some s -> text s | None -> "null");
     "seconds", Printf.sprintf "%.3f" o.seconds;
     "theorem", (if o.verdict = "verified" then text o.text else "null");
