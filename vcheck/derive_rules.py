@@ -103,11 +103,19 @@ BOARD_EDITS = [
 DEAL_REALISERS = "From VCheck Require Deal.\n"
 
 
+# Assumptions.v's last block: the lemmas shipped with the rules (coq/Lemmas.v, Supermove.v),
+# about Rules.v's deal and moves. RulesBoard.v has no deal and states the same moves, so a
+# custom layout's list does not print them again. The block runs from this line to the end.
+LEMMAS = "From VCheck Require Import Lemmas.\n"
+
+
 def board_variant(text):
     for old, new in BOARD_EDITS:
         text = text.replace(old, new)
     if (first := text.find(DEAL_REALISERS)) >= 0:
         text = text[:first] + text[text.index("\n\n", first) + 2:]
+    if (first := text.find(LEMMAS)) >= 0:
+        text = text[:first]
     return text
 
 
