@@ -103,9 +103,10 @@ BOARD_EDITS = [
 DEAL_REALISERS = "From VCheck Require Deal.\n"
 
 
-# Assumptions.v's last block: the lemmas shipped with the rules (coq/Lemmas.v, Supermove.v),
-# about Rules.v's deal and moves. RulesBoard.v has no deal and states the same moves, so a
-# custom layout's list does not print them again. The block runs from this line to the end.
+# Assumptions.v's last block: the lemmas shipped with the rules (coq/Lemmas.v, Supermove.v,
+# Sentences.v), about Rules.v's deal and moves and the numbered deals' sentences. RulesBoard.v
+# has no deal and states the same moves, and a layout's sentence names its file: a custom
+# layout's list leaves them out. The block runs from this line to the end.
 LEMMAS = "From VCheck Require Import Lemmas.\n"
 
 

@@ -20,3 +20,9 @@ From VCheck Require Import Supermove.
 Print Assumptions supermove_steps.
 Print Assumptions supermoves_add_nothing.
 Print Assumptions won_with_supermoves.
+From VCheck Require Import Sentences.
+Print Assumptions win_sentence_inj.
+Print Assumptions nowin_sentence_inj.
+Print Assumptions win_nowin_differ.
+Print Assumptions range_sentence_inj.
+Print Assumptions range_deal_differ.
