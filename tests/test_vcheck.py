@@ -139,10 +139,39 @@ def test_no_axioms_or_admitted_in_the_sources():
             assert bad not in words, f"{path.name} uses {bad}"
 
 
+# The lemmas shipped with the rules (coq/Lemmas.v, Supermove.v, Sentences.v), printed once.
+LEMMAS = ["deck_cards", "deal_cards", "moves_keep_cards", "moves_keep_each_card_once",
+          "reachable_each_card_once", "supermove_steps", "supermoves_add_nothing",
+          "won_with_supermoves", "win_sentence_inj", "nowin_sentence_inj", "win_nowin_differ",
+          "range_sentence_inj", "range_deal_differ"]
+
+
 def test_every_theorem_is_closed(build):
     text = (build / "assumptions.txt").read_text()
-    assert text.count("Closed under the global context") == 13, text
+    # 7 main theorems for a deal, 6 for a custom layout (a range has none), the lemmas once
+    assert text.count("Closed under the global context") == 13 + len(LEMMAS), text
     assert "Axiom" not in text
+    listed = (VCHECK / "coq" / "Assumptions.v").read_text(encoding="utf-8")
+    for name in LEMMAS:
+        assert f"Print Assumptions {name}.\n" in listed, name
+        assert name not in derive_rules.board_variant(listed), name
+
+
+def test_a_supermove_past_the_bound_does_not_prove(build, tmp_path):
+    """One card more than (free cells + 1) * 2 ^ (empty columns) allows: the proof that the
+    supermove is single-card moves must break, so the bound is the one the moves need."""
+    source = (VCHECK / "coq" / "Supermove.v").read_text(encoding="utf-8")
+    old = "length (pre ++ [x])\n        <= (fc - length (cells s) + 1)"
+    assert source.count(old) == 1
+    for name in ("Rules.vo", "Rules.glob"):   # what Supermove.v requires
+        shutil.copy(build / name, tmp_path / name)
+    (tmp_path / "Supermove.v").write_text(source.replace(old, old.replace("<=", "<= 1 +")),
+                                          encoding="utf-8")
+    run = subprocess.run(["coqc", "-q", "-Q", ".", "VCheck", "Supermove.v"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert run.returncode != 0, "a supermove one card too long still proves"
+    said = run.stdout + run.stderr
+    assert "Error" in said and "physical path" not in said and "Unable to locate" not in said
 
 
 def test_a_checker_that_skips_a_record_does_not_prove(build, tmp_path):
