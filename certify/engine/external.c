@@ -604,11 +604,15 @@ typedef struct {
 } Expansion;
 
 /* Successor key k of this module's, from its parts: the generator's put_successor()
-** (successors.h). */
-static void put_successor(void *to, uint8_t *k, const uint8_t *found, const uint8_t *occ,
-                          int nocc, uint32_t *ids) {
-    const Expander *x = to;
-    encode(k, x->ncells, x->idw, x->fixed_columns, found, occ, nocc, ids);
+** (successors.h); encode()'s, but on ids that are its own to sort. */
+ALWAYS_INLINE void put_successor(const Moves *m, uint8_t *k, const uint8_t *found,
+                                const uint8_t *occ, int nocc, uint32_t *ids) {
+    if (!m->fixed_columns) sort8(ids);
+    k[0] = (uint8_t)(found[0] << 4 | found[1]);
+    k[1] = (uint8_t)(found[2] << 4 | found[3]);
+    memcpy(k + 2, occ, (size_t)nocc);
+    memset(k + 2 + nocc, EMPTY_CELL, (size_t)(m->ncells - nocc));
+    for (int i = 0; i < 8; i++) put_be(k + 2 + m->ncells + i * m->width, ids[i], m->width);
 }
 
 /* The successors of key k into e->out (successors.h, on this module's keys): how many,
@@ -621,7 +625,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
     for (int i = 0; i < 8; i++)
         if (p->ids[i] >= x->columns.n) return UNKNOWN_COLUMN;   /* not a key of ours */
     Rules rules = {x->ncells, x->fixed_columns, x->foundation_moves, x->autoplay};
-    return successors(&rules, &x->columns, p, e->out, (size_t)x->keylen, x);
+    return successors(&rules, &x->columns, p, e->out, (size_t)x->keylen, x->idw);
 }
 
 /* A successor of a later bucket (hk cards home) into the buffer's back part. */
