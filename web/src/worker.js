@@ -25,7 +25,7 @@
     var name = event.data.name, bytes = new Uint8Array(event.data.buffer);
     var began = Date.now();
     sha256(bytes).then(function (sha) {
-      return global.vcheckFile(name, bytes).then(function (result) {
+      return global.vcheckFile(name, bytes, sha).then(function (result) {
         var out = {};
         for (var k in result) out[k] = result[k];
         out.sha256 = sha;
