@@ -28,7 +28,7 @@ FAST = {"_solver": ["-O3"]} if os.name != "nt" else {}
 # Included by the C files (and so carried by an sdist, and a change to one rebuilds them).
 HEADERS = ["certify/engine/cards.h", "certify/engine/columns.h", "certify/engine/ids.h",
            "certify/engine/zeroed.h", "certify/engine/move_order.h", "certify/engine/writer.h",
-           "certify/engine/replay.h", "certify/engine/rules.h"]
+           "certify/engine/replay.h", "certify/engine/rules.h", "certify/engine/successors.h"]
 
 # Each extension's C files, its module's first (tests/test_engine*.py build the same lists).
 SOURCES = {"_search": ["certify/engine/search.c", "certify/engine/writer.c",

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from report import Report, add_json_option, figure, ratio  # noqa: E402
 
-from certify.format import certificate  # noqa: E402
+from certify.format import writer  # noqa: E402
 from certify.game.deals import deal  # noqa: E402
 from certify.game.rules import Rules, decode, encode, moves, start  # noqa: E402
 from certify.engine.reference.search import search  # noqa: E402
@@ -69,9 +69,9 @@ def main():
     for _ in range(args.runs):
         t0 = time.perf_counter()
         s, outcome = timed(search, position, rules)
-        b, body = timed(certificate.no_win_body, outcome.keys, outcome.columns, 4, False)
-        head = certificate.header("no-win", args.deal, None, rules, outcome.positions, body)
-        c, data = timed(certificate.encode_file, head, body)
+        b, body = timed(writer.no_win_body, outcome.keys, outcome.columns, 4, False)
+        head = writer.header("no-win", args.deal, None, rules, outcome.positions, body)
+        c, data = timed(writer.encode_file, head, body)
         whole.append(time.perf_counter() - t0)
         searches.append(s)
         builds.append(b)
@@ -96,22 +96,22 @@ def main():
                        versus=searched, versus_value=med(searches),
                        ratio=ratio(med(baseline), med(searches))))
     report.line(f"build records    median {med(builds):.3f} s",
-                figure("build records", med(builds), "s", "certificate.no_win_body", runs, deal=d))
+                figure("build records", med(builds), "s", "writer.no_win_body", runs, deal=d))
     report.line(f"zstd (certify's)  median {med(compress):.3f} s",
-                figure("zstd, certify's settings", med(compress), "s", "certificate.encode_file",
+                figure("zstd, certify's settings", med(compress), "s", "writer.encode_file",
                        runs, deal=d))
     report.line(f"search+write     median {med(whole):.3f} s",
                 figure("search and write", med(whole), "s", "search, no_win_body, encode_file",
                        runs, deal=d))
     report.line(f"certificate      {len(data):,} bytes = {len(data) / n:.3f} bytes/position "
                 f"(uncompressed body {len(body):,} bytes)",
-                figure("certificate", len(data), "bytes", "certificate.encode_file", deal=d),
+                figure("certificate", len(data), "bytes", "writer.encode_file", deal=d),
                 figure("certificate a position", len(data) / n, "bytes/position",
-                       "certificate.encode_file", deal=d),
-                figure("uncompressed body", len(body), "bytes", "certificate.no_win_body", deal=d))
+                       "writer.encode_file", deal=d),
+                figure("uncompressed body", len(body), "bytes", "writer.no_win_body", deal=d))
     for level in (3, 9, 15, 19, 22):
-        t, z = timed(certificate.encode_file, head, body, level)
-        call = f"certificate.encode_file(head, body, {level})"
+        t, z = timed(writer.encode_file, head, body, level)
+        call = f"writer.encode_file(head, body, {level})"
         report.line(f"  level {level:2}: {len(z) / n:.3f} bytes/position, {t:.3f} s",
                     figure("zstd level, bytes a position", len(z) / n, "bytes/position", call,
                            deal=d, level=level),

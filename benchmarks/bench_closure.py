@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "certificates"))
 
 from report import Report, add_json_option, figure  # noqa: E402
 
-from certify.format.certificate import peek_header  # noqa: E402
+from certify.format.reader import peek_header  # noqa: E402
 from published import read_deals  # noqa: E402  (certificates/published.py)
 
 

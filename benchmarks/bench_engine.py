@@ -50,10 +50,19 @@ FC_RANGE = "freecell-solver-range-parallel-solve"
 HOW_TO_GET = "(apt-get install freecell-solver-bin)"
 
 
+# A user's Python keeps the compiled bytecode of certify's modules (pip writes it at install,
+# Python on first import). Where the environment says PYTHONDONTWRITEBYTECODE (some CI and
+# sandbox images do), every start would compile certify's ~40 modules from source again: a
+# fifth of the instructions of `certify 11982`. The warm-up run below writes it as a user's first
+# run does.
+ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run(argv, cwd=None):
     """(wall seconds, peak resident MiB) of one whole process; its output is thrown away."""
     t0 = time.perf_counter()
-    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env=ENVIRONMENT)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - t0
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -150,7 +159,7 @@ def parts(args, report):
     """Where a `certify 11982` run goes, part by part, in this process (medians): the solver's
     first attempt, the bounded search, both at once on two threads (as certify DEAL runs
     them), the writer, zstd; and the start-up of a process that only imports certify."""
-    from certify.format import certificate
+    from certify.format import writer
     from certify.run.prove import SEARCH_FIRST, SOLVER_FIRST
     position, rules = start(deal(11982)), Rules(4)
     med = statistics.median
@@ -191,10 +200,10 @@ def parts(args, report):
          "engine.Background and engine.solve_line")
     part("writer (renumber, sort, planes)     ", "writer",
          med(write() for _ in range(args.runs)) * 1000, "engine.no_win_body")
-    head = certificate.header("no-win", 11982, None, rules, 83_239, bodies[-1])
+    head = writer.header("no-win", 11982, None, rules, 83_239, bodies[-1])
     part("zstd, certify's settings (fresh)    ", "zstd, certify's settings, fresh compressor",
-         timed(lambda: certificate.encode_file(head, bodies[-1], fresh=True)),
-         "certificate.encode_file(head, body, fresh=True)")
+         timed(lambda: writer.encode_file(head, bodies[-1], fresh=True)),
+         "writer.encode_file(head, body, fresh=True)")
     imports = [sys.executable, "-c", "import certify.commands.cli, certify.run.prove, certify.engine"]
     bare = [sys.executable, "-c", "pass"]
     ours, theirs, ratio = side_by_side(imports, bare, args.runs)
@@ -210,18 +219,18 @@ def content_11982():
     """(11982's certificate content before zstd: header then body, its positions, the header,
     the body)."""
     import msgpack
-    from certify.format import certificate
+    from certify.format import writer
     position, rules = start(deal(11982)), Rules(4)
     outcome = engine.search(position, rules)
     body = engine.no_win_body(outcome, rules)
-    head = certificate.header("no-win", 11982, None, rules, outcome.positions, body)
+    head = writer.header("no-win", 11982, None, rules, outcome.positions, body)
     content = msgpack.packb(head, use_bin_type=True) + body   # (the body values follow the header)
     return content, outcome.positions, head, body
 
 
 def levels(args, report):
     import zstandard
-    from certify.format import certificate
+    from certify.format import writer
     content, positions, _, _ = content_11982()
     report.text(f"11982: {positions:,} positions, content {len(content):,} bytes; "
                 f"CPU seconds of one compress, median of {args.runs}")
@@ -229,7 +238,7 @@ def levels(args, report):
     # kept from call to call spares the making of its tables, which a real run pays.
     settings = [(f"level {level:2}", dict(level=level)) for level in (3, 9, 12, 14, 15, 16, 17, 19)]
     settings.append(("certify's", dict(compression_params=zstandard.ZstdCompressionParameters(
-        write_content_size=True, write_checksum=False, **certificate.ZSTD_SETTINGS))))
+        write_content_size=True, write_checksum=False, **writer.ZSTD_SETTINGS))))
     for name, how in settings:
         if "level" in how:
             how = dict(how, write_checksum=False, write_content_size=True)

@@ -13,6 +13,13 @@
         layer, disk in use a minute at a time (the folder's files, what a merge under way has
         written too), its peak and bytes a position there, and how fast the disk grew; the work
         folder is removed after (this measures, it proves nothing)
+    python benchmarks/bench_external.py --tail [--deal 7484159 --foundation-moves --memory 8M]
+        a group's last layers on disk (on_disk.LOOK_UP_BELOW): the search run with its layers'
+        successors looked up in the group's files by block index where they are few, then with
+        every layer merged through the files (LOOK_UP_BELOW 0, as before lookups), CPU and wall
+        of each and the same certificate SHA-256; and each layer's merge less the group's files
+        timed both ways on the same files (CPU; the same bytes asserted), with the layer's
+        successors against the group's keys
 
 In process (the search's own work, not Python's start-up); the machine is shared, so read the
 ratio of the two engines taken in the same run. --json: one JSON object a line per figure
@@ -142,6 +149,87 @@ def compare(args, report):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def tail(args, report):
+    rules = Rules(args.cells, foundation_moves=args.foundation_moves, autoplay=args.autoplay)
+    position, memory = start(deal(args.deal)), memory_size(args.memory)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-external-tail-", dir=args.tmp))
+    layers = []
+    x = on_disk._native()
+
+    class Timed(on_disk.DiskSearch):
+        """Each merge less the group's files made the other way too, on the same files."""
+
+        def _merge(self, runs, less=(), what="merged"):
+            got = super()._merge(runs, less, what)
+            if less and what == "frontier":
+                w, files = self.expander.keylen, [self._b(e[0]) for e in less]
+                inputs = [self._b(r[0]) for r in runs]
+                c0 = time.process_time()
+                x.merge(inputs, w, os.fsencode(tmp / "merged.keys"), files)
+                c1 = time.process_time()
+                indexes = [x.index(f, w) for f in files]
+                c2 = time.process_time()
+                x.merge_looked(inputs, w, os.fsencode(tmp / "looked.keys"), files, indexes)
+                c3 = time.process_time()
+                same = (tmp / "merged.keys").read_bytes() == (tmp / "looked.keys").read_bytes() \
+                    == Path(self._path(got[0])).read_bytes()
+                assert same, "a lookup by block index wrote another file than the merge"
+                for name in ("merged.keys", "looked.keys"):
+                    (tmp / name).unlink()
+                layers.append((self.state["layer"], sum(r[1] for r in runs),
+                               sum(e[1] for e in less), got[1], c1 - c0, c2 - c1, c3 - c2))
+            return got
+
+    closure = "autoplay" if rules.autoplay else "moves"
+    about = dict(deal=args.deal, cells=rules.ncells, closure=closure, memory=args.memory,
+                 foundation_moves=rules.foundation_moves)
+    report.line(f"deal {args.deal}, {rules.words()}, closed under "
+                f"{'every move then safe autoplay' if rules.autoplay else 'every move'}, "
+                f"--memory {args.memory}")
+    default = on_disk.LOOK_UP_BELOW
+    try:
+        for below, words in ((default, "lookups where few"), (0, "every layer merged")):
+            on_disk.LOOK_UP_BELOW = below
+            folder = tmp / "work"
+            shutil.rmtree(folder, ignore_errors=True)
+            search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder), memory)
+            t0, c0 = time.perf_counter(), time.process_time()
+            outcome = search.run()
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            size, sha = search.write_certificate(os.fspath(tmp / "cert.zst"), args.deal, None)
+            search.remove()
+            command = (f"on_disk.DiskSearch(..., memory={args.memory}).run() "
+                       f"(LOOK_UP_BELOW={below:g})")
+            report.line(f"  {words} (LOOK_UP_BELOW {below:g}): {outcome.verdict}, "
+                        f"{outcome.positions:,} positions, search {cpu:.2f} s CPU, {wall:.2f} s "
+                        f"wall; certificate {size:,} B, sha256 {sha[:16]}…",
+                        figure("search CPU", cpu, "s", command, look_up_below=below, **about),
+                        figure("search wall", wall, "s", command, look_up_below=below, **about))
+        on_disk.LOOK_UP_BELOW = default
+        folder = tmp / "work"
+        shutil.rmtree(folder, ignore_errors=True)
+        search = Timed(position, rules, work_folder.Disk(folder), memory)
+        search.run()
+        search.remove()
+        report.line("  each layer's merge less the group's files, CPU s (both ways, same files):")
+        report.line("  layer  successors  group keys  new  merged  index  looked-up  (the search "
+                    f"looks up where successors <= {default:g} x group keys)")
+        for layer, asked, group, new, merged, index, looked in layers:
+            report.line(f"  {layer:5d} {asked:11,d} {group:11,d} {new:9,d} {merged:7.4f} "
+                        f"{index:6.4f} {looked:9.4f}")
+        few = [r for r in layers if r[1] <= default * r[2]]
+        report.line(f"  layers looked up: {len(few)} of {len(layers)}; their merges "
+                    f"{sum(r[4] for r in few):.3f} s CPU, their lookups "
+                    f"{sum(r[6] for r in few):.3f} s (+ {sum(r[5] for r in few):.3f} s of "
+                    f"indexes, each read once a file in the search)",
+                    figure("tail merges CPU", sum(r[4] for r in few), "s", "merge()", **about),
+                    figure("tail lookups CPU", sum(r[6] for r in few), "s", "merge_looked()",
+                           **about))
+    finally:
+        on_disk.LOOK_UP_BELOW = default
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def far(args, report):
     rules = Rules(args.cells, autoplay=args.autoplay)
     position = start(deal(args.far))
@@ -184,6 +272,9 @@ def main():
     p.add_argument("--cells", type=int, default=4)
     p.add_argument("--autoplay", action="store_true",
                    help="close under every move then safe moves home (certify's default)")
+    p.add_argument("--foundation-moves", action="store_true", help="(for --tail)")
+    p.add_argument("--tail", action="store_true",
+                   help="a group's last layers: lookups by block index against merges")
     p.add_argument("--memory", default="16M,64M,256M")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--far", type=int, help="how far this deal gets on disk in --minutes")
@@ -195,7 +286,11 @@ def main():
     if not on_disk.available():
         raise SystemExit("the search on disk is not built (certify.engine._external)")
     report = Report("bench_external", args.json)
-    far(args, report) if args.far else compare(args, report)
+    if args.tail:
+        args.memory = args.memory if args.memory != "16M,64M,256M" else "8M"
+        tail(args, report)
+    else:
+        far(args, report) if args.far else compare(args, report)
 
 
 if __name__ == "__main__":

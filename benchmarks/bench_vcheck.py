@@ -2,7 +2,7 @@
 
     python3 benchmarks/bench_vcheck.py [--runs N] [--build DIR] [--no-build] [--version2]
                                        [--version3] [--packed] [--no-check] [--published]
-                                       [--jobs J] [--json] [FILE...]
+                                       [--jobs J] [--baseline VCHECK] [--json] [FILE...]
         builds vcheck into DIR (default vcheck/_build; vcheck/build.sh; --no-build: DIR holds
         it built), then checks each FILE (default certificates/7484159.msgpack.zst and
         certificates/11982.msgpack.zst) N times (1) with each checker, one process each (check
@@ -18,8 +18,13 @@
         --memory 1 (its records packed: front-coded blocks, found by a binary search);
         --no-check leaves check/ out.  --published also checks every published certificate at
         once, `vcheck -q -j J certificates` (J: --jobs, default 2), and the range 1..32,000 alone
-        with -j 1 and -j J: CPU seconds there are the processes' together.  --json: one JSON
-        object a line per figure instead of the table (benchmarks/report.py).
+        with -j 1 and -j J: CPU seconds there are the processes' together.  --baseline VCHECK
+        also runs another vcheck binary (an older build: `git worktree` or `git archive` of
+        that revision, then vcheck/build.sh) on each FILE, with --memory 1 too under --packed,
+        its runs and this build's taken in turn so that both see the same load, and prints the
+        ratio of their median CPU seconds (baseline over this build: above 1, this build is
+        faster).  --json: one JSON object a line per figure instead of the table
+        (benchmarks/report.py).
 
 Every run is its own process; its figures are its own (os.wait4), so nothing else need be
 installed. The targets (the design of vcheck): 7484159 within 20 s of CPU and 150 MB.
@@ -87,6 +92,7 @@ def main(argv=None):
     p.add_argument("--no-check", action="store_true")
     p.add_argument("--published", action="store_true")
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--baseline", type=Path)
     p.add_argument("files", nargs="*", type=Path)
     add_json_option(p)
     args = p.parse_args(argv)
@@ -97,22 +103,34 @@ def main(argv=None):
     # name -> (the command run, the same as a figure names it: the program, not its path)
     one_job = [str(args.build / "vcheck"), "-j", "1", "--json"]
     checkers = {"vcheck": (one_job, "vcheck -j 1 --json")}
+    base_job = [str(args.baseline), "-j", "1", "--json"] if args.baseline else None
+    if base_job:
+        checkers["baseline"] = (base_job, "baseline vcheck -j 1 --json")
     if args.packed:
         checkers["packed"] = ([*one_job, "--memory", "1"], "vcheck -j 1 --json --memory 1")
+        if base_job:
+            checkers["base-packed"] = ([*base_job, "--memory", "1"],
+                                       "baseline vcheck -j 1 --json --memory 1")
     if not args.no_check:
         checkers["check"] = ([sys.executable, "-m", "check", "-j", "1", "--json"],
                              "check -j 1 --json")
     files = list(args.files or ([] if args.published else DEFAULT_FILES))
     if args.version2 or args.version3:
         files += rewritten(files, args.version2, args.version3, report)
-    report.text(f"{'file':<28} {'checker':<7} {'verdict':<9} {'CPU s':>8} {'wall s':>8} "
+    report.text(f"{'file':<28} {'checker':<11} {'verdict':<9} {'CPU s':>8} {'wall s':>8} "
                 f"{'peak MiB':>9} {'B/position':>10} {'positions/CPU s':>16} {'load':>11}")
     for path in files:
+        # Each checker's runs in turn with the others' (vcheck, baseline, vcheck, ...): a
+        # load that changes during the runs is seen by each alike.
+        before = os.getloadavg()[0]
+        measured = {name: [] for name in checkers}
+        for _ in range(args.runs):
+            for name, (command, _) in checkers.items():
+                measured[name].append(measure([*command, str(path)]))
+        after = os.getloadavg()[0]
+        load = f"{before:.2f}-{after:.2f}"
         for name, (command, said) in checkers.items():
-            before = os.getloadavg()[0]
-            runs = [measure([*command, str(path)]) for _ in range(args.runs)]
-            after = os.getloadavg()[0]
-            load = f"{before:.2f}-{after:.2f}"
+            runs = measured[name]
             line, code = runs[0][0], runs[0][1]
             item = json.loads(line) if line.startswith("{") else {}
             cpu = statistics.median(r[2] for r in runs)
@@ -136,9 +154,24 @@ def main(argv=None):
                     found += [figure("positions a CPU second", item["count"] / cpu,
                                      "positions/s", run, args.runs, positions=item["count"],
                                      **context)]
-            report.line(f"{path.name:<28} {name:<7} {verdict:<9} "
+            report.line(f"{path.name:<28} {name:<11} {verdict:<9} "
                         f"{cpu:>8.2f} {wall:>8.2f} {peak:>9.1f} {each} {rate} {load:>11}",
                         *found)
+        for mine, theirs, said in (("vcheck", "baseline", ""),
+                                   ("packed", "base-packed", " --memory 1")):
+            if theirs not in measured:
+                continue
+            cpu = statistics.median(r[2] for r in measured[mine])
+            base = statistics.median(r[2] for r in measured[theirs])
+            if cpu:
+                report.line(f"{path.name:<28} ratio   baseline CPU / this build's CPU{said}: "
+                            f"{base / cpu:.3f}",
+                            figure("CPU against the baseline", cpu, "s",
+                                   f"vcheck -j 1 --json{said} {path.name}", args.runs,
+                                   versus=f"baseline vcheck -j 1 --json{said} {path.name}",
+                                   versus_value=base, ratio=base / cpu, file=path.name,
+                                   checker="ratio" + said.replace(" --memory 1", " packed"),
+                                   load_before=round(before, 2), load_after=round(after, 2)))
     if args.published:
         vcheck = str(args.build / "vcheck")
         certificates = ROOT / "certificates"

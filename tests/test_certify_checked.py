@@ -10,7 +10,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from certify.format import certificate
+from certify.format import reader, spec, writer
 from certify.outcome import NO_WIN, WIN
 from certify.run.prove import Search as SearchStep, Solve, proved
 from certify.game.rules import Rules
@@ -121,15 +121,15 @@ def test_certifys_writer_at_65536_columns_is_verified(tmp_path, fixed):
     columns = sorted({bytes(c) for p in positions for c in p[2]}, key=lambda c: (len(c), c))  # any numbering
     number = {c: i for i, c in enumerate(columns)}
     keys = [bytes(p[0]) + b''.join(number[bytes(c)].to_bytes(2, 'big') for c in p[2]) for p in positions]
-    body = certificate.no_win_body(keys, columns, 0, fixed)
+    body = writer.no_win_body(keys, columns, 0, fixed)
     rules = Rules(0, fixed)
-    head = certificate.header('no-win', None, certificate.board_bytes(ours(g.NOWIN0), 0), rules, len(keys), body)
+    head = writer.header('no-win', None, spec.board_bytes(ours(g.NOWIN0), 0), rules, len(keys), body)
     path = tmp_path / 'wide.msgpack.zst'
-    path.write_bytes(certificate.encode_file(head, body, level=1))
+    path.write_bytes(writer.encode_file(head, body, level=1))
     table, records = g.body_values(g.unpack_file(path.read_bytes())[1])   # (one chunk)
     assert len(table) == 65536
     assert len(records) == len(keys) * (4 + 8 * 2)   # 2-byte ids
     verdict, _, text, _ = checker.verify(path)
     assert verdict == 'verified', text
-    read_back = certificate.load(path).positions()
+    read_back = reader.load(path).positions()
     assert {ours(g.canon(p, symmetry)) for p in positions} == set(read_back)

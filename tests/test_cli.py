@@ -16,7 +16,7 @@ import time
 import pytest
 import zstandard
 
-from certify.format import certificate
+from certify.format import reader
 from certify.commands import cli
 from certify.game import deals
 from certify.run import prove as certify_prove
@@ -113,10 +113,10 @@ def test_a_fifo_named_by_o_gets_the_certificate(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
-    reader.start()
+    drain = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    drain.start()
     out = certify("1", "-q", "--json", "-o", str(fifo), cwd=tmp_path)
-    reader.join(60)
+    drain.join(60)
     assert out.returncode == 0, out.stderr
     assert hashlib.sha256(got[0]).hexdigest() == json.loads(out.stdout)["sha256"]
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
@@ -184,7 +184,7 @@ def test_a_boards_default_name_is_never_a_deals(tmp_path):
     run = certify("--board", "1.board", "-q", cwd=tmp_path)
     assert run.returncode == 0 and "the layout in 1.board" in run.stdout
     assert (tmp_path / "1.msgpack.zst").read_bytes() == deal_1
-    assert certificate.read(str(tmp_path / "1.board.msgpack.zst"))[0]["deal"] is None
+    assert reader.read(str(tmp_path / "1.board.msgpack.zst"))[0]["deal"] is None
     board = (tmp_path / "1.board").read_bytes()
     run = subprocess.run([sys.executable, "-m", "certify", "--board", "-", "-q"], input=board,
                          capture_output=True, cwd=tmp_path)
@@ -251,7 +251,7 @@ def test_default_names_agree_with_the_published_certificates():
     singles = [path for path in published if not re.match(r"[0-9]+-[0-9]+", path.name)]
     assert len(singles) >= 130 and len(published) > len(singles)  # and the range certificates
     for path in singles:
-        head, _ = certificate.read(str(path))
+        head, _ = reader.read(str(path))
         # (a win's line is in fixed columns whatever the option said: its header says "none")
         fixed = head["symmetry"] == "none" and head["claim"] == "no-win"
         rules = Rules(head["cells"], fixed, head["foundation_moves"])

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from certify.format import certificate
+from certify.format import legacy, reader, spec, writer
 from certify import engine
 from certify.run import prove as prove_module
 from certify.engine.reference import search as reference
@@ -76,7 +76,7 @@ def test_native_explores_exactly_as_the_reference(case, narrow):
     same_outcome(a, b)
     if a.verdict == NO_WIN:
         assert engine.no_win_body(a, rules) == \
-            certificate.no_win_body(b.keys, b.columns, rules.ncells, rules.fixed_columns)
+            writer.no_win_body(b.keys, b.columns, rules.ncells, rules.fixed_columns)
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
@@ -147,7 +147,7 @@ def test_deal_11982_both_engines(rules):
     a, b = engine.search(position, rules), reference.search(position, rules)
     same_outcome(a, b)
     assert engine.no_win_body(a, rules) == \
-        certificate.no_win_body(b.keys, b.columns, rules.ncells, rules.fixed_columns)
+        writer.no_win_body(b.keys, b.columns, rules.ncells, rules.fixed_columns)
 
 
 def test_a_win_by_search_is_the_same_path_and_replays():
@@ -272,10 +272,10 @@ def test_prove_writes_the_same_bytes_with_either_engine(tmp_path_factory, case):
     if a.verdict == WIN:
         assert replays_to_win(position, a.moves, rules)
     else:
-        head, body = certificate.read_bytes(data_a)
+        head, body = reader.read_bytes(data_a)
         assert head["version"] == 2 and head["count"] == a.positions
         got = {encode(p, rules.ncells, rules.fixed_columns)
-               for p in certificate.Certificate(head, body).positions()}
+               for p in reader.Certificate(head, body).positions()}
         assert got == set(reachable(position, rules.ncells, rules.fixed_columns,
                                     rules.foundation_moves))
 
@@ -397,51 +397,51 @@ def test_files_of_every_version_read_alike(tmp_path):
     import zstandard
     position, rules = start(deal(11982)), Rules(3)
     outcome = reference.search(position, rules)
-    values = certificate.no_win_body(outcome.keys, outcome.columns, 3, False)
+    values = writer.no_win_body(outcome.keys, outcome.columns, 3, False)
     width = 4 + 3 + 16
     table, chunk = msgpack.Unpacker(), None
     table.feed(values)
     table, chunk = list(table)
-    records = certificate.from_planes(chunk, outcome.positions, width)
+    records = spec.from_planes(chunk, outcome.positions, width)
     assert records == sorted(records)
-    body1 = msgpack.packb([table, certificate.front_code(records)])
-    body2 = msgpack.packb([table, certificate.byte_planes(records, width)])
+    body1 = msgpack.packb([table, legacy.front_code(records)])
+    body2 = msgpack.packb([table, writer.byte_planes(records, width)])
     expected = {encode(decode_key(k, 3, outcome.columns), 3) for k in outcome.keys}
     for version, body in ((1, body1), (2, body2), (3, values)):
-        head = certificate.header("no-win", 11982, None, rules, outcome.positions, body)
+        head = writer.header("no-win", 11982, None, rules, outcome.positions, body)
         head["version"] = version
         if version == 3:
-            data = certificate.encode_file(head, body)
+            data = writer.encode_file(head, body)
         else:   # (as certify wrote them: the header and the body bin, one frame)
             head["xxh3_64"] = xxhash.xxh3_64_hexdigest(body)
             data = zstandard.ZstdCompressor().compress(msgpack.packb(head) + msgpack.packb(body))
         path = tmp_path / f"v{version}.zst"
         path.write_bytes(data)
-        h, b = certificate.read(path)
+        h, b = reader.read(path)
         assert h["version"] == version
-        assert {encode(p, 3) for p in certificate.Certificate(h, b).positions()} == expected
+        assert {encode(p, 3) for p in reader.Certificate(h, b).positions()} == expected
     line = engine.solve_line(start(deal(1)), Rules(4))
     for version in (2, 3):
-        head = certificate.header("win", 1, None, Rules(4), len(line) // 2, line)
+        head = writer.header("win", 1, None, Rules(4), len(line) // 2, line)
         if version == 3:
-            data = certificate.encode_file(head, line)
+            data = writer.encode_file(head, line)
         else:
             head.update(version=2, xxh3_64=xxhash.xxh3_64_hexdigest(bytes(line)))
             data = zstandard.ZstdCompressor().compress(msgpack.packb(head) +
                                                        msgpack.packb(bytes(line)))
-        assert certificate.Certificate(*certificate.read_bytes(data)).line() == \
+        assert reader.Certificate(*reader.read_bytes(data)).line() == \
             engine.moves_of(line)
 
 
 def test_bin_headers_are_msgpacks():
     import msgpack
     for n in (0, 1, 255, 256, 65535, 65536, 70000):
-        assert msgpack.packb(b"x" * n, use_bin_type=True) == certificate.bin_header(n) + b"x" * n
+        assert msgpack.packb(b"x" * n, use_bin_type=True) == spec.bin_header(n) + b"x" * n
 
 
 def test_planes_of_the_wrong_size_are_refused():
-    with pytest.raises(certificate.CertificateError):
-        certificate.from_planes(b"\x00" * 23, 1, 24)
+    with pytest.raises(spec.CertificateError):
+        spec.from_planes(b"\x00" * 23, 1, 24)
 
 
 # ---- The command line --------------------------------------------------------------------
@@ -491,15 +491,15 @@ def test_a_reused_compressor_writes_what_a_fresh_one_writes():
     big = engine.no_win_body(engine.search(position, rules), rules)
     bodies = [big, bytes(3), engine.solve_line(start(deal(1)), rules).indices, big[:70_000], big]
     for body in bodies:   # (any bytes, as one frame: a win's header)
-        head = certificate.values_header("win", 11982, None, rules, 1, "0" * 16)
-        content = certificate.encode_values(head, body)
+        head = writer.values_header("win", 11982, None, rules, 1, "0" * 16)
+        content = writer.encode_values(head, body)
         fresh = zstandard.ZstdCompressor(compression_params=zstandard.ZstdCompressionParameters(
-            write_content_size=True, write_checksum=False, **certificate.ZSTD_SETTINGS))
+            write_content_size=True, write_checksum=False, **writer.ZSTD_SETTINGS))
         assert content == fresh.compress(msgpack.packb(head) + body)
-        assert content == certificate.encode_values(head, body, fresh=True)
+        assert content == writer.encode_values(head, body, fresh=True)
     # and within 1.1 bytes a position on deal 11982 (the size the format's layout was chosen for)
-    head = certificate.header("no-win", 11982, None, rules, known_count(11982), big)
-    assert len(certificate.encode_file(head, big)) <= 1.1 * known_count(11982)
+    head = writer.header("no-win", 11982, None, rules, known_count(11982), big)
+    assert len(writer.encode_file(head, big)) <= 1.1 * known_count(11982)
 
 
 @pytest.mark.parametrize("number", [11982, 146692])
@@ -514,26 +514,26 @@ def test_a_large_no_win_is_written_a_frame_a_plane_the_same_on_any_number_of_pro
     position, rules = start(deal(number)), Rules(4)
     outcome = engine.search(position, rules)
     n, body = outcome.positions, engine.no_win_body(outcome, rules)
-    head = certificate.header("no-win", number, None, rules, n, body)
-    data, content = certificate.encode_file(head, body), msgpack.packb(head) + body
+    head = writer.header("no-win", number, None, rules, n, body)
+    data, content = writer.encode_file(head, body), msgpack.packb(head) + body
 
     def alone(piece):
         return zstandard.ZstdCompressor(compression_params=zstandard.ZstdCompressionParameters(
-            write_content_size=True, write_checksum=False, **certificate.ZSTD_SETTINGS)).compress(piece)
+            write_content_size=True, write_checksum=False, **writer.ZSTD_SETTINGS)).compress(piece)
 
     W = 4 + rules.ncells + 8 * 2
     records = len(content) - W * n   # (one chunk: where its planes begin)
-    table = records - len(certificate.bin_header(W * n))
-    if W * n >= certificate.FRAMED:
+    table = records - len(spec.bin_header(W * n))
+    if W * n >= writer.FRAMED:
         assert data == alone(content[:table]) + alone(content[table:records + n]) + b"".join(
             alone(content[records + j * n:records + (j + 1) * n]) for j in range(1, W))
     else:
         assert data == alone(content[:table]) + alone(content[table:])
     for processors in (1, 3):
-        monkeypatch.setattr(certificate, "processors", lambda: processors)
-        assert certificate.encode_file(head, body) == data
-        assert certificate.encode_file(head, body, fresh=True) == data
-    assert certificate.read_bytes(data) == (head, body)
+        monkeypatch.setattr(writer, "processors", lambda: processors)
+        assert writer.encode_file(head, body) == data
+        assert writer.encode_file(head, body, fresh=True) == data
+    assert reader.read_bytes(data) == (head, body)
     assert number != 11982 or len(data) <= 1.1 * n   # (the 1.1 bytes a position bound)
 
 
@@ -578,18 +578,18 @@ def test_the_writer_past_65536_columns_agrees_in_both_engines_and_with_certgen(f
     keys = [bytes(p[0]) + b"".join(index[bytes(c)].to_bytes(3, "big") for c in p[2])
             for p in positions]
     rules = Rules(0, fixed, False)
-    reference_body = certificate.no_win_body(keys, columns, 0, fixed)
+    reference_body = writer.no_win_body(keys, columns, 0, fixed)
     monkeypatch.setattr(engine, "_search", with_hooks)
     search = engine.NativeSearch(g.NOWIN0, rules)
     search.native.load(columns, keys)
     assert search.native.positions == len(keys)
     native_body = search.native.write_body()
     assert native_body == reference_body
-    table, chunks = certificate.nowin_parts(native_body, len(keys), 0)
+    table, chunks = reader.nowin_parts(native_body, len(keys), 0)
     assert len(table) > 65536 and len(chunks) == 1
     expected_table, expected_records = g.nowin_parts(positions, 0, symmetry)
     assert table == expected_table
-    assert certificate.from_planes(chunks[0], len(keys), 4 + 8 * 3) == expected_records
+    assert spec.from_planes(chunks[0], len(keys), 4 + 8 * 3) == expected_records
 
 
 def test_load_wants_a_search_that_has_not_run(with_hooks, monkeypatch):
@@ -668,17 +668,17 @@ def test_a_certificate_found_within_a_memory_budget_is_the_same_bytes(number, ru
             claims(without)
     if number == 7484159 and not rules.autoplay:
         # 2,449,032 positions: three chunks, and a budget short of the tables is an unknown.
-        table, chunks = certificate.nowin_parts(without.body, without.positions, 4)
+        table, chunks = reader.nowin_parts(without.body, without.positions, 4)
         assert len(chunks) == 3
         short = proved(position, rules, number, memory=150 << 20)
         assert short.verdict == UNKNOWN and "--memory 150M" in short.reason
     if number == 7484159 and rules.autoplay:
         # The published file's records are these (certify's default closure).
-        published = certificate.load(ROOT / "certificates" / "7484159.msgpack.zst")
-        table, chunks = certificate.nowin_parts(without.body, without.positions, 4)
+        published = reader.load(ROOT / "certificates" / "7484159.msgpack.zst")
+        table, chunks = reader.nowin_parts(without.body, without.positions, 4)
         assert published.records()[0] == table and len(chunks) == 1
-        assert b"".join(certificate.byte_planes(r, 24) for r in batched(
-            published.records()[1], certificate.CHUNK)) == b"".join(chunks)
+        assert b"".join(writer.byte_planes(r, 24) for r in batched(
+            published.records()[1], spec.CHUNK)) == b"".join(chunks)
 
 
 def batched(items, n):
@@ -693,58 +693,57 @@ def test_a_no_win_of_several_chunks_is_the_same_bytes_from_the_streaming_writer(
     position, rules = start(deal(7484159)), Rules(4)
     outcome = engine.search(position, rules)
     n, body = outcome.positions, engine.no_win_body(outcome, rules)
-    data = certificate.encode_file(certificate.header("no-win", 7484159, None, rules, n, body),
-                                   body)
-    table, chunks = certificate.nowin_parts(body, n, 4)
+    data = writer.encode_file(writer.header("no-win", 7484159, None, rules, n, body), body)
+    table, chunks = reader.nowin_parts(body, n, 4)
     assert [len(c) // 24 for c in chunks] == [1 << 20, 1 << 20, n - (2 << 20)]
     out = tmp_path / "streamed.zst"
-    with certificate.NowinWriter(str(out), table, rules, deal=7484159) as writer:
-        assert (writer.id_width, writer.width) == (2, 24)
+    with writer.NowinWriter(str(out), table, rules, deal=7484159) as w:
+        assert (w.id_width, w.width) == (2, 24)
         for chunk in chunks:
-            records = certificate.from_planes(chunk, len(chunk) // 24, 24)
+            records = spec.from_planes(chunk, len(chunk) // 24, 24)
             for piece in batched(records, 300_007):
-                writer.add(b"".join(piece))
-        size, sha256 = writer.close()
-    assert out.read_bytes() == data and (size, sha256) == (len(data), certificate.digest(data))
+                w.add(b"".join(piece))
+        size, sha256 = w.close()
+    assert out.read_bytes() == data and (size, sha256) == (len(data), spec.digest(data))
     assert [p.name for p in tmp_path.iterdir()] == ["streamed.zst"]   # (the spool is gone)
 
 
 def test_the_streaming_writer_is_the_in_memory_one_at_any_chunk_size(monkeypatch, capfdbinary):
-    """The same rule with chunks of a few records (certificate.CHUNK made small): the reference
+    """The same rule with chunks of a few records (spec.CHUNK made small): the reference
     writer's file and NowinWriter's, the same bytes; and the file reads back. (Written to
     standard output: a file of chunks other than 2^20 records is not one check verifies.)"""
     position, rules = start(deal(11982)), Rules(3)
     ref = reference.search(position, rules)
     for chunk in (1, 7, 4096, 1 << 20):
-        monkeypatch.setattr(certificate, "CHUNK", chunk)
-        values = certificate.no_win_body(ref.keys, ref.columns, 3, False)
-        head = certificate.header("no-win", 11982, None, rules, ref.positions, values)
-        data = certificate.encode_file(head, values)
-        cert = certificate.Certificate(*certificate.read_bytes(data))
+        monkeypatch.setattr(spec, "CHUNK", chunk)
+        values = writer.no_win_body(ref.keys, ref.columns, 3, False)
+        head = writer.header("no-win", 11982, None, rules, ref.positions, values)
+        data = writer.encode_file(head, values)
+        cert = reader.Certificate(*reader.read_bytes(data))
         table, records, _ = cert.records()
         assert len(records) == ref.positions
         capfdbinary.readouterr()
-        with certificate.NowinWriter("-", table, rules, deal=11982) as writer:
+        with writer.NowinWriter("-", table, rules, deal=11982) as w:
             for piece in batched(records, 1000):
-                writer.add(b"".join(piece))
-            writer.close()
+                w.add(b"".join(piece))
+            w.close()
         assert capfdbinary.readouterr().out == data
 
 
 def test_the_streaming_writer_refuses_what_is_not_sorted_whole_records(tmp_path):
     rules = Rules(4)
     with pytest.raises(ValueError, match="ascending"):
-        certificate.NowinWriter(str(tmp_path / "x"), [b"\x01", b"\x00"], rules, deal=1)
+        writer.NowinWriter(str(tmp_path / "x"), [b"\x01", b"\x00"], rules, deal=1)
     record = bytes(24)
     for pieces, words in (([record[:-1]], "whole records"), ([record, record], "ascending"),
                           ([b"\x01" + record[1:], record], "ascending"), ([], "no positions")):
-        writer = certificate.NowinWriter(str(tmp_path / "x"), [b""], rules, deal=1)
+        w = writer.NowinWriter(str(tmp_path / "x"), [b""], rules, deal=1)
         with pytest.raises(ValueError, match=words):
             for piece in pieces:
-                writer.add(piece)
-            writer.close()
+                w.add(piece)
+            w.close()
         with pytest.raises(ValueError, match="closed"):   # a failed writer writes nothing more
-            writer.close()
+            w.close()
     assert list(tmp_path.iterdir()) == []   # nothing written, no spool left
 
 
@@ -752,11 +751,11 @@ def test_counts_have_64_bits():
     """Nothing in version 3 stops at 32 bits: a header's count past 2^32 is a msgpack uint64,
     and a bin holds up to 2^32 - 1 bytes (a chunk is far less)."""
     import msgpack
-    head = certificate.values_header("no-win", 1, None, Rules(4), 2 ** 40 + 1, "0" * 16)
+    head = writer.values_header("no-win", 1, None, Rules(4), 2 ** 40 + 1, "0" * 16)
     assert msgpack.unpackb(msgpack.packb(head))["count"] == 2 ** 40 + 1
-    assert certificate.bin_header(2 ** 32 - 1) == b"\xc6\xff\xff\xff\xff"
+    assert spec.bin_header(2 ** 32 - 1) == b"\xc6\xff\xff\xff\xff"
     with pytest.raises(ValueError):
-        certificate.bin_header(2 ** 32)
+        spec.bin_header(2 ** 32)
 
 
 def test_move_indices_agree_in_both_engines():
@@ -770,13 +769,13 @@ def test_move_indices_agree_in_both_engines():
                 line = engine.solve_line(position, rules, 4000)
                 if line is None:
                     continue
-                indices = certificate.move_indices(position, bytes(line), rules)
+                indices = writer.move_indices(position, bytes(line), rules)
                 assert line.indices == indices == engine.move_indices(position, line, rules)
-                assert certificate.line_of(position, indices, rules) == engine.moves_of(line)
+                assert reader.line_of(position, indices, rules) == engine.moves_of(line)
     tops = [col[-1] for col in start(deal(1))[2]]
     buried = next(c for c in range(52) if c not in tops)
     for bad in (bytes((buried, 8)), bytes((tops[0], 10)), b"\x34\x00"):   # at deal 1's start
-        for convert in (certificate.move_indices, engine.move_indices):
+        for convert in (writer.move_indices, engine.move_indices):
             with pytest.raises(ValueError, match="not legal"):
                 convert(start(deal(1)), bad, Rules(4))
 
@@ -802,7 +801,7 @@ def test_running_out_of_memory_anywhere_is_an_honest_unknown(monkeypatch, tmp_pa
     elif where == "writer":
         monkeypatch.setattr(engine, "no_win_body", no_memory)
     elif where == "zstd":
-        monkeypatch.setattr(certificate, "compress_each", no_memory)
+        monkeypatch.setattr(writer, "compress_each", no_memory)
     else:
         monkeypatch.setattr(prove_module.output, "write_atomic", no_memory)
     out = tmp_path / "x.zst"

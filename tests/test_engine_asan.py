@@ -133,6 +133,8 @@ def test_the_search_on_disk_under_asan(sanitized, tmp_path):
 
 
 WIDENED = """
+import os
+import shutil
 import sys
 from certify.engine import on_disk, work_folder
 from certify.game.deals import deal
@@ -150,13 +152,34 @@ for rules, memory in ((Rules(2), 5_000_000), (Rules(2, autoplay=True), 7_000_000
     assert s.run().verdict == "no-win"
     assert sum(len(r) for r in s.records()) == s.positions * (4 + 2 + 16)
     s.remove()
+# successors looked up by block index (a group's last layers): a stale index and a cut file are
+# errors, never a bad read
+s = on_disk.DiskSearch(start(deal(11982)), Rules(3), work_folder.Disk(sys.argv[1]), 1 << 16)
+assert s.run().verdict == "no-win"
+x, w = s.x, s.expander.keylen
+a, b = sorted(s.state["done"], key=lambda e: -e[2])[:2]
+fa, fb, ca, cb = s._b(a[1]), s._b(b[1]), s._b("a.keys"), s._b("b.keys")
+assert x.merge([fa], w, ca) == a[2] and x.merge([fb], w, cb) == b[2]
+ia, ib = x.index(fa, w), x.index(fb, w)
+assert x.merge_looked([ca], w, s._b("o1.keys"), [fa], [ia]) == 0
+for call, error in ((lambda: shutil.copyfile(fb, fa), None),   # (a file changed since indexed)
+                    (lambda: x.merge_looked([ca], w, s._b("o2.keys"), [fa], [ia]), ValueError),
+                    (lambda: os.truncate(fb, os.path.getsize(fb) // 2), None),
+                    (lambda: x.index(fb, w), OSError),
+                    (lambda: x.merge_looked([cb], w, s._b("o3.keys"), [fb], [ib]), OSError)):
+    try:
+        call()
+    except Exception as e:
+        assert error and isinstance(e, error), e
+    else:
+        assert error is None, call
 print("ok")
 """
 
 
 LIMITS = """
 from certify import engine, outcome
-from certify.format import certificate
+from certify.format import reader, writer
 from certify.engine import _search as native
 from certify.game.deals import deal
 from certify.game.rules import Rules, start
@@ -171,10 +194,10 @@ for memory in (100 << 10, 1 << 20, 3 << 20):
 # the writer, and the move indices of a line, each held to the reference
 o = engine.search(position, rules)
 body = o.store.write_body()
-table, chunks = certificate.nowin_parts(body, o.positions, 4)
+table, chunks = reader.nowin_parts(body, o.positions, 4)
 assert len(chunks) == 1 and len(chunks[0]) == 24 * o.positions
 line = engine.solve_line(start(deal(1)), rules)
-assert line.indices == certificate.move_indices(start(deal(1)), bytes(line), rules)
+assert line.indices == writer.move_indices(start(deal(1)), bytes(line), rules)
 print("ok")
 """
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from support.boards import reachable, small_boards
-from certify.format import certificate
+from certify.format import reader
 from certify.game import deals
 from certify.game.board import read_board
 from certify.commands.cli import main
@@ -240,7 +240,7 @@ def test_win_gives_length_and_fewest_cells(tmp_path, capsys):
     # The length is that of the line certify writes, and that line wins.
     cert = tmp_path / "w.msgpack.zst"
     assert main(["--board", str(board), "--cells", "2", "-q", "-o", str(cert)]) == 0
-    line = certificate.load(cert).line()
+    line = reader.load(cert).line()
     position = read_board(ONE_CELL_BOARD, 2)
     assert len(line) == r["moves"] and replays_to_win(position, line, Rules(2))
     src = from_certificate(str(cert))

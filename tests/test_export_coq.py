@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import xxhash
 
-from certify.format import certificate
+from certify.format import reader, spec, writer
 from certify.game.board import read_board
 from certify.commands.cli import main
 from certify.game.deals import deal
@@ -191,7 +191,7 @@ def test_coq_proves_small_boards(tmp_path, text, rules, method):
                                                  (ONE_CELL_BACK, Rules(1, autoplay=True), "search")])
 def test_coq_proves_small_boards_closed_under_autoplay(tmp_path, text, rules, method):
     cert, position = board_certificate(tmp_path, text, rules, "board")
-    assert certificate.load(cert).header["closure"] == "autoplay"
+    assert reader.load(cert).header["closure"] == "autoplay"
     out = tmp_path / "Board.v"
     assert export(cert, out, "--method", method) == 0
     exported = out.read_text()
@@ -304,9 +304,9 @@ def test_export_is_deterministic_and_follows_the_certificate(tmp_path, method):
     assert export(cert, second, "--method", method) == 0
     assert first.read_bytes() == second.read_bytes()
     text = " ".join(first.read_text().split())
-    head, body = certificate.read(cert)
+    head, body = reader.read(cert)
     canonical = {(p[0], p[1], tuple(sorted(p[2], key=lambda c: c[-1] if c else -1)))
-                 for p in certificate.Certificate(head, body).positions()}
+                 for p in reader.Certificate(head, body).positions()}
     assert f"having found exactly {len(canonical):,} positions up to the order of columns" in text
     assert f"the certificate holds {head['count']:,} positions with columns in fixed places" in text
 
@@ -329,12 +329,12 @@ def test_coq_proves_a_win(tmp_path):
 def test_export_refuses_a_win_with_an_illegal_move(tmp_path, capsys):
     cert = tmp_path / "win.msgpack.zst"
     proved(read_board(NO_CELLS, 1), Rules(1), None, out=cert)
-    head, body = certificate.read(cert)
+    head, body = reader.read(cert)
     forged = tmp_path / "forged.msgpack.zst"
     assert body[0] == 0xC4   # a bin of the move indices
     body = body[:3] + bytes([250]) + body[4:]  # move 2: an index beyond the moves there are
     head["xxh3_64"] = xxhash.xxh3_64_hexdigest(body)
-    forged.write_bytes(certificate.encode_values(head, body))
+    forged.write_bytes(writer.encode_values(head, body))
     assert export(forged, tmp_path / "Forged.v") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("not a legal move" in err or "home" in err)
@@ -401,10 +401,10 @@ SWAPPED = NO_CELLS.replace(": 9H 9S 7D 7H", ": 9H 9S 7D KC").replace(": KC\n", "
 @pytest.mark.parametrize("fixed", [False, True])
 def test_export_refuses_a_certificate_for_another_start(tmp_path, capsys, fixed):
     cert, _ = board_certificate(tmp_path, NO_CELLS, Rules(0, fixed), "board")
-    head, body = certificate.read(cert)
-    head["board"] = certificate.board_bytes(read_board(SWAPPED, 0), 0)
+    head, body = reader.read(cert)
+    head["board"] = spec.board_bytes(read_board(SWAPPED, 0), 0)
     forged = tmp_path / "forged.msgpack.zst"
-    forged.write_bytes(certificate.encode_file(head, body))
+    forged.write_bytes(writer.encode_file(head, body))
     out = tmp_path / "Forged.v"
     assert export(forged, out) == 2
     err = capsys.readouterr().err
@@ -456,7 +456,7 @@ def test_prove_coq_resumes_and_the_index_shows_its_result(tmp_path):
     assert all(rows[d] == {k: str(v) for k, v in earlier[d].items()} for d in earlier)
     for number in (2607073, 6768658):  # the count up to column order: the certificate's
         row = rows[number]
-        count = str(certificate.load(PUBLISHED / published.file_name(number)).count)
+        count = str(reader.load(PUBLISHED / published.file_name(number)).count)
         assert (row["positions"], row["method"], row["result"]) == (count, "search", "proved")
         assert float(row["cpu_seconds"]) > 0 and float(row["peak_mb"]) > 0
         assert len(row["v_sha256"]) == 64 and int(row["v_bytes"]) > 0

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from certify.format import certificate
+from certify.format import reader
 from certify.game.board import read_board
 from certify.commands.cli import main
 from certify.game.deals import deal
@@ -112,8 +112,8 @@ def test_lean_data_reads_back_as_the_fixed_column_positions(deal_11982):
     text, symmetric, fixed = deal_11982
     got = read_back(text)
     assert len(got) == len(set(got)) == known_count(11982, symmetry="none")
-    assert set(got) == set(certificate.load(fixed).positions())
-    symmetric = certificate.load(symmetric).positions()  # up to column permutation: the same
+    assert set(got) == set(reader.load(fixed).positions())
+    symmetric = reader.load(symmetric).positions()  # up to column permutation: the same
     assert {encode(p, 4) for p in got} == {encode(p, 4) for p in symmetric}
 
 
@@ -124,8 +124,8 @@ def test_lean_data_reads_back_for_a_layout(tmp_path, fixed):
     cert = tmp_path / "board.msgpack.zst"
     assert proved(position, rules, None, out=cert).verdict == NO_WIN
     text = export(cert, tmp_path / "Board.lean")
-    head, body = certificate.read(cert)
-    claimed = certificate.Certificate(head, body).positions()
+    head, body = reader.read(cert)
+    claimed = reader.Certificate(head, body).positions()
     got = read_back(text)
     if fixed:
         assert sorted(got) == sorted(claimed)

@@ -231,6 +231,124 @@ def test_ids_widened_to_3_bytes_midway(tmp_path, memory, number, rules):
     assert (table, records) == records_of(engine.search(position, rules), rules)
 
 
+def key_file(path, keys, width):
+    """A key file of external.c's layout (its header, then blocks of 8,192 keys front-coded in
+    a zstd frame each), written here from its description: the lookups below read files they
+    did not write."""
+    import struct
+    import zstandard
+    z = zstandard.ZstdCompressor(level=1, write_checksum=True)
+    out = [b"FCDK" + bytes((2, width, 0, 0))]
+    for at in range(0, len(keys), 8192):
+        block, last = bytearray(), None
+        for k in keys[at:at + 8192]:
+            p = 0
+            while last is not None and p < width and k[p] == last[p]:
+                p += 1
+            block += bytes((p,)) + k[p:]
+            last = k
+        frame = z.compress(bytes(block))
+        out.append(struct.pack("<II", len(keys[at:at + 8192]), len(frame)) + frame)
+    Path(path).write_bytes(b"".join(out))
+    return os.fsencode(path)
+
+
+def test_successors_looked_up_by_block_index_are_the_merge_s(tmp_path):
+    """merge_looked (a layer's successors looked up in the group's files, only the blocks that
+    could hold them read) writes the file merge writes: successors below the files' first key,
+    above their last, on a block's first or last key, between two blocks, in either file, in
+    two runs at once; and with a file of no keys or none at all."""
+    import random
+    x = on_disk._native()
+    rng, w = random.Random(5), 6
+    every = sorted({bytes([rng.randrange(3), rng.randrange(4)]) + rng.randbytes(4)
+                    for _ in range(60_000)})
+    known = every[1:-1]
+    a = sorted(rng.sample(known, 30_000))
+    b = sorted(set(rng.sample(known, 20_000)) - set(a))
+    firsts = [a[i] for i in range(0, len(a), 8192)]
+    edges = firsts + [a[i - 1] for i in range(8192, len(a), 8192)] + [a[-1], b[0], b[-1]]
+    runs = [sorted(set(rng.sample(known, 400) + edges + [every[0]])),
+            sorted(set(rng.sample(known, 300) + edges[:3] + [every[-1]]))]
+    files = [key_file(tmp_path / "a.keys", a, w), key_file(tmp_path / "b.keys", b, w),
+             key_file(tmp_path / "none.keys", [], w)]
+    inputs = [key_file(tmp_path / f"run{i}.keys", r, w) for i, r in enumerate(runs)]
+    indexes = [x.index(f, w) for f in files]
+    assert [len(i) // (w + 8) for i in indexes] == [4, 2, 0]
+    asked = set(runs[0]) | set(runs[1])
+    for chosen in ([0, 1, 2], [0], [1, 0], [2], []):
+        less = [files[i] for i in chosen]
+        merged, looked = tmp_path / "merged.keys", tmp_path / "looked.keys"
+        n = x.merge(inputs, w, os.fsencode(merged), less)
+        assert x.merge_looked(inputs, w, os.fsencode(looked), less,
+                              [indexes[i] for i in chosen]) == n
+        assert looked.read_bytes() == merged.read_bytes()
+        gone = set(a if 0 in chosen else []) | set(b if 1 in chosen else [])
+        assert n == len(asked - gone)
+        merged.unlink()
+        looked.unlink()
+
+
+def test_a_lookup_by_an_index_not_the_file_s_is_an_error_never_a_wrong_file(tmp_path):
+    """An index that is not the file's (the file changed since) is an error, as keys out of
+    order are for merge; a file cut short is an OSError."""
+    x = on_disk._native()
+    w = 4
+    a = [i.to_bytes(4, "big") for i in range(0, 60_000, 2)]
+    b = [i.to_bytes(4, "big") for i in range(1, 60_000, 2)]
+    fa, fb = key_file(tmp_path / "a.keys", a, w), key_file(tmp_path / "b.keys", b, w)
+    run = key_file(tmp_path / "run.keys", [i.to_bytes(4, "big") for i in (5, 20_000, 50_001)], w)
+    with pytest.raises(ValueError, match="out of order"):
+        x.merge_looked([run], w, os.fsencode(tmp_path / "o1.keys"), [fa], [x.index(fb, w)])
+    index = x.index(fa, w)
+    data = Path(os.fsdecode(fa)).read_bytes()
+    Path(os.fsdecode(fa)).write_bytes(data[:len(data) - 100])
+    with pytest.raises(OSError):
+        x.merge_looked([run], w, os.fsencode(tmp_path / "o2.keys"), [fa], [index])
+    with pytest.raises(OSError):
+        x.index(fa, w)
+
+
+class Tail(on_disk.DiskSearch):
+    """A search that counts its layers' merges less the group's files made by looking the
+    successors up (`looked`) or by reading the files through (`read`), and its settles of fresh
+    files that left older ones as they were."""
+
+    merges = Counter()
+
+    def _merge(self, runs, less=(), what="merged"):
+        if less:
+            few = sum(r[1] for r in runs) <= on_disk.LOOK_UP_BELOW * sum(e[1] for e in less)
+            self.merges["looked" if few else "read"] += 1
+        return super()._merge(runs, less, what)
+
+    def _settle(self):
+        before = list(self.state["fresh"])
+        super()._settle()
+        after = self.state["fresh"]
+        if len(after) > 1 and after != before and after[:-1] == before[:len(after) - 1]:
+            self.merges["settled-newest"] += 1
+
+
+@pytest.mark.parametrize("rules", [
+    pytest.param(Rules(2), marks=pytest.mark.slow), autoplay(2),
+    pytest.param(Rules(2, False, True), marks=pytest.mark.slow)],
+    ids=["moves", "autoplay", "foundation-moves"])
+def test_a_group_s_last_layers_looked_up_give_the_same_records(tmp_path, monkeypatch, rules):
+    """Deal 1 with 2 cells in layers on disk (64 KB): the groups' last layers, whose successors
+    are few beside the group's files, are looked up in them, the middle ones merged with them,
+    and settles merge the newest fresh files alone: the records are the in-memory engine's
+    (with foundation moves, 1,171,238 positions in one group: the largest tail here)."""
+    monkeypatch.setattr(Tail, "merges", Counter())
+    position = start(deal(1))
+    memory = 1 << 16 if not rules.foundation_moves else 4 << 20
+    search = Tail(position, rules, work_folder.Disk(tmp_path / "work"), memory)
+    assert search.run().verdict == NO_WIN
+    assert Tail.merges["looked"] and Tail.merges["read"] and Tail.merges["settled-newest"], \
+        Tail.merges
+    assert table_and_records(search, rules) == records_of(engine.search(position, rules), rules)
+
+
 class Watched(on_disk.DiskSearch):
     """A search that notes, at every checkpoint, the most runs of each kind waiting (pending runs
     a bucket; and fresh files of a bucket), and how many merges of waiting runs it made;

@@ -3,8 +3,8 @@ run (one process or several, any chunk size, resumed after kill -9, on Dask), an
 `certify extract` giving back each deal's own certificate.
 
 The entries are read back with certify's own readers (certify/format/ranges.py, and
-certify/format/certificate.py for the bodies, whatever body version certify writes); check/ has its
-own tests of range certificates.
+certify/format/writer.py and reader.py for the bodies, whatever body version certify writes);
+check/ has its own tests of range certificates.
 """
 
 import hashlib
@@ -20,7 +20,7 @@ import pytest
 import xxhash
 import zstandard
 
-from certify.format import certificate, ranges
+from certify.format import ranges, reader, spec, writer
 from certify.commands import cli
 from certify.commands.census import chunks
 from certify.game.deals import deal
@@ -78,16 +78,16 @@ def test_entries_are_the_deals_in_order_with_their_proofs(reference):
             assert len(single) == row["bytes"]
         else:
             assert row["sha256"] is None and row["bytes"] is None
-        single_head, single_body = certificate.read_bytes(single)
+        single_head, single_body = reader.read_bytes(single)
         assert single_body == body and single_head["count"] == count
         if claim == "win":   # (one bin of a move index a byte)
-            assert count == row["moves"] and body == certificate.bin_header(count) + body[-count:]
-            line = certificate.Certificate(single_head, single_body).line()
+            assert count == row["moves"] and body == spec.bin_header(count) + body[-count:]
+            line = reader.Certificate(single_head, single_body).line()
             assert len(line) == count and replays_to_win(start(deal(number)), line, Rules(4))
         else:
             assert number == 11982 and count == row["positions"] == \
                 known_count(11982, closure="autoplay")
-            held = certificate.Certificate(single_head, single_body).positions()
+            held = reader.Certificate(single_head, single_body).positions()
             assert len(held) == count
             codes = {encode(p, 4) for p in held}
             assert encode(start(deal(11982)), 4) in codes
@@ -373,8 +373,8 @@ def test_the_published_range_names_11982_alone(tmp_path, capsys):
     assert run(capsys, "extract", PUBLISHED, 11982, "-o", tmp_path / "x")[0] == 0
     assert run(capsys, "11982", "-q", "-o", tmp_path / "y")[0] == 0
     assert (tmp_path / "x").read_bytes() == (tmp_path / "y").read_bytes()
-    extracted = certificate.load(tmp_path / "x")
-    single = certificate.load(os.path.join(CERTIFICATES, "11982.msgpack.zst"))
+    extracted = reader.load(tmp_path / "x")
+    single = reader.load(os.path.join(CERTIFICATES, "11982.msgpack.zst"))
     assert extracted.version == 3 and extracted.records()[:2] == single.records()[:2]
     sums = open(os.path.join(CERTIFICATES, "SHA256SUMS")).read()
     with open(PUBLISHED, "rb") as f:
@@ -417,17 +417,17 @@ def test_a_no_win_entry_of_several_chunks_reads_back(monkeypatch, tmp_path):
     """The reader takes a no-win entry's table and as many chunks as its count asks for (made
     small here, so that a deal of a testable size has several), then the next entry."""
     from certify import engine
-    monkeypatch.setattr(certificate, "CHUNK", 1000)
+    monkeypatch.setattr(spec, "CHUNK", 1000)
     rules = Rules(4)
     outcome = engine.search(start(deal(11982)), rules)
     keys, columns = list(outcome.keys), outcome.columns
-    values = certificate.no_win_body(keys, columns, 4, False)
+    values = writer.no_win_body(keys, columns, 4, False)
     line = engine.solve_line(start(deal(11983)), rules)
-    win = certificate.body_values("win", line, 11983, None, rules)
+    win = writer.body_values("win", line, 11983, None, rules)
     packed = [ranges.pack_entry(11982, "no-win", len(keys), values),
               ranges.pack_entry(11983, "win", len(line) // 2, win)]
     ranges.write(tmp_path / "r", 11982, 11983, rules, lambda: iter(packed))
     head, entries = ranges.read(tmp_path / "r")
     assert [tuple(e) for e in entries] == [(11982, "no-win", len(keys), values),
                                            (11983, "win", len(line) // 2, win)]
-    assert len(certificate.nowin_parts(values, len(keys), 4)[1]) == -(-len(keys) // 1000)
+    assert len(reader.nowin_parts(values, len(keys), 4)[1]) == -(-len(keys) // 1000)

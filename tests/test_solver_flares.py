@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from certify.format import certificate
+from certify.format import reader, spec, writer
 from certify.commands import cli
 from certify.game import deals
 from certify import engine
@@ -49,7 +49,7 @@ def won_by_certify(deal, tmp_path, capsys):
     capsys.readouterr()
     checked = check(out)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    read = certificate.load(out)
+    read = reader.load(out)
     assert read.claim == WIN and read.deal == deal
     return read.line(), out
 
@@ -147,7 +147,7 @@ def test_a_census_of_such_a_deal_holds_the_certificate_of_certify(tmp_path, caps
     assert item.verdict == WIN
     result = prove.proved(start(deals.deal(deal)), Rules(4), deal)
     line, _ = won_by_certify(deal, tmp_path, capsys)
-    assert result.body == certificate.win_body(line)
+    assert result.body == writer.win_body(line)
 
 
 def test_a_no_win_deal_pays_the_flares_and_is_still_no_win():
@@ -177,4 +177,4 @@ def test_a_flares_line_is_the_same_in_every_process(tmp_path, capsys):
                            env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("1", "2")]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
     _, out = won_by_certify(deal, tmp_path, capsys)
-    assert runs[0].stdout == runs[1].stdout == certificate.digest(out.read_bytes()) + "\n"
+    assert runs[0].stdout == runs[1].stdout == spec.digest(out.read_bytes()) + "\n"

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certify.format import certificate
+from certify.format import writer
 from certify.game import deals
 from certify.engine.reference import solver
 from certify.engine import _solver
@@ -226,20 +226,20 @@ def test_cells_must_be_ascending_and_fit():
 # ---- a deal by its number (a census's one call a deal) ---------------------------------------
 
 def indices_by_reference(number, ncells, back, budget):
-    """The reference's line for a deal, from deals.deal, as certificate.move_indices writes it."""
+    """The reference's line for a deal, from deals.deal, as writer.move_indices writes it."""
     position = start(deals.deal(number))
     line = solver.solve(position, Rules(ncells), budget)
     if line is None:
         return None
-    return certificate.move_indices(position, bytes(b for m in line for b in m),
-                                    Rules(ncells, False, back))
+    return writer.move_indices(position, bytes(b for m in line for b in m),
+                               Rules(ncells, False, back))
 
 
 @pytest.mark.parametrize("number", [1, 2, 3, 617, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 - 1,
                                     2 ** 32, 2 ** 32 + 1, 6_000_000_001, 2 ** 33 - 1])
 def test_a_deal_by_number_gives_the_references_move_indices(number):
     """solve_deal deals the cards (deals.deal, whose numbering changes at 2^31 and 2^32),
-    solves and writes the move indices (certificate.move_indices) as the reference does."""
+    solves and writes the move indices (writer.move_indices) as the reference does."""
     for ncells, back in ((4, False), (4, True), (3, True)):
         assert _solver.solve_deal(number, Rules(ncells, False, back), 32_000) == \
             indices_by_reference(number, ncells, back, 32_000)

@@ -69,3 +69,20 @@ def test_files_already_in_the_asked_version_are_said_so(build, tmp_path):  # noq
     rows = [line.split()[:3] for line in lines[3:]]
     assert rows == [["nowin0-v3.msgpack.zst", "vcheck", "verified"],
                     ["range-v3.msgpack.zst", "vcheck", "verified"]]
+
+
+def test_a_baseline_build_runs_in_turn_and_gets_its_ratio(build, tmp_path):  # noqa: F811
+    nowin3 = small_files(tmp_path)[2]
+    lines = run_bench("--build", build, "--no-build", "--no-check", "--packed", "--baseline",
+                      build / "vcheck", "--runs", "2", "--json", nowin3)
+    records = [json.loads(line) for line in lines]
+    seen = {(r["checker"], r["measure"]) for r in records}
+    assert {("vcheck", "CPU"), ("baseline", "CPU"), ("base-packed", "CPU"),
+            ("baseline", "positions a CPU second"), ("ratio", "CPU against the baseline"),
+            ("ratio packed", "CPU against the baseline")} <= seen
+    for name in ("ratio", "ratio packed"):
+        ratio, = [r for r in records if r["checker"] == name]
+        assert ratio["runs"] == 2 and ratio["versus_value"] > 0
+        # (each figure is rounded to a few digits as it is printed)
+        assert abs(ratio["ratio"] - ratio["versus_value"] / ratio["value"]) < 0.01 * ratio["ratio"]
+    assert {r["verdict"] for r in records if "verdict" in r} == {"verified"}

@@ -14,7 +14,10 @@ The faults (--check): a circle (a strongly connected set of two or more modules)
 upward, from a layer of LAYERS (README's Layout, bottom first: certify's folders) into a later
 one, or into the command line (certify.commands.cli, which only certify.__main__ may import);
 an import of the reference search (certify.engine.reference.search) by anything but the
-engine's face (certify/engine/__init__.py), the one face of both engines.
+engine's face (certify/engine/__init__.py), the one face of both engines; inside a folder with
+an order of its own (INSIDE: the format's, a module a job), an import of a module of the same
+step or a later one, so that the writer and the reader stay apart and only the reader knows the
+old versions.
 
 Importing a submodule runs its package's __init__ too; that is not drawn, since no package
 here does more in its __init__ than import its own command.
@@ -39,6 +42,12 @@ LAYERS = (
     ("the run", ("run",)),
     ("commands", ("commands", "__main__")),
 )
+# The order inside a folder, bottom first, each step's modules importing only from earlier steps:
+# the format's constants and checks (and its file names); the old versions' read paths; the
+# writer and the reader, which never import each other; range certificates, made of them all.
+INSIDE = {
+    "format": (("spec", "names"), ("legacy",), ("writer", "reader"), ("ranges",)),
+}
 CLI = f"{PACKAGE}.commands.cli"
 REFERENCE = f"{PACKAGE}.engine.reference.search"
 FACE = f"{PACKAGE}.engine"
@@ -159,6 +168,19 @@ def layer(module):
     return len(LAYERS)  # in no layer: a fault of its own, below
 
 
+def step(module):
+    """(folder, index in INSIDE[folder]) of a certify module in a folder with an order of its
+    own, (folder, None) for one in none of its steps, or None for a module of no such folder."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE or len(parts) < 3 or parts[1] not in INSIDE:
+        return None
+    folder = parts[1]
+    for i, names in enumerate(INSIDE[folder]):
+        if parts[2] in names:
+            return folder, i
+    return folder, None
+
+
 def faults(edges):
     """Lines naming what the graph must not have."""
     found = [f"circle: {' <-> '.join(c)}" for c in circles(edges)]
@@ -170,6 +192,15 @@ def faults(edges):
                     t.split(".")[:2] != m.split(".")[:2]:
                 found.append(f"upward: {m} ({LAYERS[layer(m)][0]}) imports {t} "
                              f"({LAYERS[layer(t)][0]})")
+        if step(m) is not None and step(m)[1] is None:
+            found.append(f"{m} is in none of the steps of its folder (INSIDE)")
+        for t in sorted(targets):
+            here, there = step(m), step(t)
+            if here and there and here[0] == there[0] and None not in (here[1], there[1]) and \
+                    there[1] >= here[1]:
+                found.append(f"inside {here[0]}/: {m} imports {t}, of "
+                             f"{'its own step' if there[1] == here[1] else 'a later step'} "
+                             f"(INSIDE)")
         if CLI in targets and m not in (f"{PACKAGE}.__main__",):
             found.append(f"upward into the command line: {m} imports {CLI}")
         if REFERENCE in targets and m != FACE and not m.startswith(SCRIPTS):
@@ -208,8 +239,8 @@ def main(argv=None):
         for line in problems:
             print(line)
         if not problems:
-            print("no circle, nothing imports upward (LAYERS) or the command line, nothing but "
-                  "the engine imports the reference search")
+            print("no circle, nothing imports upward (LAYERS, INSIDE) or the command line, "
+                  "nothing but the engine imports the reference search")
     return 1 if problems and args.check else 0
 
 

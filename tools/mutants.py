@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKER, RULES, CARDS, DEALS = 'check/checker.py', 'certify/game/rules.py', 'certify/game/cards.py', 'certify/game/deals.py'
-WRITER = 'certify/format/certificate.py'
+WRITER, SPEC = 'certify/format/writer.py', 'certify/format/spec.py'
 
 # The tests each group is run against (--tests replaces them): those that read the rules through
 # check/ or certify/ and are quick, so that a mutant takes seconds, not minutes.
@@ -725,13 +725,14 @@ MUTANTS = [
     M('rules', 'deal: the drawn card is taken without the last card filling its place', DEALS,
       '        deck[j] = deck[-1]\n        deck.pop()', '        deck.pop(j)'),
 
-    # ---- certify/format/certificate.py: the writer (whose output check must verify) ----
-    M('writer', 'id width: 3 bytes from 65,536 entries (< instead of <=)', WRITER,
+    # ---- certify/format/: the writer, the record sizes and the move order (check must verify
+    # what they write) ----
+    M('writer', 'id width: 3 bytes from 65,536 entries (< instead of <=)', SPEC,
       'return 2 if columns <= 1 << 16 else', 'return 2 if columns < 1 << 16 else'),
-    M('writer', 'move order: free cells before the foundation', WRITER,
+    M('writer', 'move order: free cells before the foundation', SPEC,
       'return (0 if dest == HOME else 9 if dest == CELL else 1 + dest), card',
       'return (9 if dest == HOME else 0 if dest == CELL else 1 + dest), card'),
-    M('writer', 'move order: by card alone within all destinations', WRITER,
+    M('writer', 'move order: by card alone within all destinations', SPEC,
       'return (0 if dest == HOME else 9 if dest == CELL else 1 + dest), card',
       'return card, (0 if dest == HOME else 9 if dest == CELL else 1 + dest)'),
     M('writer', 'column ids not sorted under symmetry', WRITER,

@@ -9,14 +9,15 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cd "$out"
 cp "$here"/coq/Check.v "$here"/coq/Extract.v "$here"/coq/Assumptions.v "$here"/coq/Deal.v \
-  "$here"/coq/Autoplay.v "$here"/coq/Verdict.v "$here"/coq/Range.v .
+  "$here"/coq/Autoplay.v "$here"/coq/Verdict.v "$here"/coq/Range.v "$here"/coq/Lemmas.v \
+  "$here"/coq/Supermove.v "$here"/coq/Sentences.v .
 python3 "$here/derive_rules.py" "$here/../certify/commands/exports/templates/Rules.v" . \
   Check.v Extract.v Assumptions.v Autoplay.v Verdict.v
 coq() { nice coqc -q -Q . VCheck "$@"; }
 # Each step says what it does, as it begins: the proofs take minutes on a busy machine.
 say() { echo "vcheck build: $*" >&2; }
 for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard Verdict VerdictBoard \
-    Range; do
+    Range Lemmas Supermove Sentences; do
   say "checking the proofs of $f.v"
   coq "$f.v"
 done

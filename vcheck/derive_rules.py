@@ -103,11 +103,20 @@ BOARD_EDITS = [
 DEAL_REALISERS = "From VCheck Require Deal.\n"
 
 
+# Assumptions.v's last block: the lemmas shipped with the rules (coq/Lemmas.v, Supermove.v,
+# Sentences.v), about Rules.v's deal and moves and the numbered deals' sentences. RulesBoard.v
+# has no deal and states the same moves, and a layout's sentence names its file: a custom
+# layout's list leaves them out. The block runs from this line to the end.
+LEMMAS = "From VCheck Require Import Lemmas.\n"
+
+
 def board_variant(text):
     for old, new in BOARD_EDITS:
         text = text.replace(old, new)
     if (first := text.find(DEAL_REALISERS)) >= 0:
         text = text[:first] + text[text.index("\n\n", first) + 2:]
+    if (first := text.find(LEMMAS)) >= 0:
+        text = text[:first]
     return text
 
 

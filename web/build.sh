@@ -11,7 +11,9 @@ web="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$web")"
 vbuild="${1:-$repo/vcheck/_build}"
 say() { echo "web build: $*" >&2; }
-for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard; do
+# (Every module vcheck/coq/Assumptions.v and its board variant print theorems of.)
+for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard Verdict VerdictBoard \
+    Range Lemmas Supermove Sentences; do
   if [ ! -e "$vbuild/$f.vo" ]; then
     say "no $vbuild/$f.vo: building vcheck first"
     "$repo/vcheck/build.sh" "$vbuild"

@@ -206,13 +206,13 @@ def spilling(args, argv, out, name, position, rules):
     """The search on disk's settings (work_folder.Disk), its work folder checked now, before any
     long work; None with --no-spill. Where the disk search is not built, --resume, --on-disk
     and --work-dir are refused, and without them the search stops at --memory as before."""
-    from ..engine import on_disk, work_folder
+    from ..engine import work_folder
     asked = args.resume or args.on_disk or args.work_dir is not None
     if args.no_spill:
         if asked:
             raise Usage("--no-spill does not go with --resume, --on-disk or --work-dir")
         return None
-    if asked and not on_disk.available():
+    if asked and not disk_search_built():
         raise Usage("the search on disk is not built (certify.engine._external); reinstall "
                     "with a C compiler (pip install -e .)")
     folder = args.work_dir if args.work_dir is not None else work_folder.default_folder(out, name)
@@ -222,6 +222,13 @@ def spilling(args, argv, out, name, position, rules):
     except work_folder.WorkFolderError as e:
         raise Usage(str(e)) from None
     return disk
+
+
+def disk_search_built():
+    # Imported only here and where the disk search runs: a search that fits in memory, nearly
+    # every one, does not pay for loading it.
+    from ..engine import on_disk
+    return on_disk.available()
 
 
 def winning_notation(position, result, rules):

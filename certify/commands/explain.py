@@ -44,7 +44,7 @@ import struct
 import sys
 from dataclasses import dataclass, field
 
-from ..format import certificate
+from ..format import reader, spec
 from .. import output
 from ..game.board import write_board
 from ..game.cards import name, parse
@@ -290,15 +290,15 @@ def searched(deal, board, position, rules, max_positions=None, time_limit=None, 
 def from_certificate(path):
     """A Source read from a certificate file; ExplainError names what is wrong with it."""
     try:
-        cert = certificate.load(path)
+        cert = reader.load(path)
         src = Source(cert.deal, None, cert.start, cert.rules, cert.claim, path=path)
         if cert.claim == WIN:
             src.move_count = cert.count
         else:
             src.table, src.records, src.width = cert.records()
             src.positions = cert.count
-    except certificate.CertificateError as e:
-        raise ExplainError(certificate.said(path, e)) from None
+    except spec.CertificateError as e:
+        raise ExplainError(spec.said(path, e)) from None
     return src
 
 

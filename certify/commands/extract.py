@@ -8,7 +8,7 @@ range file is read (it streams), so that its digest is checked before anything i
 import hashlib
 import json
 
-from ..format import certificate, ranges
+from ..format import ranges, spec
 from .. import output
 from .inputs import keep_other_claims, regular_file
 from ..format.names import certificate_name
@@ -47,7 +47,7 @@ def run_extract(argv):
             if deal == wanted:
                 found = claim, count, body
     except ranges.RangeError as e:
-        raise Usage(certificate.said(args.range_file, e)) from None
+        raise Usage(spec.said(args.range_file, e)) from None
     claim, count, body = found
     data = ranges.single_certificate(head, wanted, claim, count, body)
     output.write_atomic(out, data)

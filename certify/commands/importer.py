@@ -12,7 +12,7 @@ trusts nothing here. An illegal move is reported by its number and text, and not
 import hashlib
 import sys
 
-from ..format import certificate
+from ..format import spec
 from ..game import notation
 from .. import output
 from .inputs import NOTATION_LIMIT, input_name, keep_other_claims, read_text, starting_point
@@ -69,7 +69,7 @@ def run_import(argv):
     # The reader built the line by its own rules; the readable rules replay it before we write.
     if not replays_to_win(position, line, rules):
         raise AssertionError("the notation reader made a line the rules do not accept")
-    board = None if deal is not None else certificate.board_bytes(position, rules.ncells)
+    board = None if deal is not None else spec.board_bytes(position, rules.ncells)
     data, _ = win_certificate(line, deal, board, rules)
     try:
         output.write_atomic(out, data)

@@ -122,7 +122,8 @@ def keep_other_claims(out, given, deal, position, rules):
             return  # nothing there, or a device or FIFO, written to as it is
     except OSError:
         return
-    from ..format.certificate import board_bytes, peek_header
+    from ..format.reader import peek_header
+    from ..format.spec import board_bytes
     head = peek_header(out)
     if head is None:
         raise Usage(f"{out} exists and is not a certificate; not replaced: name the output "

@@ -16,7 +16,7 @@
     move_indices(position, line, rules)  -> a line as format version 3's move indices
 
 The reference is certify/engine/reference/search.py, certify/engine/reference/solver.py and the
-writer in certify/format/certificate.py, written to be read; the compiled engine does exactly
+writer in certify/format/writer.py, written to be read; the compiled engine does exactly
 what they do, faster, and tests/test_engine.py holds it to the same answers byte for byte. Set CERTIFY_ENGINE=python to run
 the reference, CERTIFY_ENGINE=native to insist on the compiled engine (one line and exit 2 if it
 is not built). Without either, a missing compiled engine is a RuntimeWarning that a command gives
@@ -249,10 +249,10 @@ class Line(bytes):
 
 def move_indices(position, line, rules):
     """A line's bytes (card, dest, ...) from `position` as one move index a byte, in format
-    version 3's move order (certificate.move_indices, in C when the engine is compiled);
+    version 3's move order (writer.move_indices, in C when the engine is compiled);
     ValueError at a move that is not legal."""
     if _search is None:
-        from ..format.certificate import move_indices as reference
+        from ..format.writer import move_indices as reference
         return reference(position, line, rules)
     found, cells, cols = position
     return _search.move_indices(bytes(found), bytes(sorted(cells)),
@@ -326,12 +326,12 @@ def no_win_body(outcome, rules):
     """The no-win certificate's body values (version 3) for a finished search's outcome.
 
     The compiled writer turns the key set into records where it lies (the outcome's keys are
-    used up); the reference is certificate.no_win_body, and both give the same bytes.
+    used up); the reference is writer.no_win_body, and both give the same bytes.
     """
     assert outcome.verdict == NO_WIN
     if outcome.store is not None:
         return outcome.store.write_body()
-    from ..format.certificate import no_win_body as reference
+    from ..format.writer import no_win_body as reference
     return reference(outcome.keys, outcome.columns, rules.ncells, rules.fixed_columns)
 
 

@@ -20,10 +20,10 @@
 ** within each group by the certificate's ids, is the certificate's order without another sort
 ** of the whole set on disk.
 **
-** The interned columns and the hash are search.c's, shared through columns.h. The move generator
-** is search.c's too (the same rules, written the same way), copied rather than shared because
-** it works on this module's keys; tests/test_external.py holds the two engines to the same
-** positions, byte for byte.
+** The interned columns and the hash are search.c's, shared through columns.h, and so is the move
+** generator (successors.h), which writes each successor through this module's put_successor()
+** in this module's keys; tests/test_external.py holds the two engines to the same positions,
+** byte for byte.
 */
 
 #define PY_SSIZE_T_CLEAN
@@ -45,6 +45,7 @@
 #include "columns.h"
 #include "ids.h"
 #include "rules.h"
+#include "successors.h"
 #include "zeroed.h"
 
 #define EMPTY_CELL 0xFF
@@ -72,17 +73,6 @@ enum { GOT = 1,             /* a read: the bytes, block header or key asked for 
 enum { UNKNOWN_COLUMN = -3 };  /* expand_key(): a key names a column never met (not ours) */
 enum { PRESENT = 1, INSERTED = 2,   /* held_insert(): the key was in the set, or is now */
        OVER_BUDGET = 3 };   /* held_room(), held_insert(): the set would outgrow its budget */
-
-static int parents[NCARDS][3];
-
-static void init_parents(void) {
-    for (int c = 0; c < NCARDS; c++) {
-        int n = 0;
-        for (int p = 0; p < NCARDS; p++)
-            if (stacks_on(c, p)) parents[c][n++] = p;
-        parents[c][n] = -1;
-    }
-}
 
 static double now(void) {
     struct timespec ts;
@@ -133,14 +123,6 @@ static uint32_t get_be(const uint8_t *p, int bytes) {
     for (int i = 0; i < bytes; i++) v = v << 8 | p[i];
     return v;
 }
-
-/* A position taken apart: what a key says. */
-typedef struct {
-    uint8_t found[4];
-    uint8_t occ[8];
-    int nocc;
-    uint32_t ids[8];
-} Parts;
 
 static void decode(const uint8_t *k, int ncells, int idw, Parts *p) {
     p->found[0] = k[0] >> 4; p->found[1] = k[0] & 15;
@@ -618,119 +600,28 @@ static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
 typedef struct {
     Expander *x;
     Parts p;
-    int tops[8];
-    int where[NCARDS];
-    int empty;
-    int nout;
     uint8_t out[MAX_SUCCESSORS * MAX_KEY];
 } Expansion;
 
-/* Write the key of (found, occupied cells, ids) as the next successor, as search.c's emit(). */
-static void emit(Expansion *e, const uint8_t *found_in, const uint8_t *occ_in, int nocc,
-                 const uint32_t *ids_in) {
-    Expander *x = e->x;
-    uint8_t *k = e->out + (size_t)e->nout++ * (size_t)x->keylen;
-    uint32_t ids[8];
-    uint8_t found[4], occ[8];
-    memcpy(ids, ids_in, sizeof ids);
-    memcpy(found, found_in, 4);
-    memcpy(occ, occ_in, (size_t)nocc);
-    /* A column that did not fit left garbage in ids: expand_key() then fails, the expansion is
-    ** done again once there is room, and this key is never used. */
-    if (x->autoplay && (x->columns.full || settle(&x->columns, found, occ, &nocc, ids) != FITS))
-        return;
+/* Successor key k of this module's, from its parts: the generator's put_successor()
+** (successors.h). */
+static void put_successor(void *to, uint8_t *k, const uint8_t *found, const uint8_t *occ,
+                          int nocc, uint32_t *ids) {
+    const Expander *x = to;
     encode(k, x->ncells, x->idw, x->fixed_columns, found, occ, nocc, ids);
 }
 
-static void land(Expansion *e, int card, int source, const uint8_t *found, const uint8_t *occ,
-                 int nocc, const uint32_t *ids) {
-    Columns *t = &e->x->columns;
-    uint32_t fresh[8];
-    for (const int *p = parents[card]; *p >= 0; p++) {
-        int j = e->where[*p];
-        if (j >= 0 && j != source) {
-            memcpy(fresh, ids, sizeof fresh);
-            fresh[j] = (uint32_t)column_push(t, ids[j], card);
-            emit(e, found, occ, nocc, fresh);
-        }
-    }
-    if (e->empty < 0) return;
-    for (int j = e->x->fixed_columns ? 0 : e->empty; j < 8; j++) {
-        if (e->tops[j] < 0 && j != source) {
-            memcpy(fresh, ids, sizeof fresh);
-            fresh[j] = (uint32_t)column_push(t, ids[j], card);
-            emit(e, found, occ, nocc, fresh);
-        }
-        if (!e->x->fixed_columns) break;
-    }
-}
-
-/* The successors of key k into e->out (search.c's expand, on this module's keys): how many,
+/* The successors of key k into e->out (successors.h, on this module's keys): how many,
 ** IDS_FULL when a new column did not fit at this width, ALLOC_FAILED (the columns stay whole),
 ** UNKNOWN_COLUMN for a key that names a column never met. */
 static int expand_key(Expansion *e, const uint8_t *k) {
     Expander *x = e->x;
-    Columns *t = &x->columns;
     Parts *p = &e->p;
     decode(k, x->ncells, x->idw, p);
-    e->nout = 0;
-    for (int i = 0; i < NCARDS; i++) e->where[i] = -1;
-    e->empty = -1;
-    for (int i = 0; i < 8; i++) {
-        if (p->ids[i] >= t->n) return UNKNOWN_COLUMN;   /* not a key of ours */
-        e->tops[i] = t->col[p->ids[i]].top;
-        if (e->tops[i] >= 0) e->where[e->tops[i]] = i;
-        else if (e->empty < 0) e->empty = i;
-    }
-    t->full = 0;
-    int F = x->ncells, room = p->nocc < F;
-    uint32_t rest[8];
-    uint8_t found2[4], occ2[8];
-    for (int i = 0; i < 8; i++) {
-        int card = e->tops[i];
-        if (card < 0) continue;
-        memcpy(rest, p->ids, sizeof rest);
-        rest[i] = (uint32_t)column_pop(t, p->ids[i]);
-        int suit = card_suit(card), rank = card_rank(card);
-        if (p->found[suit] == rank) {
-            memcpy(found2, p->found, 4);
-            found2[suit]++;
-            emit(e, found2, p->occ, p->nocc, rest);
-        }
-        land(e, card, i, p->found, p->occ, p->nocc, rest);
-        if (room) {
-            int n = 0, placed = 0;
-            for (int c = 0; c < p->nocc; c++) {
-                if (!placed && p->occ[c] > card) { occ2[n++] = (uint8_t)card; placed = 1; }
-                occ2[n++] = p->occ[c];
-            }
-            if (!placed) occ2[n++] = (uint8_t)card;
-            emit(e, p->found, occ2, n, rest);
-        }
-    }
-    for (int c = 0; c < p->nocc; c++) {
-        int card = p->occ[c], n = 0;
-        for (int d = 0; d < p->nocc; d++)
-            if (d != c) occ2[n++] = p->occ[d];
-        int suit = card_suit(card), rank = card_rank(card);
-        if (p->found[suit] == rank) {
-            memcpy(found2, p->found, 4);
-            found2[suit]++;
-            emit(e, found2, occ2, n, p->ids);
-        }
-        land(e, card, -1, p->found, occ2, n, p->ids);
-    }
-    if (x->foundation_moves) {
-        for (int suit = 0; suit < 4; suit++) {
-            int rank = p->found[suit];
-            if (!rank) continue;
-            memcpy(found2, p->found, 4);
-            found2[suit]--;
-            land(e, card_of(rank - 1, suit), -1, found2, p->occ, p->nocc, p->ids);
-        }
-    }
-    if (t->full) return t->full;
-    return e->nout;
+    for (int i = 0; i < 8; i++)
+        if (p->ids[i] >= x->columns.n) return UNKNOWN_COLUMN;   /* not a key of ours */
+    Rules rules = {x->ncells, x->fixed_columns, x->foundation_moves, x->autoplay};
+    return successors(&rules, &x->columns, p, e->out, (size_t)x->keylen, x);
 }
 
 /* A successor of a later bucket (hk cards home) into the buffer's back part. */
@@ -1585,6 +1476,304 @@ static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
     return PyLong_FromUnsignedLongLong(nnew);
 }
 
+/* ---- Looking keys up, a block at a time --------------------------------------------------- */
+
+/* A group's last layers on disk are small (thousands of successors, at the end of a group of
+** hundreds of millions of positions) and merge() would still read every block of the group's
+** files to drop the successors met before: a layer of a few keys would cost what a layer of
+** millions does. Instead, a file's block index (its blocks' first keys: index()) says which of
+** its blocks could hold a key, and merge_looked() reads only those: the same keys written, the
+** same file, in time that follows the successors, not the group. */
+
+#define INDEX_RECORD(w) ((w) + 8)   /* a block's first key, then where its header starts (u64) */
+
+static void put_le64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+static int pread_full(int fd, uint8_t *p, size_t n, uint64_t at, int *err) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, p + got, n - got, (off_t)(at + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) { *err = errno; return IO_FAILED; }
+        if (k == 0) { *err = EIO; return IO_FAILED; }   /* cut short */
+        got += (size_t)k;
+    }
+    return OK;
+}
+
+/* index(path, width) -> bytes: the key file's block index, a record a block (INDEX_RECORD): its
+** first key, then the offset of its header, little-endian. Every frame is read and decompressed
+** (a block's first key begins its frame's content) but no key is decoded past the first. First
+** keys that do not ascend are a file of ours changed (ValueError, as merge's disorder). */
+static PyObject *py_index(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *path;
+    int width;
+    if (!PyArg_ParseTuple(args, "yi", &path, &width)) return NULL;
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "index: bad width");
+        return NULL;
+    }
+    size_t w = (size_t)width, rec = INDEX_RECORD(w), n = 0, cap = 0;
+    uint8_t *ix = NULL;
+    int err = 0, disorder = 0, stop = 0;
+    In r;
+    memset(&r, 0, sizeof r);
+    r.fd = -1;
+    Py_BEGIN_ALLOW_THREADS
+    r.w = w;
+    r.zbound = ZSTD_compressBound(front_cap(w));
+    r.front = malloc(front_cap(w));
+    r.dctx = ZSTD_createDCtx();
+    uint8_t h[8];
+    if (!r.front || !r.dctx) err = ENOMEM;
+    else if ((r.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) err = errno;
+    else if (read_full(r.fd, h, 8, &err) != GOT || memcmp(h, KEY_MAGIC, 4) != 0 ||
+             h[4] != KEY_LAYOUT || h[5] != w) {
+        if (!err) err = EIO;
+    }
+    uint64_t at = 8;
+    while (!err) {
+        uint32_t nkeys, clen;
+        int got = in_header(&r, &nkeys, &clen);
+        if (got == AT_END) break;
+        if (got == IO_FAILED || in_block(&r, nkeys, clen) == IO_FAILED) { err = r.err; break; }
+        if (r.fend - r.fp < (ptrdiff_t)(1 + w) || r.fp[0] != 0) { err = EIO; break; }
+        if (n == cap) {
+            size_t more = cap ? 2 * cap : 1024;
+            uint8_t *grown = realloc(ix, more * rec);
+            if (!grown) { err = ENOMEM; break; }
+            ix = grown;
+            cap = more;
+        }
+        uint8_t *e = ix + n * rec;
+        memcpy(e, r.fp + 1, w);
+        put_le64(e + w, at);
+        if (n && memcmp(e - rec, e, w) >= 0) { disorder = 1; break; }
+        n++;
+        at += 8 + (uint64_t)clen;
+        if (n % 64 == 0 && stopping()) { stop = 1; break; }
+    }
+    in_close(&r);
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (stop) stopped();
+    else if (disorder)
+        PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
+    else if (err) os_error(err, path);
+    else result = PyBytes_FromStringAndSize((const char *)ix, (Py_ssize_t)(n * rec));
+    free(ix);
+    return result;
+}
+
+/* A key file looked up by its index: the block a key could be in is read whole and its keys
+** decoded into `keys`; the keys looked up ascend, so each block is read at most once. */
+typedef struct {
+    int fd;
+    const uint8_t *ix;    /* its index (index()'s bytes, the caller's) */
+    size_t nblocks;
+    size_t at;            /* the block in `keys` (valid while `loaded`) */
+    int loaded;
+    uint8_t *keys;        /* that block's keys, w bytes each */
+    size_t nkeys, pos;    /* its keys, and the first not below the last key looked up */
+    uint8_t *z, *front;
+    size_t zcap;
+    ZSTD_DCtx *dctx;
+    int err;
+} Look;
+
+/* Block j of l into l->keys: OK, or IO_FAILED (EIO for a block that breaks the layout), or
+** *disorder for keys out of order or unlike the index (the file changed since it was indexed). */
+static int look_block(Look *l, size_t w, size_t j, int *disorder) {
+    size_t rec = INDEX_RECORD(w), bound = ZSTD_compressBound(front_cap(w));
+    const uint8_t *e = l->ix + j * rec;
+    uint64_t at = get_le64(e + w);
+    uint8_t h[8];
+    if (pread_full(l->fd, h, 8, at, &l->err) == IO_FAILED) return IO_FAILED;
+    uint32_t nkeys = get_le32(h), clen = get_le32(h + 4);
+    if (nkeys == 0 || nkeys > BLOCK_KEYS || clen > bound) { l->err = EIO; return IO_FAILED; }
+    if (clen > l->zcap) {
+        uint8_t *z = realloc(l->z, clen);
+        if (!z) { l->err = ENOMEM; return IO_FAILED; }
+        l->z = z;
+        l->zcap = clen;
+    }
+    if (pread_full(l->fd, l->z, clen, at + 8, &l->err) == IO_FAILED) return IO_FAILED;
+    size_t n = ZSTD_decompressDCtx(l->dctx, l->front, front_cap(w), l->z, clen);
+    if (ZSTD_isError(n)) { l->err = EIO; return IO_FAILED; }
+    const uint8_t *fp = l->front, *fend = l->front + n;
+    for (size_t i = 0; i < nkeys; i++) {
+        uint8_t *k = l->keys + i * w;
+        size_t p = fp < fend ? *fp++ : w + 1;
+        if (p > w || (i == 0 && p) || (size_t)(fend - fp) < w - p) {
+            l->err = EIO;
+            return IO_FAILED;
+        }
+        if (p) memcpy(k, k - w, p);
+        memcpy(k + p, fp, w - p);
+        fp += w - p;
+        if (i && memcmp(k - w, k, w) >= 0) { *disorder = 1; return IO_FAILED; }
+    }
+    if (fp != fend) { l->err = EIO; return IO_FAILED; }
+    if (memcmp(l->keys, e, w) != 0 ||
+        (j + 1 < l->nblocks && memcmp(l->keys + (nkeys - 1) * w, e + rec, w) >= 0)) {
+        *disorder = 1;
+        return IO_FAILED;
+    }
+    l->at = j;
+    l->loaded = 1;
+    l->nkeys = nkeys;
+    l->pos = 0;
+    return OK;
+}
+
+/* Whether key k (above every key looked up before in l) is in l's file: *found; OK, or
+** IO_FAILED as look_block. */
+static int look_up(Look *l, size_t w, const uint8_t *k, int *found, int *disorder) {
+    size_t rec = INDEX_RECORD(w), a = l->loaded ? l->at : 0, b = l->nblocks;
+    *found = 0;
+    if (!b || memcmp(l->ix + a * rec, k, w) > 0) return OK;   /* below the file's first key */
+    while (b - a > 1) {   /* the last block whose first key is at most k */
+        size_t m = a + (b - a) / 2;
+        if (memcmp(l->ix + m * rec, k, w) <= 0) a = m;
+        else b = m;
+    }
+    if ((!l->loaded || l->at != a) && look_block(l, w, a, disorder) == IO_FAILED) return IO_FAILED;
+    size_t x = l->pos, y = l->nkeys;
+    while (x < y) {
+        size_t m = x + (y - x) / 2;
+        if (memcmp(l->keys + m * w, k, w) < 0) x = m + 1;
+        else y = m;
+    }
+    l->pos = x;
+    *found = x < l->nkeys && memcmp(l->keys + x * w, k, w) == 0;
+    return OK;
+}
+
+static void look_close(Look *l) {
+    if (l->fd >= 0) close(l->fd);
+    free(l->keys);
+    free(l->z);
+    free(l->front);
+    ZSTD_freeDCtx(l->dctx);
+    memset(l, 0, sizeof *l);
+    l->fd = -1;
+}
+
+/* merge_looked(inputs, width, out, visited, indexes) -> new: what merge(inputs, width, out,
+** visited) writes and returns, the keys of `visited` looked up by their `indexes` (index()'s
+** bytes, one a file) rather than read through: for inputs few beside the visited files. */
+static PyObject *py_merge_looked(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *inputs, *visited, *indexes;
+    int width;
+    const char *out_path;
+    if (!PyArg_ParseTuple(args, "OiyOO", &inputs, &width, &out_path, &visited, &indexes))
+        return NULL;
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "merge_looked: bad arguments");
+        return NULL;
+    }
+    PyObject *held = PySequence_Tuple(indexes);   /* (their bytes stay ours without the GIL) */
+    if (!held) return NULL;
+    Py_ssize_t k = 0, nv = 0;
+    const char **paths = path_list(inputs, &k), **vpaths = NULL;
+    if (!paths) { Py_DECREF(held); return NULL; }
+    if (!(vpaths = path_list(visited, &nv))) { free(paths); Py_DECREF(held); return NULL; }
+    size_t w = (size_t)width, rec = INDEX_RECORD(w);
+    if (PyTuple_GET_SIZE(held) != nv) {
+        free(paths); free(vpaths); Py_DECREF(held);
+        PyErr_SetString(PyExc_ValueError, "merge_looked: an index a visited file");
+        return NULL;
+    }
+    In *readers = calloc((size_t)k + 1, sizeof *readers);
+    In **heap = malloc(((size_t)k + 1) * sizeof *heap);
+    Look *looks = calloc((size_t)nv + 1, sizeof *looks);
+    if (!readers || !heap || !looks) {
+        free(paths); free(vpaths); free(readers); free(heap); free(looks); Py_DECREF(held);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < k; i++) readers[i].fd = -1;
+    for (Py_ssize_t i = 0; i < nv; i++) {
+        PyObject *b = PyTuple_GET_ITEM(held, i);
+        looks[i].fd = -1;
+        if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) % (Py_ssize_t)rec) {
+            free(paths); free(vpaths); free(readers); free(heap); free(looks); Py_DECREF(held);
+            PyErr_SetString(PyExc_ValueError, "merge_looked: not an index");
+            return NULL;
+        }
+        looks[i].ix = (const uint8_t *)PyBytes_AS_STRING(b);
+        looks[i].nblocks = (size_t)PyBytes_GET_SIZE(b) / rec;
+    }
+    int err = 0, disorder = 0, stop = 0;
+    const char *where = NULL;
+    uint64_t nnew = 0, steps = 0;
+    Out out;
+    memset(&out, 0, sizeof out);
+    out.fd = -1;
+    Heap q = {heap, 0, w};
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < nv && !err; i++) {
+        Look *l = &looks[i];
+        l->keys = malloc(BLOCK_KEYS * w);
+        l->front = malloc(front_cap(w));
+        l->dctx = ZSTD_createDCtx();
+        if (!l->keys || !l->front || !l->dctx) err = ENOMEM;
+        else if ((l->fd = open(vpaths[i], O_RDONLY | O_CLOEXEC)) < 0) err = errno;
+        if (err) where = vpaths[i];
+    }
+    if (!err && open_all(paths, k, w, readers, &q, &err, &where) == OK &&
+        out_open(&out, out_path, w) == IO_FAILED) {
+        err = out.err;
+        where = out_path;
+    }
+    uint8_t last[MAX_RECORD];
+    int any = 0;
+    while (!err && q.n) {
+        uint8_t key[MAX_RECORD];
+        In *top = q.h[0];
+        if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
+        memcpy(key, top->key, w);
+        if (heap_pop(&q) == IO_FAILED) { err = top->err; where = "a run"; break; }
+        if (top->live && memcmp(top->key, key, w) <= 0) { disorder = 1; break; }
+        if (any && memcmp(key, last, w) == 0) continue;   /* in two runs */
+        memcpy(last, key, w);
+        any = 1;
+        int seen = 0;
+        for (Py_ssize_t i = 0; i < nv && !seen; i++) {
+            if (look_up(&looks[i], w, key, &seen, &disorder) == IO_FAILED) {
+                if (!disorder) { err = looks[i].err; where = vpaths[i]; }
+                break;
+            }
+        }
+        if (disorder || err) break;
+        if (seen) continue;
+        if (out_put(&out, key) == IO_FAILED) { err = out.err; where = out_path; break; }
+        nnew++;
+    }
+    if (out_close(&out) == IO_FAILED && !err) { err = out.err; where = out_path; }
+    for (Py_ssize_t i = 0; i < k; i++) in_close(&readers[i]);
+    for (Py_ssize_t i = 0; i < nv; i++) look_close(&looks[i]);
+    Py_END_ALLOW_THREADS
+    free(paths); free(vpaths); free(readers); free(heap); free(looks);
+    Py_DECREF(held);
+    if (stop) return stopped();
+    if (disorder) {
+        PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
+        return NULL;
+    }
+    if (err) return os_error(err, where);
+    return PyLong_FromUnsignedLongLong(nnew);
+}
+
 /* widen(path, out, ncells): a file of keys with 2-byte ids rewritten with 3-byte ones (the
 ** order is kept: a big-endian id's spelling grows, its rank does not). */
 static PyObject *py_widen(PyObject *self, PyObject *args) {
@@ -1773,14 +1962,16 @@ static PyObject *py_mark_used(PyObject *self, PyObject *args) {
 
 /* ---- The certificate's records ---------------------------------------------------------- */
 
-/* Finisher(paths, ncells, idw, fixed, renumber, fw): every key of the sorted files `paths` (no
-** key in two of them) as a certificate record, in the certificate's order: next(n) gives the
-** next at most n (at least one group's worth: a group is never split) as bytes, record after
-** record, b"" at the end. `renumber` holds each search id's certificate id (4 bytes, native
+/* Finisher(paths, rules, idw, renumber, fw): every key of the sorted files `paths` (no key in
+** two of them, its ids `idw` bytes wide) as a certificate record, in the certificate's order:
+** next(n) gives the next at most n (at least one group's worth: a group is never split) as
+** bytes, record after record, b"" at the end. `rules` (a Rules: rules.h) says the cells and
+** whether the ids are sorted; `renumber` holds each search id's certificate id (4 bytes, native
 ** order), `fw` the certificate's id width. */
 typedef struct {
     PyObject_HEAD
-    int ncells, idw, fixed, fw, w, rw;
+    Rules rules;
+    int idw, fw, w, rw;   /* the keys' and the records' id widths, the keys' and records' bytes */
     int k;
     In *readers;
     Heap q;
@@ -1803,21 +1994,21 @@ static void Finisher_dealloc(Finisher *f) {
 }
 
 static int Finisher_init(Finisher *f, PyObject *args, PyObject *kw) {
-    static char *names[] = {"paths", "ncells", "idw", "fixed", "renumber", "fw", NULL};
+    static char *names[] = {"paths", "rules", "idw", "renumber", "fw", NULL};
     PyObject *paths;
     Py_buffer ren;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!iipy*i", names, &PyList_Type, &paths,
-                                     &f->ncells, &f->idw, &f->fixed, &ren, &f->fw))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O&iy*i", names, &PyList_Type, &paths,
+                                     rules_converter, &f->rules, &f->idw, &ren, &f->fw))
         return -1;
     int k = (int)PyList_GET_SIZE(paths);
-    if (f->readers || f->ncells < 0 || f->ncells > 8 || (f->idw != 2 && f->idw != 3) ||
+    if (f->readers || (f->idw != 2 && f->idw != 3) ||
         f->fw < 2 || f->fw > 4 || k > MOST_INPUTS || ren.len % 4) {
         PyBuffer_Release(&ren);
         PyErr_SetString(PyExc_ValueError, "Finisher: bad arguments");
         return -1;
     }
-    f->w = 2 + f->ncells + 8 * f->idw;
-    f->rw = 4 + f->ncells + 8 * f->fw;
+    f->w = 2 + f->rules.ncells + 8 * f->idw;
+    f->rw = 4 + f->rules.ncells + 8 * f->fw;
     f->nrenumber = (size_t)ren.len / 4;
     f->renumber = malloc(ren.len ? (size_t)ren.len : 4);
     f->readers = calloc((size_t)k + 1, sizeof *f->readers);
@@ -1855,7 +2046,7 @@ static void put_record_ids(uint8_t *r, int at, const uint32_t *ids, int fw) {
 static PyObject *Finisher_next(Finisher *f, PyObject *args) {
     Py_ssize_t want;
     if (!PyArg_ParseTuple(args, "n", &want)) return NULL;
-    size_t rw = (size_t)f->rw, w = (size_t)f->w, at = 2 + (size_t)f->ncells;
+    size_t rw = (size_t)f->rw, w = (size_t)f->w, at = 2 + (size_t)f->rules.ncells;
     size_t cap = want > 0 ? (size_t)want : 1;
     uint8_t *outbuf = NULL;
     size_t nout = 0, capout = 0;
@@ -1880,7 +2071,7 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
             }
             uint8_t *r = f->group + f->ngroup++ * rw;
             r[0] = k[0] >> 4; r[1] = k[0] & 15; r[2] = k[1] >> 4; r[3] = k[1] & 15;
-            memcpy(r + 4, k + 2, (size_t)f->ncells);
+            memcpy(r + 4, k + 2, (size_t)f->rules.ncells);
             uint32_t ids[8];
             for (int j = 0; j < 8; j++) {
                 uint32_t id = get_be(k + at + (size_t)f->idw * j, f->idw);
@@ -1888,14 +2079,14 @@ static PyObject *Finisher_next(Finisher *f, PyObject *args) {
                 ids[j] = f->renumber[id];
             }
             if (bad) break;
-            if (!f->fixed) sort8(ids);
-            put_record_ids(r, 4 + f->ncells, ids, f->fw);
+            if (!f->rules.fixed_columns) sort8(ids);
+            put_record_ids(r, 4 + f->rules.ncells, ids, f->fw);
             if (heap_pop(&f->q) == IO_FAILED) { err = top->err ? top->err : EIO; break; }
         }
         if (err || bad || disorder || nomem) break;
         /* Within a group every record shares its first 4 + ncells bytes: sorted by the ids. */
         Py_BEGIN_ALLOW_THREADS
-        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->ncells, 0);
+        sort_keys(f->group, f->ngroup, rw, 4 + (size_t)f->rules.ncells, 0);
         Py_END_ALLOW_THREADS
         for (size_t i = 1; i < f->ngroup; i++)
             if (memcmp(f->group + (i - 1) * rw, f->group + i * rw, rw) >= 0) {
@@ -1999,6 +2190,9 @@ static PyObject *py_stop(PyObject *self, PyObject *arg) {
 static PyMethodDef module_methods[] = {
     {"merge", (PyCFunction)(void (*)(void))py_merge, METH_VARARGS | METH_KEYWORDS,
      "merge(inputs, width, out, visited=()) -> keys written"},
+    {"index", py_index, METH_VARARGS, "index(path, width) -> a key file's block index"},
+    {"merge_looked", py_merge_looked, METH_VARARGS,
+     "merge_looked(inputs, width, out, visited, indexes) -> keys written (merge's)"},
     {"count", py_count, METH_VARARGS, "count(path, width) -> keys in a whole key file, or None"},
     {"stop", py_stop, METH_O, "stop(True): the loops running stop at their next look (Stopped)"},
     {"widen", py_widen, METH_VARARGS, "widen(path, out, ncells): 2-byte ids to 3"},

@@ -2,9 +2,10 @@
 ** A line of single-card moves as format version 3 writes a win: each move as its index among
 ** the legal moves of the position it is made from, in the move order (to the foundation
 ** first, then to columns 1..8, then to a free cell; within one destination by ascending card).
-** certificate.move_indices is the reference; search.c (engine.move_indices) and solver.c (the
-** census's one call a deal) both include this file, so that there is one home for the order,
-** and for the replay of a line (line_wins(): is it legal and does it end won).
+** move_indices in certify/format/writer.py is the reference; search.c (engine.move_indices)
+** and solver.c (the census's one call a deal) both include this file, so that there is one
+** home for the order, and for the replay of a line (line_wins(): is it legal and does it end
+** won).
 **
 ** A move is (card, destination: 0..7 a column, 8 a free cell, 9 the foundation). A card is free
 ** to move from the top of a column, from a free cell, or, when the rules allow foundation moves

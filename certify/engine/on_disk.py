@@ -54,14 +54,22 @@ external-memory search):
   frontier. Those positions are the visited file and the fresh files (each a sorted file, no
   position in two): a layer's new positions, its frontier, are kept as one more fresh file, not
   merged into the visited file, so that no layer rewrites all the group has found; the fresh
-  files are merged into the visited file once they outweigh it, or into one once they are many
-  (_settle), so a position is rewritten a few times in a group, not once a layer. An empty
+  files are merged into the visited file once they outweigh it, or the newest into one once they
+  are many (_settle), so a position is rewritten a few times in a group, not once a layer. An empty
   frontier closes the group (its files merged into one).
 - Runs do not pile up (delayed duplicate detection within them, as Korf's search and Freecell
   Solver's disk queue do it): once a few wait, or the later ones outweigh the first, they are
   merged into one, repeats dropped, and a layer's runs less the bucket's files as well
   (_compact). Most successors are positions met before or made twice, so what waits on disk
   stays near the distinct new positions rather than the successors made.
+- A group's last layers are small (a frontier of thousands at the end of a group of hundreds of
+  millions), yet a merge less the group's files reads all of them: each such layer would cost
+  what a layer of millions does. So when a layer's successors are few beside the group's files
+  (LOOK_UP_BELOW), they are looked up in them instead: each file's block index (its blocks'
+  first keys, read once a file and kept while the file is named: about 40 bytes a block of
+  8,192 keys, 5 MB for a group of a billion) says which block could hold a successor, and only
+  those blocks are read. The frontier written is the same file, so the rest of the search, and
+  the certificate, cannot tell which way it was made.
 - Every key file is front-coded and zstd-compressed in blocks of 8,192 keys (external.c gives
   the layout): sorted keys share most of their bytes with their neighbours, so a key costs about
   2 bytes on disk, not its 22 in memory; a reader skips to a key by the blocks' headers.
@@ -89,6 +97,10 @@ MERGE_AT = 8  # runs waiting for one merge that are merged into one at once (see
 SLICE = 0.25  # seconds between looks at the clock, the progress display and Ctrl-C
 CHECKPOINT_EVERY = 300  # seconds between saves of a bucket held in memory (or 5 saves' time)
 CONCAT_AT_ONCE = 1000  # a bucket's parts one concatenation reads (external.c's MOST_INPUTS)
+# Successors are looked up in the group's files, a block at a time, rather than merged with them
+# when they are at most this fraction of the files' keys: below it the blocks a lookup reads are
+# the fewer, and above it a merge reads each block once anyway, without the index to build.
+LOOK_UP_BELOW = 1 / 16
 
 
 def _native():
@@ -147,6 +159,7 @@ class DiskSearch:
         self.dump_seconds = 0.0  # how long that took
         self.signalled = None  # the signal that asked the search to stop
         self.fanin = fanin(memory)
+        self.indexes = {}  # a key file's name -> (its identity on disk, its block index)
         usable_folder(self.folder)
         if not os.path.isdir(self.folder):
             os.makedirs(self.folder)
@@ -281,6 +294,9 @@ class DiskSearch:
         if old:
             self._remove(old)
         self._tidy()  # (what the state no longer names: merged runs, an old save of a bucket)
+        named = self._named()
+        for name in [n for n in self.indexes if n not in named]:
+            del self.indexes[name]
 
     def _write(self, name, data):
         with open(self._path(name), "wb") as f:
@@ -692,12 +708,29 @@ class DiskSearch:
 
     def _merge(self, runs, less=(), what="merged"):
         """The keys of `runs` (sorted files) less those of the files `less`, into one new file:
-        [its name, its keys]. (The callers keep to fanin() runs at once, in passes if need be,
-        each checkpointed.)"""
+        [its name, its keys]; those of `less` looked up by their block index when the runs are
+        few beside them (the module's docstring), else read through. (The callers keep to
+        fanin() runs at once, in passes if need be, each checkpointed.)"""
         out = self._name(what)
-        new = self.x.merge([self._b(r[0]) for r in runs], self.expander.keylen, self._b(out),
-                           [self._b(e[0]) for e in less])
+        inputs, w = [self._b(r[0]) for r in runs], self.expander.keylen
+        files = [self._b(e[0]) for e in less]
+        if less and sum(r[1] for r in runs) <= LOOK_UP_BELOW * sum(e[1] for e in less):
+            new = self.x.merge_looked(inputs, w, self._b(out), files,
+                                      [self._index(e[0]) for e in less])
+        else:
+            new = self.x.merge(inputs, w, self._b(out), files)
         return [out, new]
+
+    def _index(self, name):
+        """The block index of the key file `name` (external.c's index()), read once while the
+        file is named: a file's name is never used again for other keys, and its identity on
+        disk (inode, size, time) guards against one replaced meanwhile all the same."""
+        st = os.stat(self._path(name))
+        seen = (st.st_ino, st.st_size, st.st_mtime_ns)
+        kept = self.indexes.get(name)
+        if kept is None or kept[0] != seen:
+            kept = self.indexes[name] = (seen, self.x.index(self._b(name), self.expander.keylen))
+        return kept[1]
 
     def _parts(self):
         """The files of the bucket's positions found so far: the visited file and the fresh
@@ -736,7 +769,9 @@ class DiskSearch:
         came (no layer rewrites the visited file, as a single file of the bucket's positions
         would need), until they outweigh the visited file, when all are merged into it (so that
         a key is rewritten a few times in a bucket, not once a layer), or until they are many,
-        when they are merged into one. Checkpointed."""
+        when the newest are merged into one, back to the first that outweighs all newer ones
+        together, left as it is with those before it (at a group's end, the large files of its
+        middle layers are not rewritten for every few small layers). Checkpointed."""
         s = self.state
         fresh = s["fresh"]
         most = max(2, min(MERGE_AT, self.fanin - 1))
@@ -746,7 +781,10 @@ class DiskSearch:
         if sum(sizes) >= os.path.getsize(self._path(s["visited"][0])):
             s["visited"], s["fresh"] = self._merge(self._parts(), (), "visited"), []
         elif len(fresh) >= most:
-            s["fresh"] = [self._merge(fresh, (), "fresh")]
+            at = len(fresh) - 2
+            while at and sizes[at - 1] <= sum(sizes[at:]):
+                at -= 1
+            s["fresh"] = fresh[:at] + [self._merge(fresh[at:], (), "fresh")]
         else:
             return
         self._checkpoint()
@@ -806,9 +844,8 @@ class DiskSearch:
         """The certificate's records, in its order: an iterator of bytes, each whole records."""
         s = self.state
         table, ids, width = table_ids or self.table()
-        finisher = self.x.Finisher([self._b(name) for _, name, _ in s["done"]],
-                                   self.rules.ncells, s["idw"], self.rules.fixed_columns, ids,
-                                   width)
+        finisher = self.x.Finisher([self._b(name) for _, name, _ in s["done"]], self.rules,
+                                   s["idw"], ids, width)
         while True:
             rows = finisher.next(block)
             if not rows:
@@ -835,9 +872,9 @@ class DiskSearch:
 
     def write_certificate(self, out, deal, board):
         """Write the no-win certificate to `out` (a path output.target settled, or '-') as the
-        records stream out of the work folder into certificate.NowinWriter, in memory about a
+        records stream out of the work folder into writer.NowinWriter, in memory about a
         chunk's: (its size, its SHA-256). The same bytes as the in-memory engine's writer."""
-        from ..format.certificate import NowinWriter
+        from ..format.writer import NowinWriter
         table, ids, width = self.table()
         with NowinWriter(out, table, self.rules, deal=deal, board=board) as w:
             for rows in self.records((table, ids, width)):

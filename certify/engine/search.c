@@ -3,7 +3,7 @@
 ** (writer.c) and the replay of a line (replay.c) that the module also holds.
 **
 ** This is the fast twin of certify/engine/reference/search.py (the reference) and, through
-** writer.c, of the writer in certify/format/certificate.py. It must explore in exactly the
+** writer.c, of the writer in certify/format/writer.py. It must explore in exactly the
 ** reference's order -- the same depth-first search, the same successor order, the same column numbering, the same budget
 ** checks -- so that a WIN line, the position count at an UNKNOWN stop and the certificate bytes
 ** are the same whichever engine ran; tests/test_engine.py holds the two to it. Where a line
@@ -16,8 +16,8 @@
 ** arena; an open-addressing table of indices finds them. Membership is decided by comparing
 ** whole keys: the stored hash only skips keys that cannot be equal.
 **
-** The file is the search (the tables, the moves, the loop), then its Python binding (the Search
-** type and the module). The output is checked, not trusted: check/ verifies every certificate
+** The file is the search (the tables, the loop; the moves are successors.h's, shared with the
+** search on disk, external.c), then its Python binding (the Search type and the module). The output is checked, not trusted: check/ verifies every certificate
 ** from scratch.
 */
 
@@ -33,6 +33,7 @@
 #include "ids.h"
 #include "replay.h"
 #include "rules.h"
+#include "successors.h"
 #include "writer.h"
 #include "zeroed.h"
 
@@ -57,20 +58,6 @@ enum { DONE = 0, WON = 1, MAX_POSITIONS = 2, OUT_OF_TIME = 3, TOO_MANY_COLUMNS =
 ** BODY_NOT_DISTINCT (writer.h), which write_body() turns into exceptions. The binding (the
 ** Python layer: -1 or NULL with an exception set, CPython's convention) is the only code that
 ** raises. */
-
-/* ---- Cards ------------------------------------------------------------------------------ */
-
-/* parents[c]: the cards c may lie on (one rank higher, other colour), ascending, -1 ended. */
-static int parents[NCARDS][3];
-
-static void init_parents(void) {
-    for (int c = 0; c < NCARDS; c++) {
-        int n = 0;
-        for (int p = 0; p < NCARDS; p++)
-            if (stacks_on(c, p)) parents[c][n++] = p;
-        parents[c][n] = -1;
-    }
-}
 
 /* ---- The set of positions --------------------------------------------------------------- */
 
@@ -205,33 +192,11 @@ static int make_room(Search *s) {
 
 /* ---- Moves ------------------------------------------------------------------------------ */
 
-/* One position being expanded: its parts and the facts every move looks at. */
-typedef struct {
-    Search *s;
-    uint8_t found[4];
-    uint8_t occ[8];
-    int nocc;
-    uint32_t ids[8];
-    int tops[8];
-    int where[NCARDS];   /* the column whose top card this is, or -1 */
-    int empty;       /* the first empty column, or -1 */
-    int nout;
-} Expansion;
-
-/* Write the key of (found, occupied cells, ids) as the next successor, like search.py's key(). */
-static void emit(Expansion *e, const uint8_t *found_in, const uint8_t *occ_in, int nocc,
-                 const uint32_t *ids_in) {
-    Search *s = e->s;
-    uint8_t *k = s->succ + (size_t)e->nout++ * (size_t)s->keylen;
-    uint32_t ids[8];
-    uint8_t found[4], occ[8];
-    memcpy(ids, ids_in, sizeof ids);
-    memcpy(found, found_in, 4);
-    memcpy(occ, occ_in, (size_t)nocc);
-    /* A column that did not fit left garbage in ids: expand() is then done again, and this key
-    ** is never used. */
-    if (s->autoplay && (s->columns.full || settle(&s->columns, found, occ, &nocc, ids) != FITS))
-        return;
+/* Successor key k of the search's, from its parts, like search.py's key(): the generator's
+** put_successor() (successors.h). */
+static void put_successor(void *to, uint8_t *k, const uint8_t *found, const uint8_t *occ,
+                          int nocc, uint32_t *ids) {
+    const Search *s = to;
     if (!s->fixed_columns) sort8(ids);
     memcpy(k, found, 4);
     memcpy(k + 4, occ, (size_t)nocc);
@@ -240,105 +205,23 @@ static void emit(Expansion *e, const uint8_t *found_in, const uint8_t *occ_in, i
     for (int i = 0; i < 8; i++, p += s->width) put_id(p, ids[i], s->width);
 }
 
-/* Every column `card` may land on from `source` (a column, or -1), as search.py's land(). */
-static void land(Expansion *e, int card, int source, const uint8_t *found, const uint8_t *occ,
-                 int nocc, const uint32_t *ids) {
-    Columns *t = &e->s->columns;
-    uint32_t fresh[8];
-    for (const int *p = parents[card]; *p >= 0; p++) {
-        int j = e->where[*p];
-        if (j >= 0 && j != source) {
-            memcpy(fresh, ids, sizeof fresh);
-            fresh[j] = (uint32_t)column_push(t, ids[j], card);
-            emit(e, found, occ, nocc, fresh);
-        }
-    }
-    if (e->empty < 0) return;
-    for (int j = e->s->fixed_columns ? 0 : e->empty; j < 8; j++) {
-        if (e->tops[j] < 0 && j != source) {
-            memcpy(fresh, ids, sizeof fresh);
-            fresh[j] = (uint32_t)column_push(t, ids[j], card);
-            emit(e, found, occ, nocc, fresh);
-        }
-        if (!e->s->fixed_columns) break;   /* up to column order, every empty column is the same */
-    }
-}
-
-/* Put position k's successors in s->succ, in search.py's order; how many, or IDS_FULL when a
-** new column did not fit at this width (nothing else changed but memos: expand again once
-** wider), or ALLOC_FAILED (the columns are whole: only this expansion is lost). */
+/* Put position k's successors in s->succ, in search.py's order (successors.h): how many, or
+** IDS_FULL when a new column did not fit at this width (expand again once wider), or
+** ALLOC_FAILED. */
 static int expand(Search *s, uint32_t k) {
-    Columns *t = &s->columns;
-    Expansion e;
     const uint8_t *key = key_at(s, k);
     int F = s->ncells;
-    e.s = s;
-    e.nout = 0;
-    memcpy(e.found, key, 4);
-    e.nocc = 0;
-    while (e.nocc < F && key[4 + e.nocc] != EMPTY_CELL) {
-        e.occ[e.nocc] = key[4 + e.nocc];
-        e.nocc++;
+    Parts p;
+    memcpy(p.found, key, 4);
+    p.nocc = 0;
+    while (p.nocc < F && key[4 + p.nocc] != EMPTY_CELL) {
+        p.occ[p.nocc] = key[4 + p.nocc];
+        p.nocc++;
     }
-    for (int i = 0; i < NCARDS; i++) e.where[i] = -1;
-    e.empty = -1;
-    const uint8_t *p = key + 4 + F;
-    for (int i = 0; i < 8; i++, p += s->width) {
-        e.ids[i] = get_id(p, s->width);
-        e.tops[i] = t->col[e.ids[i]].top;
-        if (e.tops[i] >= 0) e.where[e.tops[i]] = i;
-        else if (e.empty < 0) e.empty = i;
-    }
-    t->full = 0;
-    int room = e.nocc < F;
-    uint32_t rest[8];
-    uint8_t found2[4], occ2[8];
-
-    for (int i = 0; i < 8; i++) {   /* the top card of a column ... */
-        int card = e.tops[i];
-        if (card < 0) continue;
-        memcpy(rest, e.ids, sizeof rest);
-        rest[i] = (uint32_t)column_pop(t, e.ids[i]);   /* garbage if full: never used */
-        int suit = card_suit(card), rank = card_rank(card);
-        if (e.found[suit] == rank) {   /* ... to its foundation */
-            memcpy(found2, e.found, 4);
-            found2[suit]++;
-            emit(&e, found2, e.occ, e.nocc, rest);
-        }
-        land(&e, card, i, e.found, e.occ, e.nocc, rest);   /* ... onto another column */
-        if (room) {   /* ... into a free cell: the cells stay ascending */
-            int n = 0, placed = 0;
-            for (int c = 0; c < e.nocc; c++) {
-                if (!placed && e.occ[c] > card) { occ2[n++] = (uint8_t)card; placed = 1; }
-                occ2[n++] = e.occ[c];
-            }
-            if (!placed) occ2[n++] = (uint8_t)card;
-            emit(&e, e.found, occ2, n, rest);
-        }
-    }
-    for (int c = 0; c < e.nocc; c++) {   /* a card in a free cell ... */
-        int card = e.occ[c], n = 0;
-        for (int d = 0; d < e.nocc; d++)
-            if (d != c) occ2[n++] = e.occ[d];
-        int suit = card_suit(card), rank = card_rank(card);
-        if (e.found[suit] == rank) {   /* ... to its foundation */
-            memcpy(found2, e.found, 4);
-            found2[suit]++;
-            emit(&e, found2, occ2, n, e.ids);
-        }
-        land(&e, card, -1, e.found, occ2, n, e.ids);   /* ... onto a column */
-    }
-    if (s->foundation_moves) {   /* a foundation's top card back onto a column (a variant) */
-        for (int suit = 0; suit < 4; suit++) {
-            int rank = e.found[suit];
-            if (!rank) continue;
-            memcpy(found2, e.found, 4);
-            found2[suit]--;
-            land(&e, card_of(rank - 1, suit), -1, found2, e.occ, e.nocc, e.ids);
-        }
-    }
-    if (t->full) return t->full;
-    return e.nout;
+    const uint8_t *q = key + 4 + F;
+    for (int i = 0; i < 8; i++, q += s->width) p.ids[i] = get_id(q, s->width);
+    Rules rules = {s->ncells, s->fixed_columns, s->foundation_moves, s->autoplay};
+    return successors(&rules, &s->columns, &p, s->succ, (size_t)s->keylen, s);
 }
 
 /* ---- Widening --------------------------------------------------------------------------- */
@@ -636,8 +519,8 @@ static PyObject *Search_columns(Search *s, PyObject *noargs) {
     return list;
 }
 
-/* write_body() -> the no-win certificate's body values, byte for byte
-** certificate.no_win_body's (writer.h). The search is used up: its keys become the records. */
+/* write_body() -> the no-win certificate's body values, byte for byte those of no_win_body in
+** format/writer.py (writer.h). The search is used up: its keys become the records. */
 static PyObject *Search_write_body(Search *s, PyObject *noargs) {
     (void)noargs;
     if (!usable(s)) return NULL;

@@ -1426,7 +1426,7 @@ static PyMethodDef methods[] = {
     {"solve_deal", (PyCFunction)(void (*)(void))solve_deal, METH_VARARGS | METH_KEYWORDS,
      "solve_deal(deal, rules, budget) -> bytes or None\n\n"
      "solve()'s line from the start of deal number `deal` (certify.game.deals.deal), as format\n"
-     "version 3's move indices, one byte a move (certificate.move_indices under the rules\n"
+     "version 3's move indices, one byte a move (writer.move_indices under the rules\n"
      "with `ncells` free cells and `foundation_moves`): what a census keeps of a won deal,\n"
      "in one call. None as for solve()."},
     {NULL, NULL, 0, NULL}};

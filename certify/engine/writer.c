@@ -1,7 +1,7 @@
 /*
 ** The no-win certificate's body, written from a finished search's keys: part of
 ** certify.engine._search (search.c's write_body() calls it; writer.h says how). The twin of the
-** writer in certify/format/certificate.py, byte for byte.
+** writer in certify/format/writer.py, byte for byte.
 **
 ** Each key becomes a record (its column ids renumbered to the table's, ascending by content, and
 ** sorted again), the records are sorted, and the body is the table, then the records in chunks

@@ -1,7 +1,8 @@
 /*
 ** The no-win certificate's body, written from a finished search's keys (writer.c): the column
 ** table (a msgpack array of bin), then the records in chunks of CHUNK, each a bin of its records
-** as byte planes (docs/certificate-format.md, version 3), byte for byte certificate.no_win_body's.
+** as byte planes (docs/certificate-format.md, version 3), byte for byte those of no_win_body in
+** format/writer.py.
 ** search.c's write_body() is its one caller.
 **
 ** In two steps, so that the caller can make the buffer the body goes into (a Python bytes

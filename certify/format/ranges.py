@@ -20,10 +20,10 @@ import msgpack
 import xxhash
 import zstandard
 
-from . import certificate
+from . import legacy, reader, spec, writer
 from .. import output
 
-FORMAT = certificate.FORMAT
+FORMAT = spec.FORMAT
 VERSION = 3  # what certify writes
 VERSIONS = (2, 3)  # what it reads: range certificates exist from version 2 on
 CLAIM = "range"
@@ -42,14 +42,14 @@ class RangeError(ValueError):
     """A file that is not a readable range certificate (or entries that cannot make one)."""
 
 
-class EmptyRange(RangeError, certificate.EmptyFile):
-    """A range file with no byte at all (certificate.said says it as check does)."""
+class EmptyRange(RangeError, spec.EmptyFile):
+    """A range file with no byte at all (spec.said says it as check does)."""
 
 
 def pack_entry(deal, claim, count, values):
     """One entry's bytes, exactly as they stand in the file (msgpack's shortest forms): its
     [deal, claim, count], then the body values of its single certificate (for a body as
-    certify holds it, certificate.body_values gives them)."""
+    certify holds it, writer.body_values gives them)."""
     return msgpack.packb([deal, claim, count], use_bin_type=True) + values
 
 
@@ -67,10 +67,10 @@ def header(first, last, rules, digest):
 
 
 def rules_of(head):
-    """The Rules a range header states (certificate.rules_of: one reading of the fields)."""
+    """The Rules a range header states (spec.rules_of: one reading of the fields)."""
     try:
-        return certificate.rules_of(head)
-    except certificate.CertificateError as e:
+        return spec.rules_of(head)
+    except spec.CertificateError as e:
         raise RangeError(str(e)) from None
 
 
@@ -166,7 +166,7 @@ def read(path):
     except OSError as e:
         raise RangeError(f"cannot read {path}: {e.strerror or e}") from None
     try:
-        stream = certificate.Frames(f)
+        stream = reader.Frames(f)
         unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_ENTRY, strict_map_key=True)
         first = _read_some(stream, HEADER_LIMIT)
         unpacker.feed(first)
@@ -190,9 +190,9 @@ def read(path):
 def _read_some(stream, n, deal=None):
     try:
         return stream.read(n)
-    except certificate.EmptyFile as e:
+    except spec.EmptyFile as e:
         raise EmptyRange(str(e)) from None
-    except certificate.CertificateError as e:  # (a cut frame, or not zstd: in check's words)
+    except spec.CertificateError as e:  # (a cut frame, or not zstd: in check's words)
         raise RangeError(str(e) if deal is None else f"entry for deal {deal}: {e}") from None
 
 
@@ -300,7 +300,7 @@ def _body_values(values, deal, claim, count, head):
         value = values.next(deal)
         if not isinstance(value, bytes) or len(value) != n:
             raise RangeError(f"entry for deal {deal}: {what} is not a bin of {n:,} bytes")
-        return certificate.bin_header(n) + value
+        return spec.bin_header(n) + value
     if claim == "win":
         return bins(count, "its line of move indices")
     table = values.next(deal)
@@ -308,11 +308,11 @@ def _body_values(values, deal, claim, count, head):
         raise RangeError(f"entry for deal {deal}: no column table")
     if count < 1:
         raise RangeError(f"entry for deal {deal}: a no-win of no positions")
-    width = certificate.record_width(head["cells"], len(table))
+    width = spec.record_width(head["cells"], len(table))
     out = [msgpack.packb(table, use_bin_type=True)]
-    for i in range(0, count, certificate.CHUNK):
-        n = min(certificate.CHUNK, count - i)
-        out.append(bins(n * width, f"chunk {i // certificate.CHUNK}"))
+    for i in range(0, count, spec.CHUNK):
+        n = min(spec.CHUNK, count - i)
+        out.append(bins(n * width, f"chunk {i // spec.CHUNK}"))
     return b"".join(out)
 
 
@@ -323,11 +323,13 @@ def single_certificate(head, deal, claim, count, body):
     try:
         if head["version"] == 2:
             if claim == "win":   # a version 2 win's body is its line, as certify holds one
-                single = certificate.header(claim, deal, None, rules, count, body)
-                return certificate.encode_file(single, body)
-            body = certificate.v3_from_v2(body, count, rules.ncells)
-        single = certificate.values_header(claim, deal, None, rules, count,
-                                           xxhash.xxh3_64_hexdigest(body))
-        return certificate.encode_values(single, body)
-    except (certificate.CertificateError, ValueError) as e:
+                single = writer.header(claim, deal, None, rules, count, body)
+                return writer.encode_file(single, body)
+            table, records, _ = legacy.read_body(2, claim, body, count, rules.ncells)
+            body = writer.nowin_values(table, records,
+                                       spec.record_width(rules.ncells, len(table)))
+        single = writer.values_header(claim, deal, None, rules, count,
+                                      xxhash.xxh3_64_hexdigest(body))
+        return writer.encode_values(single, body)
+    except (spec.CertificateError, ValueError) as e:
         raise RangeError(f"entry for deal {deal}: {e}") from None

@@ -10,8 +10,6 @@ The card says where the move starts: it is the top card of a column, a card in a
 (only where foundation moves are allowed) the top card of a foundation.
 """
 
-from dataclasses import dataclass
-
 from .cards import RED
 
 CELL, HOME = 8, 9
@@ -20,7 +18,6 @@ WON = bytes([13, 13, 13, 13])
 DEFAULT_CELLS = 4
 
 
-@dataclass(frozen=True)
 class Rules:
     """Which game: how many free cells, whether columns keep fixed places (or are taken up to
     permutation, which the rules never distinguish), and whether a foundation's top card may
@@ -33,16 +30,42 @@ class Rules:
     both engines take (the compiled engine reads these four fields in one place,
     certify/engine/rules.h), and it says itself the three ways the rest of certify spells it:
     words() in every line certify prints, suffix() in default file names, and header() in a
-    certificate's header (docs/certificate-format.md)."""
+    certificate's header (docs/certificate-format.md).
 
-    ncells: int = DEFAULT_CELLS
-    fixed_columns: bool = False
-    foundation_moves: bool = False
-    autoplay: bool = False
+    A plain class, not a dataclass: `certify N` imports this module, and dataclasses costs its
+    start-up ~10 ms (as outcome.Outcome says)."""
 
-    def __post_init__(self):
-        if self.foundation_moves and self.autoplay:
-            object.__setattr__(self, "autoplay", False)
+    __slots__ = ("ncells", "fixed_columns", "foundation_moves", "autoplay")
+
+    def __init__(self, ncells=DEFAULT_CELLS, fixed_columns=False, foundation_moves=False,
+                 autoplay=False):
+        # Autoplay is unsound with foundation moves: off there whatever is asked.
+        fields = (ncells, fixed_columns, foundation_moves, autoplay and not foundation_moves)
+        for name, value in zip(self.__slots__, fields):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Rules is a value: its {name} cannot change")
+
+    __delattr__ = __setattr__
+
+    def _fields(self):
+        return (self.ncells, self.fixed_columns, self.foundation_moves, self.autoplay)
+
+    def __eq__(self, other):
+        return (self._fields() == other._fields() if type(other) is Rules
+                else NotImplemented)
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        return ("Rules(" + ", ".join(f"{name}={value!r}" for name, value
+                                     in zip(self.__slots__, self._fields())) + ")")
+
+    def __reduce__(self):
+        # Rules cross process boundaries (the range's workers, Dask) by pickle.
+        return Rules, self._fields()
 
     def words(self):
         """The rules as every line of certify's says them (and check's, which it shares no code

@@ -21,6 +21,7 @@ import os
 import time
 
 from .. import engine, output
+from ..format import spec
 from ..outcome import (FORMAT, MEMORY, NO_WIN, SYSTEM_MEMORY, UNKNOWN, WIN, Result, budget_reason,
                        out_of_memory)
 from .progress import phase
@@ -28,14 +29,14 @@ from ..game.rules import HOME, autoplay, encode as canonical, is_won, successors
 
 
 def load_writer():
-    """The certificate writer (certify/format/certificate.py), imported here and nowhere else in
-    this module: with msgpack, zstandard, xxhash and hashlib, ~10 ms of imports, which `certify
+    """The certificate writer (certify/format/writer.py), imported here and nowhere else in
+    this module: with msgpack, zstandard and xxhash, ~10 ms of imports, which `certify
     DEAL` makes on its main thread while the search finishes on the other rather than before
     the search starts. A search that is not overlapped loads them before it starts: after it,
     memory may have run short, and a module that cannot be mapped then fails as an
     ImportError, not as out of memory."""
-    from ..format import certificate
-    return certificate
+    from ..format import writer
+    return writer
 
 
 def moves_along(start, keys, ncells, columns, rules):
@@ -69,10 +70,10 @@ def moves_along(start, keys, ncells, columns, rules):
 def win_certificate(moves_line, deal, board, rules):
     """(file bytes, body) of the win certificate for a line of single-card moves (a list of
     pairs, or its bytes as the engine's solve_line gives)."""
-    certificate = load_writer()
-    body = certificate.win_body(moves_line)
-    head = certificate.header("win", deal, board, rules, len(body) // 2, body)
-    return certificate.encode_file(head, body), body
+    writer = load_writer()
+    body = writer.win_body(moves_line)
+    head = writer.header("win", deal, board, rules, len(body) // 2, body)
+    return writer.encode_file(head, body), body
 
 
 # The plan: what find() tries, in order, each step a solver's attempt (Solve) or a run of the
@@ -336,7 +337,7 @@ def encode(found, start, rules, deal, budget, progress=None, out=None):
     t0 = budget.t0
     board = None
     if deal is None:
-        board = load_writer().board_bytes(start, rules.ncells)
+        board = spec.board_bytes(start, rules.ncells)
     if found.line is not None:
         data, body = win_certificate(found.line, deal, board, rules)
         # positions: the replayed line's, the only ones this result vouches for
@@ -352,7 +353,7 @@ def encode(found, start, rules, deal, budget, progress=None, out=None):
         return result, None
     phase(progress, "writing")
     budget.searching, budget.found = None, (result.positions, result.most_home)
-    certificate = load_writer()
+    writer = load_writer()
     if outcome.verdict == NO_WIN and getattr(outcome.store, "on_disk", False):
         store = outcome.store
         del outcome, found
@@ -375,14 +376,14 @@ def encode(found, start, rules, deal, budget, progress=None, out=None):
         assert outcome.verdict == NO_WIN
         result.body = engine.no_win_body(outcome, rules)
         del outcome, found  # the key set: the file is written without it
-        head = certificate.header("no-win", deal, board, rules, result.positions, result.body)
-        data = certificate.encode_file(head, result.body)
+        head = writer.header("no-win", deal, board, rules, result.positions, result.body)
+        data = writer.encode_file(head, result.body)
     result.seconds = time.monotonic() - t0
     return digested(result, data), data
 
 
 def digested(result, data):
-    result.sha256 = load_writer().digest(data)
+    result.sha256 = spec.digest(data)
     result.size = len(data)
     return result
 

@@ -145,15 +145,26 @@ let array_header r what ~otherwise =
   | 0xdd -> take r 4 what
   | _ -> otherwise ()
 
-let int_value r what ~otherwise =
+(* An int of 8 bytes past vcheck's ints (2 ^ 62 or more, or below -2 ^ 62) is [big] of its
+   decimal, in vcheck and in the page alike. *)
+let int_value r what ~otherwise ~big =
   let signed k = let u = take_num r k what in
-    if k < 8 && u >= Num.power (8 * k - 1) then Num.sub u (Num.power (8 * k)) else u in
+    if u >= Num.power (8 * k - 1) then Num.sub u (Num.power (8 * k)) else u in
   let unsigned k = take_num r k what in
+  let word unsigned =
+    let c = r.need 8 what in
+    let w = ref 0L in
+    for i = 0 to 7 do
+      w := Int64.logor (Int64.shift_left !w 8) (Int64.of_int (get c.data (c.pos + i)))
+    done;
+    c.pos <- c.pos + 8;
+    r.seen c;
+    match num_or_text !w ~unsigned with Ok n -> n | Error s -> big s in
   match take r 1 what with
   | b when b <= 0x7f -> Num.of_int b
   | b when b >= 0xe0 -> Num.of_int (b - 256)
-  | 0xcc -> unsigned 1 | 0xcd -> unsigned 2 | 0xce -> unsigned 4 | 0xcf -> unsigned 8
-  | 0xd0 -> signed 1 | 0xd1 -> signed 2 | 0xd2 -> signed 4 | 0xd3 -> signed 8
+  | 0xcc -> unsigned 1 | 0xcd -> unsigned 2 | 0xce -> unsigned 4 | 0xcf -> word true
+  | 0xd0 -> signed 1 | 0xd1 -> signed 2 | 0xd2 -> signed 4 | 0xd3 -> word false
   | _ -> otherwise ()
 
 (* A str of at most [most] bytes; a longer one is [otherwise ()], unread. *)
@@ -175,7 +186,9 @@ let str_value r what ~most ~otherwise =
 (* A kind's refusal, in check's words: "[what] is not a msgpack [kind]". *)
 let not_a what kind () = rejected "%s is not a msgpack %s" what kind
 
-let read_nowin r ~version ~cells ~symmetry ~count =
+let read_nowin r ~version ~cells ~symmetry ~count ~shown =
+  if count > !max_positions then
+    unreadable "%s positions: more than --max-positions %s" shown (commas !max_positions);
   if version < 3 && array_header r "the body" ~otherwise:(not_a "the body" "array") <> 2 then
     rejected "the body is not [columns, records]";
   let ncols = array_header r "the column table" ~otherwise:(not_a "the column table" "array") in
@@ -388,8 +401,9 @@ type told = Told of string | Result of bool | Unproved
    proved verdict, or Rejected.  Unless [prove], the body is only read (and checked for form):
    a range's entry that another process proves.  [board] is the header's board, copied out of
    the stream; [entry] is [Some (first, i)] for entry i of a range. *)
-let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm ~symmetry
-    ~closure ~count ~entry =
+let check_one ?count_text (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm
+    ~symmetry ~closure ~count ~entry =
+  let shown = match count_text with Some s -> commas_text s | None -> commas_num count in
   let autoplay = closure = "autoplay" in
   let under = if autoplay then "every legal move then safe autoplay" else "every legal move" in
   (* The start, as the trusted decoder reads it (a board's faults said in check's words). *)
@@ -410,7 +424,7 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
   let judge_board s d = Option.map (fun t -> Told t) (DC.verdict s ~path ~cells ~fm d) in
   if claim = "win" then begin
     if count > Num.of_int !max_moves then
-      unreadable "%s moves: more than --max-moves %s" (commas_num count) (commas !max_moves);
+      unreadable "%s moves: more than --max-moves %s" shown (commas !max_moves);
     let count = Num.to_int count in
     (* Version 3: one bin of [count] move indices; before: [count] (card, destination) pairs,
        the whole body bin.  Their sizes checked before they are read; then copied out of the
@@ -440,11 +454,8 @@ let check_one (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm 
     | None -> rejected "the moves do not replay to a won position: %s"
                 "one is illegal or the last position is not won"
   end else begin
-    if count > Num.of_int !max_positions then
-      unreadable "%s positions: more than --max-positions %s" (commas_num count)
-        (commas !max_positions);
-    let count = Num.to_int count in
-    let nw = read_nowin r ~version ~cells ~symmetry ~count in
+    let count = Num.to_int (Num.clamp count (Num.of_int max_int)) in
+    let nw = read_nowin r ~version ~cells ~symmetry ~count ~shown in
     if not prove then Unproved else begin
     let start = start () in
     (* The decompressed data is no longer needed (the records are copied out row by row):
@@ -503,12 +514,15 @@ let read_entries src (h : header) ~count:entries ~mine ~reached =
        let v3 = h.hversion = 3 in
        if array_header r "the entry" ~otherwise:(not_a "the entry" "array") <> (if v3 then 3 else 4)
        then rejected "the entry is not [deal, claim, count%s]" (if v3 then "" else ", body");
-       let got = int_value r "its deal" ~otherwise:(not_a "its deal" "int") in
+       let got = int_value r "its deal" ~otherwise:(not_a "its deal" "int")
+           ~big:(rejected "the entry is for deal %s") in
        if got <> number then rejected "the entry is for deal %s" (Num.to_string got);
        let claim = str_value r "its claim" ~most:7 ~otherwise:(not_a "its claim" "str") in
        if claim <> "win" && claim <> "no-win" then
          rejected "its claim %s is not \"win\" or \"no-win\"" (python_repr (Str claim));
-       let count = int_value r "its count" ~otherwise:(not_a "its count" "int") in
+       let count = int_value r "its count" ~otherwise:(not_a "its count" "int")
+           ~big:(fun s -> if s.[0] = '-' then rejected "its count %s is negative" s
+                  else Num.largest) in   (* (past every bound) *)
        if count < Num.zero then rejected "its count %s is negative" (Num.to_string count);
        let kind = if claim = "win" then 0 else 1 in
        let word = if kind = 0 then "moves" else "positions" in
@@ -556,7 +570,7 @@ let read_entries src (h : header) ~count:entries ~mine ~reached =
    left unset, by any mistake here, is no result, which [range_verdict] refuses). *)
 let check_range file src (h : header) =
   if h.count <> Num.add (Num.sub h.last h.first) Num.one then
-    rejected "count = %s, not last - first + 1" (Num.to_string h.count);
+    rejected "count = %s, not last - first + 1" h.count_text;
   let count = Num.to_int (Num.clamp h.count (Num.of_int max_int)) in
   let parts = max 1 (min !jobs count) in
   let say i done_ = Printf.sprintf "deal %s (%s of %s)"
@@ -629,9 +643,9 @@ let single path src (h : header) =
                   rejected "the body does not match its xxh3_64: it is corrupt") } in
   record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
                                           (commas k) (commas_num h.count)));
-  match check_one r ~prove:true ~path ~claim:h.claim ~version:h.hversion ~deal:h.deal ~board
-          ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry ~closure:h.closure ~count:h.count
-          ~entry:None with
+  match check_one ~count_text:h.count_text r ~prove:true ~path ~claim:h.claim
+          ~version:h.hversion ~deal:h.deal ~board ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry
+          ~closure:h.closure ~count:h.count ~entry:None with
   | Told text -> text
   | Result _ | Unproved -> rejected "the certificate proves nothing"
 

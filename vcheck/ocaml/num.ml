@@ -8,6 +8,8 @@ type t = int
 
 external of_int : int -> t = "%identity"
 external to_int : t -> int = "%identity"
+(* (Only of a word from -2 ^ 62 to below 2 ^ 62.) *)
+let of_int64 = Int64.to_int
 let zero = 0
 let one = 1
 let add = ( + )

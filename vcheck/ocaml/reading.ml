@@ -2,7 +2,7 @@
    msgpack, the header and its checks, the limits, words and progress lines.  What it asks of
    the machine (the file, zstd, hashes, the clock, processes) is [Host]'s: native in vcheck,
    JavaScript in the page (web/src/host.ml); numbers that may pass 2 ^ 30 (a deal, a header's
-   count) are [Num.t], exact in both. *)
+   count) are [Num.t], exact in vcheck and, below 2 ^ 53, in the page. *)
 
 open Host
 
@@ -70,6 +70,12 @@ let ensure s n =
 
 type value =
   | Nil | Bool of bool | Int of Num.t | Str of string
+  | Big of string                         (* an int of 2 ^ 62 or more, or below -2 ^ 62 (past
+                                             vcheck's ints), in decimal: never allowed in a
+                                             header *)
+  | Float of float                        (* msgpack's float 32 or 64: never allowed either *)
+  | Ext of string * string                (* an ext value: its type in Python (ExtType or
+                                             Timestamp) and its repr; never allowed *)
   | Bin of int * int                      (* offset and length in the data *)
   | Arr of value array | Map of (value * value) list
 
@@ -81,25 +87,53 @@ let byte c =
   c.pos <- c.pos + 1;
   b
 
-(* A big-endian number of [n] bytes (below 2 ^ 62). *)
+(* A big-endian number of [n] bytes, at most 4 (8: [word]). *)
 let number c n =
   let r = ref Num.zero and base = Num.of_int 256 in
-  for i = 1 to n do
-    let b = byte c in
-    if i = 1 && n = 8 && b >= 0x40 then unreadable "a msgpack number is too large";
-    r := Num.add (Num.mul !r base) (Num.of_int b)
-  done;
+  for _ = 1 to n do r := Num.add (Num.mul !r base) (Num.of_int (byte c)) done;
   !r
 
 let sint c n =
   let u = number c n in
-  if n < 8 && u >= Num.power (8 * n - 1) then Num.sub u (Num.power (8 * n)) else u
+  if u >= Num.power (8 * n - 1) then Num.sub u (Num.power (8 * n)) else u
 
 (* A length: one that is no int here is too long for anything it measures. *)
 let uint c n = Num.to_int (Num.clamp (number c n) (Num.of_int max_int))
 
+(* The next [n] bytes as a big-endian 64-bit word (a float's bits, or an int of 8 bytes). *)
+let word c n =
+  let r = ref 0L in
+  for _ = 1 to n do r := Int64.logor (Int64.shift_left !r 8) (Int64.of_int (byte c)) done;
+  !r
+
+(* An int of 8 bytes: [Ok] its number from -2 ^ 62 to below 2 ^ 62 (vcheck's ints; in the
+   page a number, exact below 2 ^ 53), else [Error] its decimal, in both. *)
+let num_or_text w ~unsigned =
+  let top = Int64.shift_left 1L 62 in
+  if unsigned && Int64.compare w 0L < 0 then Error (Printf.sprintf "%Lu" w)
+  else if Int64.compare w top >= 0 || Int64.compare w (Int64.neg top) < 0
+  then Error (Int64.to_string w)
+  else Ok (Num.of_int64 w)
+let int_or_big w ~unsigned =
+  match num_or_text w ~unsigned with Ok n -> Int n | Error s -> Big s
+
 let room c n what =
   if n < 0 || n > c.limit - c.pos then unreadable "the data is cut short inside %s" what
+
+(* A str or bytes as Python writes it (repr). *)
+let python_quoted ~prefix s =
+  let q = if String.contains s '\'' && not (String.contains s '"') then '"' else '\'' in
+  let b = Buffer.create (String.length s + 3) in
+  Buffer.add_string b prefix; Buffer.add_char b q;
+  String.iter (fun ch -> match ch with
+      | '\\' -> Buffer.add_string b "\\\\" | '\n' -> Buffer.add_string b "\\n"
+      | '\r' -> Buffer.add_string b "\\r" | '\t' -> Buffer.add_string b "\\t"
+      | ch when ch = q -> Buffer.add_char b '\\'; Buffer.add_char b ch
+      | ch when ch < ' ' || ch = '\127' || (prefix <> "" && ch > '\127') ->
+          Buffer.add_string b (Printf.sprintf "\\x%02x" (Char.code ch))
+      | ch -> Buffer.add_char b ch) s;
+  Buffer.add_char b q;
+  Buffer.contents b
 
 let rec value c depth =
   if depth > 4 then unreadable "msgpack values nest too deeply";
@@ -112,19 +146,30 @@ let rec value c depth =
   else
     match b with
     | 0xc0 -> Nil
+    | 0xc1 -> unreadable "the header (in the first 64 KiB) is not valid msgpack (FormatError())"
+    | 0xc7 -> ext c (uint c 1)
+    | 0xc8 -> ext c (uint c 2)
+    | 0xc9 -> ext c (uint c 4)
+    | 0xd4 -> ext c 1
+    | 0xd5 -> ext c 2
+    | 0xd6 -> ext c 4
+    | 0xd7 -> ext c 8
+    | 0xd8 -> ext c 16
     | 0xc2 -> Bool false
     | 0xc3 -> Bool true
     | 0xc4 -> bin c (uint c 1)
     | 0xc5 -> bin c (uint c 2)
     | 0xc6 -> bin c (uint c 4)
+    | 0xca -> Float (Int32.float_of_bits (Int64.to_int32 (word c 4)))
+    | 0xcb -> Float (Int64.float_of_bits (word c 8))
     | 0xcc -> Int (number c 1)
     | 0xcd -> Int (number c 2)
     | 0xce -> Int (number c 4)
-    | 0xcf -> Int (number c 8)
+    | 0xcf -> int_or_big (word c 8) ~unsigned:true
     | 0xd0 -> Int (sint c 1)
     | 0xd1 -> Int (sint c 2)
     | 0xd2 -> Int (sint c 4)
-    | 0xd3 -> Int (sint c 8)
+    | 0xd3 -> int_or_big (word c 8) ~unsigned:false
     | 0xd9 -> str c (uint c 1)
     | 0xda -> str c (uint c 2)
     | 0xdb -> str c (uint c 4)
@@ -135,6 +180,33 @@ let rec value c depth =
     | _ -> unreadable "msgpack type 0x%02x is not used by the format" b
 
 and bin c n = room c n "a bin"; let p = c.pos in c.pos <- p + n; Bin (p, n)
+
+(* An ext value as Python's msgpack reads it: type -1 a timestamp (4, 8 or 12 bytes), any other
+   an ExtType of its bytes. *)
+and ext c n =
+  let code = let b = byte c in if b >= 128 then b - 256 else b in
+  room c n "an ext";
+  let p = c.pos in
+  c.pos <- p + n;
+  let at i = Int64.of_int (get c.data (p + i)) in
+  let be o k = let r = ref 0L in
+    for i = 0 to k - 1 do r := Int64.logor (Int64.shift_left !r 8) (at (o + i)) done; !r in
+  let invalid why =
+    unreadable "the header (in the first 64 KiB) is not valid msgpack (ValueError('%s'))" why in
+  if code <> -1 then
+    Ext ("ExtType", Printf.sprintf "ExtType(code=%d, data=%s)" code
+           (python_quoted ~prefix:"b" (String.init n (fun i -> Char.chr (get c.data (p + i))))))
+  else begin
+    let seconds, nanos = match n with
+      | 4 -> Int64.to_string (be 0 4), 0L
+      | 8 -> let w = be 0 8 in
+        Int64.to_string (Int64.logand w 0x3_ffff_ffffL), Int64.shift_right_logical w 34
+      | 12 -> Int64.to_string (be 4 8), be 0 4
+      | _ -> invalid (Printf.sprintf "invalid timestamp data (length %d)" n) in
+    if Int64.compare nanos 999_999_999L > 0 then
+      invalid "nanoseconds must be a non-negative integer not greater than 999999999.";
+    Ext ("Timestamp", Printf.sprintf "Timestamp(seconds=%s, nanoseconds=%Ld)" seconds nanos)
+  end
 
 and str c n =
   room c n "a str";
@@ -150,6 +222,8 @@ and arr c n depth =
   for i = 0 to n - 1 do a.(i) <- value c (depth + 1) done;
   Arr a
 
+(* As check's msgpack reader takes a map: a key that is not a str or a bin is refused once its
+   pair is read, a key repeated once the map is read, an inner map's before the outer's. *)
 and map c n depth =
   if n > 16 then unreadable "the header holds a msgpack map of %d pairs (at most 16)" n;
   room c (2 * n) "a map";
@@ -157,12 +231,68 @@ and map c n depth =
   for _ = 1 to n do
     let k = value c (depth + 1) in
     let v = value c (depth + 1) in
+    (match k with
+     | Str _ | Bin _ -> ()
+     | _ -> unreadable "the header (in the first 64 KiB) is not valid msgpack (ValueError('%s \
+                        is not allowed for map key when strict_map_key=True'))"
+              (match k with Nil -> "NoneType" | Bool _ -> "bool" | Float _ -> "float"
+                          | Arr _ -> "list" | Map _ -> "dict" | Ext (t, _) -> t | _ -> "int"));
     l := (k, v) :: !l
   done;
+  let key = function   (* (a bin by its bytes, as Python compares them) *)
+    | Bin (o, n) -> "b" ^ String.init n (fun i -> Char.chr (get c.data (o + i)))
+    | Str s -> "s" ^ s | _ -> "" in
+  let keys = List.map (fun (k, _) -> key k) !l in
+  if List.length (List.sort_uniq compare keys) <> n then
+    unreadable "a msgpack map repeats a key";
   Map (List.rev !l)
+
+(* A float as Python writes it (repr): the fewest digits that read back as it, written out
+   from 1e-4 to below 1e16, else with an exponent of at least two digits. *)
+let python_float x =
+  if Float.is_nan x then "nan"
+  else if Float.abs x = Float.infinity then
+    if x > 0. then "inf" else "-inf"
+  else begin
+    let reads s = float_of_string s = x in
+    (* The digits and the exponent of the shortest %e form that reads back as x, or of one
+       of its two neighbours in the last digit (at a power of two the interval that reads back
+       is not centred on x). *)
+    let rec shortest p =
+      let s = Printf.sprintf "%.*e" (p - 1) (Float.abs x) in
+      let i = String.index s 'e' in
+      let digits = String.concat "" (String.split_on_char '.' (String.sub s 0 i))
+      and e = int_of_string (String.sub s (i + 1) (String.length s - i - 1)) in
+      let m = Int64.of_string digits in
+      let try_ m' =
+        let t = Printf.sprintf "%Lde%d" m' (e - p + 1) in
+        if Int64.compare m' 0L > 0 && reads (if x < 0. then "-" ^ t else t) then Some m'
+        else None in
+      if p >= 17 || reads (if x < 0. then "-" ^ s else s) then digits, e
+      else match try_ (Int64.pred m), try_ (Int64.succ m) with
+        | Some m', _ | None, Some m' ->
+            let d = Int64.to_string m' in
+            if String.length d > p then String.sub d 0 p, e + 1   (* 99..9 + 1 *)
+            else if String.length d < p then d ^ "0", e - 1 else d, e
+        | None, None -> shortest (p + 1) in
+    let digits, e = shortest 1 in
+    let n = String.length digits in
+    let rec trim n = if n > 1 && digits.[n - 1] = '0' then trim (n - 1) else n in
+    let digits = String.sub digits 0 (trim n) in
+    let n = String.length digits in
+    let sign = if Float.sign_bit x then "-" else "" in
+    if e >= -4 && e < 16 then
+      if e < 0 then sign ^ "0." ^ String.make (- e - 1) '0' ^ digits
+      else if n <= e + 1 then sign ^ digits ^ String.make (e + 1 - n) '0' ^ ".0"
+      else sign ^ String.sub digits 0 (e + 1) ^ "." ^ String.sub digits (e + 1) (n - e - 1)
+    else
+      sign ^ String.sub digits 0 1 ^ (if n > 1 then "." ^ String.sub digits 1 (n - 1) else "")
+      ^ Printf.sprintf "e%c%02d" (if e < 0 then '-' else '+') (abs e)
+  end
 
 let rec show = function
   | Nil -> "None" | Bool b -> if b then "True" else "False" | Int n -> Num.to_string n
+  | Big s -> s | Float x -> python_float x | Ext (_, r) -> r
   | Str s -> Printf.sprintf "%S" s | Bin (_, n) -> Printf.sprintf "<%d bytes>" n
   | Arr a -> "[" ^ String.concat ", " (Array.to_list (Array.map show a)) ^ "]"
   | Map _ -> "{...}"
@@ -172,6 +302,7 @@ let rec show = function
 type header = {
   claim : string; hversion : int; deal : Num.t option; board : (int * int) option;
   cells : int; fm : bool; symmetry : string; count : Num.t; hash : string;
+  count_text : string;   (* the count in decimal: past vcheck's ints, [count] is Num.largest *)
   first : Num.t; last : Num.t;
   closure : string;   (* "autoplay", or "moves" (no closure key): docs/certificate-format.md 8 *)
 }
@@ -188,21 +319,8 @@ let max_deal = Num.sub (Num.power 33) Num.one
 
 (* A header value as check's refusals show it (Python's reprlib.repr): a str or bytes as Python
    writes it, past 30 characters its first 13 and last 14 around "..." (a str: its first 13
-   and last 14 characters, quoted again); an int past 40 digits likewise (18 and 19). *)
-let python_quoted ~prefix s =
-  let q = if String.contains s '\'' && not (String.contains s '"') then '"' else '\'' in
-  let b = Buffer.create (String.length s + 3) in
-  Buffer.add_string b prefix; Buffer.add_char b q;
-  String.iter (fun ch -> match ch with
-      | '\\' -> Buffer.add_string b "\\\\" | '\n' -> Buffer.add_string b "\\n"
-      | '\r' -> Buffer.add_string b "\\r" | '\t' -> Buffer.add_string b "\\t"
-      | ch when ch = q -> Buffer.add_char b '\\'; Buffer.add_char b ch
-      | ch when ch < ' ' || ch = '\127' || (prefix <> "" && ch > '\127') ->
-          Buffer.add_string b (Printf.sprintf "\\x%02x" (Char.code ch))
-      | ch -> Buffer.add_char b ch) s;
-  Buffer.add_char b q;
-  Buffer.contents b
-
+   and last 14 characters, quoted again); an int past 40 digits likewise (18 and 19); any other
+   value (a float, an ext) as repr writes it, past 30 characters cut as a bytes is. *)
 let cut s most = let n = String.length s in
   if n <= most then s
   else let i = (most - 3) / 2 in String.sub s 0 i ^ "..." ^ String.sub s (n - (most - 3 - i))
@@ -212,7 +330,8 @@ let header_bytes = ref (Bigarray.(Array1.create char c_layout 0))
 
 let rec python_repr = function
   | Nil -> "None" | Bool b -> if b then "True" else "False"
-  | Int n -> cut (Num.to_string n) 40
+  | Int n -> cut (Num.to_string n) 40 | Big s -> cut s 40 | Float x -> python_float x
+  | Ext (_, r) -> cut r 30
   | Str s ->
       let n = String.length s in
       let r = python_quoted ~prefix:"" (if n <= 30 then s else String.sub s 0 30) in
@@ -239,8 +358,6 @@ let read_header c =
         when String.length m >= 20 && String.sub m 0 20 = "the data is cut shor" ->
         unreadable "the header (in the first 64 KiB) is cut short" in
   let keys = List.map (function (Str k, _) -> k | _ -> "?") h in
-  if List.length (List.sort_uniq compare (List.map fst h)) <> List.length h then
-    unreadable "a msgpack map repeats a key";
   let field k = try List.assoc (Str k) h with Not_found -> Nil in
   let bad k = unreadable "header %s = %s is not allowed" k (python_repr (field k)) in
   let ranged = field "claim" = Str "range" in
@@ -259,9 +376,12 @@ let read_header c =
   let fm = match field "foundation_moves" with Bool b -> b | _ -> bad "foundation_moves" in
   let symmetry = match field "symmetry" with
     | Str ("columns" | "none" as s) -> s | _ -> bad "symmetry" in
-  (* (Counts up to 2 ^ 64 - 1 are allowed; past 2 ^ 62 - 1 msgpack's reader refuses them, far
-     past any limit.) *)
-  let count = int_in "count" Num.zero Num.largest in
+  (* (Counts up to 2 ^ 64 - 1 are allowed: past vcheck's ints, far past any limit, one is
+     Num.largest, written as it is.) *)
+  let count, count_text = match field "count" with
+    | Int n when n >= Num.zero -> n, Num.to_string n
+    | Big s when s.[0] <> '-' -> Num.largest, s
+    | _ -> bad "count" in
   let hash = match field "xxh3_64" with Str s when is_hex s -> s | _ -> bad "xxh3_64" in
   (* Tested last, as check does: only "autoplay", only in version 3, never in a win, never with
      foundation moves (section 8). *)
@@ -275,7 +395,7 @@ let read_header c =
     let last = int_in "last" first max_deal in
     let closure = closure () in
     { claim; hversion; deal = None; board = None; cells; fm; symmetry; count; hash; first; last;
-      closure }
+      closure; count_text }
   end else begin
     let deal = match field "deal" with
       | Int n when n >= Num.one && n <= max_deal -> Some n | Nil -> None | _ -> bad "deal" in
@@ -283,7 +403,7 @@ let read_header c =
       | Some _, Nil -> None | None, Bin (o, n) -> Some (o, n) | _ -> bad "board" in
     let closure = closure () in
     { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = Num.zero;
-      last = Num.zero; closure }
+      last = Num.zero; closure; count_text }
   end
 
 (* ---- Limits ---- *)
@@ -307,14 +427,14 @@ let printable s =
                       (List.init (String.length s) (String.get s)))
 
 (* Digits grouped by threes. *)
-let commas_of s =
+let commas_text s =
   let b = Buffer.create 16 in
   String.iteri (fun i ch ->
       if i > 0 && (String.length s - i) mod 3 = 0 then Buffer.add_char b ',';
       Buffer.add_char b ch) s;
   Buffer.contents b
-let commas n = commas_of (string_of_int n)
-let commas_num n = commas_of (Num.to_string n)
+let commas n = commas_text (string_of_int n)
+let commas_num n = commas_text (Num.to_string n)
 
 (* ---- Progress of a long check: a line on standard error at most every [progress_every]
    seconds (none in the first), cut to the terminal's width when it is one, whole in a log ---- *)

@@ -9,35 +9,57 @@ open Reading
 
    Blocks of [block] records, each begun in full and the rest front-coded (a byte saying how
    many leading bytes a record shares with the one before it, then the rest of it), in segments
-   of at most 64 MiB that no block straddles; [starts] says where each block begins.  About
-   10 bytes a position on the published certificates, against [W] (24) flat and 8 to 16 more
-   for the lookup table; a record is found by a binary search on the blocks' first records. *)
+   of at most 64 MiB that no block straddles.  About 7 to 10 bytes a position on the published
+   certificates, against [W] (24) flat and 8 to 16 more for the lookup table; a record is found
+   by a binary search on the blocks' first records, then a walk through one block.  The search
+   reads [blocks]: for each block its first 14 bytes as two integers, then where it begins,
+   side by side (1.5 bytes a position): a step of the search is one read of one array, the
+   block itself read only when those 14 bytes tie, and where the block begins is read with
+   them. *)
 
 let block = 16
 let segment_bits = 26
 
-type packed = { pwidth : int; pcount : int; segments : buf array; starts : int array }
+type keys = (int, Bigarray.int_elt, Bigarray.c_layout) Bigarray.Array1.t
+
+type packed = { pwidth : int; pcount : int; segments : buf array; blocks : keys }
 
 (* (Segments outside OCaml's heap: never moved by a compaction, so never copied, and a
-   segment's pages past what is written are never touched.) *)
-let segment size = Bigarray.(Array1.create char c_layout size)
+   segment's pages past what is written are never touched.  Both are read at random, so in
+   huge pages where the kernel allows it.) *)
+let segment size =
+  let s = Bigarray.(Array1.create char c_layout size) in advise_huge_array s; s
+
+(* Bytes [from .. from + 6] of [src] at [off], big-endian: 56 bits, so never negative. *)
+let key_of src off from =
+  let k = ref 0 in
+  for j = from to from + 6 do k := (!k lsl 8) lor Char.code (Bytes.unsafe_get src (off + j)) done;
+  !k
 
 type packer = { width : int; size : int; mutable done_ : buf list; mutable cur : buf;
-                mutable used : int; mutable k : int; begins : int array; last : Bytes.t }
+                mutable used : int; mutable segs : int; mutable k : int; heads : keys;
+                last : Bytes.t }
 
 let packer ~width ~count =
   let size = min (1 lsl segment_bits) (count * (width + 1) + block * (width + 1)) in
-  { width; size; done_ = []; cur = segment size; used = 0; k = 0;
-    begins = Array.make ((count + block - 1) / block) 0; last = Bytes.create width }
+  let blocks = (count + block - 1) / block in
+  let heads = Bigarray.(Array1.create int c_layout (3 * blocks)) in
+  advise_huge_array heads;
+  { width; size; done_ = []; cur = segment size; used = 0; segs = 0; k = 0;
+    heads; last = Bytes.create width }
 
 (* Record [p.k], the [width] bytes of [src] at [off]. *)
 let pack p src off =
   let width = p.width in
   if p.k mod block = 0 then begin
     if p.used + block * (width + 1) > p.size then begin
-      p.done_ <- p.cur :: p.done_; p.cur <- segment p.size; p.used <- 0
+      p.done_ <- p.cur :: p.done_; p.cur <- segment p.size; p.used <- 0;
+      p.segs <- p.segs + 1
     end;
-    p.begins.(p.k / block) <- (List.length p.done_ lsl segment_bits) lor p.used;
+    let b = p.k / block in
+    Bigarray.Array1.unsafe_set p.heads (3 * b) (key_of src off 0);
+    Bigarray.Array1.unsafe_set p.heads (3 * b + 1) (key_of src off 7);
+    Bigarray.Array1.unsafe_set p.heads (3 * b + 2) ((p.segs lsl segment_bits) lor p.used);
     for j = 0 to width - 1 do
       Bigarray.Array1.unsafe_set p.cur (p.used + j) (Bytes.unsafe_get src (off + j))
     done;
@@ -60,7 +82,7 @@ let pack p src off =
    memory.) *)
 let packed_of p =
   { pwidth = p.width; pcount = p.k; segments = Array.of_list (List.rev (p.cur :: p.done_));
-    starts = p.begins }
+    blocks = p.heads }
 
 (* The memory past which a no-win's records are packed (--memory): by default [Host]'s (half
    of this machine's memory in vcheck). *)
@@ -80,77 +102,133 @@ module Data (C : CORE) = struct
   let card_number c = 4 * int_of_nat 0 c.rank + suit_number c.suit_of
   let nat n = if n >= 0 && n < 64 then nats.(n) else O
 
+  (* The column tree's arrays, their types said (a Bigarray whose kind is not known where it
+     is read is read through a C call). *)
+  type int32s = (int32, Bigarray.int32_elt, Bigarray.c_layout) Bigarray.Array1.t
+  type chars = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
+
   (* The column tree: the table's entries keep their ids; every prefix of an entry that is
-     not itself an entry is added after them, so that each column's parent exists.  A node is
-     its parent, its top card and its depth, never its cards, and a node's children are listed
-     together (14 bytes a node in all, in Bigarrays): a prefix that entries share is one node.
-     The table is strictly ascending, so an entry's new nodes are those past what it shares with
-     the entry before it: the tree has exactly 1 + the sum of those nodes (at most 1 + the
-     table's bytes, which the header's count bounds before the table is read), counted before
-     anything is allocated, and built without a lookup. *)
+     not itself an entry is a node too, numbered after them, so that each column's parent
+     exists.  The table is strictly ascending, so an entry's new nodes are its prefixes past
+     the [l] cards it shares with the entry before it, of depth l + 1 .. n - 1: they get
+     consecutive ids from [base], a chain hanging from that entry's node of depth l
+     ([attach]), and the entry hangs from the chain's last node.  Only the chains are kept,
+     never their nodes: a node of a chain is found by a binary search on [base], and its
+     cards are its entry's.  An entry is kept as a node was (its depth, top card and parent),
+     and so is each edge into a chain's first node (or into an entry whose chain is empty):
+     its node and card, listed by the node it leaves, an entry's or the root's at once, a
+     chain node's by a binary search.  So the tree takes about 28 bytes an entry beside the
+     entries' own strings, whatever the prefixes (a table of every order of 9 cards under the
+     same 43 has 16 million nodes in 362,880 chains), allocated once the table is read, whose
+     entries the header's count and --max-columns bound before it is. *)
   let table ?(autoplay = false) (entries : Stdlib.String.t array) =
     let open Bigarray in
     let ncols = Array.length entries in
     let shared a b = let n = min (String.length a) (String.length b) and i = ref 0 in
       while !i < n && a.[!i] = b.[!i] do incr i done; !i in
     let has_root = ncols > 0 && entries.(0) = "" in
-    let nodes = ref (if has_root then ncols else ncols + 1) in
-    Array.iteri (fun i s -> let n = String.length s in
-                  let l = if i = 0 then 0 else shared entries.(i - 1) s in
-                  if n > l + 1 then nodes := !nodes + n - l - 1) entries;
-    let nodes = !nodes in
-    let parent_of = Array1.create int32 c_layout nodes in
-    let top_of = Array1.create char c_layout nodes
-    and depth_of = Array1.create char c_layout nodes in
-    let set e p c d =
-      Array1.unsafe_set parent_of e (Int32.of_int p);
-      Array1.unsafe_set top_of e (Char.unsafe_chr c);
-      Array1.unsafe_set depth_of e (Char.unsafe_chr d) in
     (* The root, the empty column: entry 0 if the table has it (it sorts first), else the first
        node after the entries; its parent is 0, as the proved code's tree has it. *)
     let root = if has_root then 0 else ncols in
-    set root 0 0 0;
+    let chains = if has_root then ncols else ncols + 1 in   (* the first chain node's id *)
+    let int32s n : int32s = Array1.create int32 c_layout n
+    and chars n : chars = Array1.create char c_layout n in
+    let base = int32s ncols and attach = int32s ncols and low = chars ncols in
+    let e_depth = chars ncols and e_top = chars ncols and e_parent = int32s ncols in
+    let get32 (a : int32s) i = Int32.to_int (Array1.unsafe_get a i)
+    and set32 (a : int32s) i v = Array1.unsafe_set a i (Int32.of_int v)
+    and getc (a : chars) i = Char.code (Array1.unsafe_get a i)
+    and setc (a : chars) i v = Array1.unsafe_set a i (Char.unsafe_chr v) in
     (* path.(d): the node of the first d cards of the entry before. *)
-    let path = Array.make 53 root and next = ref (if has_root then ncols else ncols + 1) in
+    let path = Array.make 53 root and next = ref chains in
     Array.iteri (fun i s ->
         let n = String.length s in
-        if n > 0 && n <= 52 then begin
-          let l = if i = 0 then 0 else min (shared entries.(i - 1) s) (n - 1) in
-          for d = l + 1 to n - 1 do
-            let e = !next in
-            incr next; set e path.(d - 1) (Char.code s.[d - 1]) d; path.(d) <- e
-          done;
-          set i path.(n - 1) (Char.code s.[n - 1]) n; path.(n) <- i
+        let l = if i = 0 || n = 0 then 0 else min (shared entries.(i - 1) s) (n - 1) in
+        set32 base i !next; set32 attach i path.(l); setc low i l;
+        setc e_depth i n; setc e_top i 0; set32 e_parent i 0;
+        if n > 0 then begin
+          for d = l + 1 to n - 1 do path.(d) <- !next + d - l - 1 done;
+          next := !next + n - l - 1;
+          setc e_top i (Char.code s.[n - 1]); set32 e_parent i path.(n - 1);
+          path.(n) <- i
         end) entries;
-    (* The children of node b: children.(first.(b)) .. children.(first.(b + 1) - 1). *)
-    let first = Array1.create int32 c_layout (nodes + 1) in
-    Array1.fill first 0l;
-    let children = Array1.create int32 c_layout (max nodes 1) in
-    let parent e = Int32.to_int (Array1.unsafe_get parent_of e) in
-    let bump b = Array1.unsafe_set first b (Int32.add (Array1.unsafe_get first b) 1l) in
-    for e = 0 to nodes - 1 do if e <> root then bump (parent e + 1) done;
-    for b = 1 to nodes do
-      Array1.unsafe_set first b
-        (Int32.add (Array1.unsafe_get first b) (Array1.unsafe_get first (b - 1)))
-    done;
-    for e = 0 to nodes - 1 do
-      if e <> root then begin
-        let b = parent e in
-        Array1.unsafe_set children (Int32.to_int (Array1.unsafe_get first b)) (Int32.of_int e);
-        bump b
+    let nodes = !next in
+    let base_of i = get32 base i and attach_of i = get32 attach i and low_of i = getc low i in
+    let card_at i d = Char.code (String.unsafe_get (Array.unsafe_get entries i) d) in
+    (* The entry whose chain holds node e (chains <= e < nodes): the last whose base is at most
+       e (those before it whose chain is empty share its base). *)
+    let owner e =
+      let lo = ref 0 and hi = ref (ncols - 1) in
+      while !lo < !hi do
+        let mid = (!lo + !hi + 1) / 2 in
+        if base_of mid <= e then lo := mid else hi := mid - 1
+      done;
+      !lo in
+    (* The edges into entry j's chain (or into j, when its chain is empty), by the node they
+       leave: those from an entry or the root, from [hangs.(b)] to [hangs.(b + 1) - 1] for
+       node b, then the others, from [near] on, ascending by the node they leave ([from]). *)
+    let hangs = int32s (chains + 1) in
+    Array1.fill hangs 0l;
+    let bump b = Array1.unsafe_set hangs b (Int32.add (Array1.unsafe_get hangs b) 1l) in
+    let edges = ref 0 and far = ref 0 in
+    for j = 0 to ncols - 1 do
+      if getc e_depth j > 0 then begin
+        incr edges; if attach_of j < chains then bump (attach_of j + 1) else incr far
       end
     done;
-    for b = nodes downto 1 do Array1.unsafe_set first b (Array1.unsafe_get first (b - 1)) done;
-    Array1.unsafe_set first 0 0l;
-    let top_card e = Char.code (Array1.unsafe_get top_of e) in
+    for b = 1 to chains do
+      Array1.unsafe_set hangs b
+        (Int32.add (Array1.unsafe_get hangs b) (Array1.unsafe_get hangs (b - 1)))
+    done;
+    let near = get32 hangs chains and edges = !edges in
+    let to_node = int32s (max edges 1) and to_card = chars (max edges 1)
+    and from = int32s (max !far 1) in
+    let put k j =
+      set32 to_node k (if getc e_depth j - low_of j > 1 then base_of j else j);
+      setc to_card k (card_at j (low_of j)) in
+    let others = Array.make !far 0 and k = ref 0 in
+    for j = 0 to ncols - 1 do
+      if getc e_depth j > 0 then begin
+        let b = attach_of j in
+        if b < chains then (put (get32 hangs b) j; bump b) else (others.(!k) <- j; incr k)
+      end
+    done;
+    for b = chains downto 1 do Array1.unsafe_set hangs b (Array1.unsafe_get hangs (b - 1)) done;
+    Array1.unsafe_set hangs 0 0l;
+    Array.stable_sort (fun x y -> compare (attach_of x) (attach_of y)) others;
+    Array.iteri (fun k j -> put (near + k) j; set32 from k (attach_of j)) others;
+    let rec among k stop c =   (* the edge of card c among edges k .. stop - 1, or -1 *)
+      if k >= stop then -1
+      else if getc to_card k = c then get32 to_node k else among (k + 1) stop c in
+    let depth_int e =
+      if e < ncols then getc e_depth e
+      else if e < chains then 0
+      else let i = owner e in low_of i + 1 + e - base_of i in
+    let top_card e =
+      if e < ncols then getc e_top e
+      else if e < chains then 0
+      else let i = owner e in card_at i (low_of i + e - base_of i) in
+    let parent e =
+      if e < ncols then get32 e_parent e
+      else if e < chains then 0
+      else let i = owner e in if e = base_of i then attach_of i else e - 1 in
     let child b c =   (* the node of card c on node b, or -1 *)
-      let stop = Int32.to_int (Array1.unsafe_get first (b + 1)) in
-      let rec scan i =
-        if i >= stop then -1
-        else let e = Int32.to_int (Array1.unsafe_get children i) in
-          if top_card e = c then e else scan (i + 1) in
-      scan (Int32.to_int (Array1.unsafe_get first b)) in
-    let depth_int e = Char.code (Array1.unsafe_get depth_of e) in
+      if b < chains then among (get32 hangs b) (get32 hangs (b + 1)) c
+      else begin
+        let i = owner b in
+        let d = low_of i + 1 + b - base_of i in
+        if card_at i d = c then (if d < getc e_depth i - 1 then b + 1 else i)
+        else begin
+          let lo = ref 0 and hi = ref (edges - near) in   (* the first edge from b *)
+          while !lo < !hi do
+            let mid = (!lo + !hi) / 2 in
+            if get32 from mid < b then lo := mid + 1 else hi := mid
+          done;
+          let stop = ref !lo in
+          while !stop < edges - near && get32 from !stop = b do incr stop done;
+          among (near + !lo) (near + !stop) c
+        end
+      end in
     let valid e = e >= 0 && e < nodes in
     (* Columns the tree does not hold, which no record has: under autoplay (section 8) a
        successor may have one whose top card then goes home (a card put on a column), and so
@@ -255,6 +333,7 @@ module Data (C : CORE) = struct
     let width = p.pwidth and count = p.pcount in
     let mask = (1 lsl segment_bits) - 1 in
     let seg g = p.segments.(g lsr segment_bits) and at g = g land mask in
+    let start b = Bigarray.Array1.get p.blocks (3 * b + 2) in
     (* The record encoded at [g] (after the record now in [row]) into [row]; the next's place. *)
     let step row g =
       let s = seg g and o = at g in
@@ -264,7 +343,7 @@ module Data (C : CORE) = struct
       done;
       g + 1 + width - shared in
     let head row b =
-      let g = p.starts.(b) in
+      let g = start b in
       let s = seg g and o = at g in
       for j = 0 to width - 1 do Bytes.unsafe_set row j (Bigarray.Array1.unsafe_get s (o + j)) done;
       g + width in
@@ -283,22 +362,52 @@ module Data (C : CORE) = struct
         end
       end;
       0 in
-    (* How [scratch] compares with the record that block [b] begins with, or with [found]. *)
-    let versus scratch b =
-      let g = p.starts.(b) in
-      let s = seg g and o = at g and j = ref 0 in
-      while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j) do
-        incr j
-      done;
-      if !j = width then 0
-      else compare (Bytes.unsafe_get scratch !j) (Bigarray.Array1.unsafe_get s (o + !j)) in
-    let versus_found scratch =
-      let j = ref 0 in
-      while !j < width && Bytes.unsafe_get scratch !j = Bytes.unsafe_get found !j do incr j done;
-      if !j = width then 0 else compare (Bytes.unsafe_get scratch !j) (Bytes.unsafe_get found !j) in
-    let blocks = Array.length p.starts in
+    (* How [scratch] (its two keys [k0], [k1]) compares with the record that block [b] begins
+       with: its keys first, its bytes past them only when both tie. *)
+    let versus scratch k0 k1 b =
+      let h0 = Bigarray.Array1.unsafe_get p.blocks (3 * b) in
+      if k0 <> h0 then compare k0 h0
+      else let h1 = Bigarray.Array1.unsafe_get p.blocks (3 * b + 1) in
+        if k1 <> h1 then compare k1 h1
+        else begin
+          let g = start b in
+          let s = seg g and o = at g and j = ref 14 in
+          while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j)
+          do incr j done;
+          if !j = width then 0
+          else compare (Bytes.unsafe_get scratch !j) (Bigarray.Array1.unsafe_get s (o + !j))
+        end in
+    let blocks = Bigarray.Array1.dim p.blocks / 3 in
+    (* Record [k] (the first of its block) is below [scratch]: the rest of the block walked as it
+       is coded, never decoded.  [common] is how many leading bytes the record at [g] shares
+       with [scratch]: a record that shares more with the one before it is below [scratch] as
+       that one is; one that shares less is above it; only one that shares exactly as many is
+       compared, from there on. *)
+    let walk scratch k g common =
+      let last = min count (k - k mod block + block) - 1 in
+      let rec go k g common =
+        if k = last then count
+        else
+          let s = seg g and o = at g in
+          let shared = get s o in
+          let next = g + 1 + width - shared in
+          if shared > common then go (k + 1) next common
+          else if shared < common then count
+          else begin
+            let j = ref common in
+            let d = o + 1 - shared in      (* byte j of the record at d + j *)
+            while !j < width
+                  && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (d + !j) do
+              incr j
+            done;
+            if !j = width then k + 1
+            else if Bytes.unsafe_get scratch !j < Bigarray.Array1.unsafe_get s (d + !j) then count
+            else go (k + 1) next !j
+          end in
+      go k g common in
     let lookup scratch =
-      let versus = versus scratch in
+      let k0 = key_of scratch 0 0 and k1 = key_of scratch 0 7 in
+      let versus = versus scratch k0 k1 in
       if count = 0 || versus 0 < 0 then count
       else begin
         let lo = ref 0 and hi = ref (blocks - 1) in      (* the last block begun at or below *)
@@ -306,14 +415,16 @@ module Data (C : CORE) = struct
           let mid = (!lo + !hi + 1) / 2 in
           if versus mid >= 0 then lo := mid else hi := mid - 1
         done;
-        let k = ref (!lo * block) and g = ref (head found !lo) in
-        let last = min count (!k + block) - 1 in
-        let rec scan () =
-          match versus_found scratch with
-          | 0 -> found_k := !k; !k
-          | c when c < 0 || !k = last -> found_k := -1; count
-          | _ -> g := step found !g; incr k; scan () in
-        scan ()
+        (* How many leading bytes the block's first record shares with [scratch]. *)
+        let g = start !lo in
+        let s = seg g and o = at g and j = ref 0 in
+        while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j) do
+          incr j
+        done;
+        let k = if !j = width then !lo * block else walk scratch (!lo * block) (g + width) !j in
+        (* (A record found is [scratch], byte for byte: the proved code reads it next.) *)
+        if k < count then (Bytes.blit scratch 0 found 0 width; found_k := k) else found_k := -1;
+        k
       end in
     source, locate, lookup
 

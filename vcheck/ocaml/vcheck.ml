@@ -66,7 +66,7 @@ let json path o =
     "cells", field (fun h -> number h.cells); "foundation_moves", field (fun h ->
         string_of_bool h.fm);
     "symmetry", field (fun h -> text h.symmetry); "closure", field (fun h -> text h.closure);
-    "count", field (fun h -> Num.to_string h.count);
+    "count", field (fun h -> h.count_text);
     "sha256", (match o.sha with Some s -> text s | None -> "null");
     "seconds", Printf.sprintf "%.3f" o.seconds;
     "theorem", (if o.verdict = "verified" then text o.text else "null");
@@ -138,7 +138,7 @@ Limits (past one a file is UNREADABLE), as check's:\n\
 \  --byte-moves N       a range's moves in all, N a byte of it read (4)\n\
 \  --byte-positions N   and its positions, N a byte (16)\n\
 \  --memory SIZE        past SIZE bytes (500M, 2G) of records and lookup table, a no-win's\n\
-\                       records are packed (about 10 bytes a position; slower to look up;\n\
+\                       records are packed (8 to 12 bytes a position; slower to look up;\n\
 \                       default: half of this machine's memory)\n\
 \  --version            print the version\n"
 

@@ -50,6 +50,13 @@ static unsigned char *read_file(const char *path, size_t *size, size_t limit)
         snprintf(message, sizeof message, "%.400s is not a regular file", shown);
         return NULL;
     }
+    /* (A regular file past the ceiling is refused by its size, unread: room for it is never
+     * asked for, and none of it is read.) */
+    if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > limit) {
+        if (!in) close(fd);
+        snprintf(message, sizeof message, "%.400s holds more than 4 GiB", shown);
+        return NULL;
+    }
     if (!in) {   /* a regular file: read as it comes, without O_NONBLOCK's short reads mattering */
         int flags = fcntl(fd, F_GETFL);
         if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);

@@ -8,6 +8,8 @@ type t = float
 let of_int = float_of_int
 (* (Only of whole numbers below 2 ^ 31: the driver clamps a larger one first.) *)
 let to_int = int_of_float
+(* (Of a word from -2 ^ 62 to below 2 ^ 62: exact below 2 ^ 53, else the nearest double.) *)
+let of_int64 = Int64.to_float
 let zero = 0.0
 let one = 1.0
 let add = ( +. )

@@ -17,7 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import islice
 
-from ...format import certificate
+from ...format import spec, writer
 from ...game import deals
 from ..options import result_json
 from ...outcome import UNKNOWN, VERDICTS, WIN, Result
@@ -52,7 +52,7 @@ class Settings:
         budgets may change from run to run (they only decide what stays unknown)."""
         return {"cells": self.cells, "fixed_columns": self.fixed_columns,
                 "foundation_moves": self.foundation_moves, "chunk": self.chunk,
-                "body_version": certificate.VERSION,
+                "body_version": spec.VERSION,
                 # (named only when on: a folder of the plain closure reads as it always has)
                 **({"autoplay": True} if self.rules().autoplay else {})}
 
@@ -84,8 +84,7 @@ def prove_deal(deal, settings, attempt=None):
     entry = None
     if result.verdict != UNKNOWN:
         count = len(result.body) // 2 if result.verdict == WIN else result.positions
-        values = certificate.body_values(result.verdict, result.body, deal, None,
-                                         settings.rules())
+        values = writer.body_values(result.verdict, result.body, deal, None, settings.rules())
         entry = pack_entry(deal, result.verdict, count, values)
     return Item(deal, result.verdict, json.dumps(row), entry)
 
@@ -111,7 +110,7 @@ def won_item(deal, indices, t0, rules):
     straight from the indices. The row names no SHA-256 or size of the deal's own certificate:
     that file is never written, compressing it only to hash it was a tenth of a census's CPU,
     and `certify extract` rebuilds it and prints both."""
-    values = certificate.bin_header(len(indices)) + indices
+    values = spec.bin_header(len(indices)) + indices
     moves = len(indices)
     # json.dumps of {"deal": deal, "claim": WIN, "positions": moves + 1, "path": None,
     # "sha256": None, "bytes": None, "seconds": ..., "most_home": 52, "moves": moves,

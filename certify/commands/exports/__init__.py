@@ -24,7 +24,7 @@ import hashlib
 import os
 import re
 
-from ...format import certificate
+from ...format import reader, spec
 from ... import output
 from ...engine import decode_key, search
 from ..options import EXIT_OK, Parser, Usage
@@ -75,8 +75,8 @@ def run_export(argv):
         raise Usage("--method is for Coq no-win exports only")
     try:
         text, summary = render(cert, filename, args.method)
-    except certificate.CertificateError as e:
-        raise Usage(certificate.said(path, e)) from None
+    except spec.CertificateError as e:
+        raise Usage(spec.said(path, e)) from None
     try:
         output.write_atomic(out, text.encode("utf-8"))
     except output.OutputError:
@@ -127,17 +127,17 @@ def win_file(cert, filename, method):
 
 
 def read_certificate(path):
-    """certificate.load(path), or Usage naming what is wrong (a range certificate: which
+    """reader.load(path), or Usage naming what is wrong (a range certificate: which
     command writes one deal's own)."""
     try:
-        return certificate.load(path)
-    except certificate.CertificateError as e:
-        whole = certificate.peek_header(path) or {}
+        return reader.load(path)
+    except spec.CertificateError as e:
+        whole = reader.peek_header(path) or {}
         if whole.get("claim") == "range":
             raise Usage(f"{path} is a range certificate (deals {whole.get('first')}.."
                         f"{whole.get('last')}): export one deal's own, written by "
                         f"certify extract {path} DEAL") from None
-        raise Usage(certificate.said(path, e)) from None
+        raise Usage(spec.said(path, e)) from None
 
 
 def provenance(path):
