@@ -1165,20 +1165,27 @@ def test_the_whole_output_is_checks_on_every_published_certificate(same):
     assert same("-j", "2", CERTS)[0] == 0
 
 
-def test_verified_lines_in_the_singular_and_with_commas(same, tmp_path):
-    """A win of one move ('1 single-card move replays'), a no-win of one position ('1 position
-    closed'), and counts past 999 with commas, as check writes them."""
+def verified_line_files():
+    """Files whose VERIFIED lines test the singular and the commas (also the page's test): a
+    win of 1,500 moves, a win of one move, a no-win of one position, a range of two; and the
+    long win's moves."""
     one_move = certgen.board((13, 13, 13, 12), ["KS", "", "", "", "", "", "", ""])
     padded = certgen.padded_indices(1, 4, win_lines(1)[1], 1500)
     start = certgen.deal_start(1)
-    files = {
+    return {
         "long": certgen.win_file(start, 4, certgen.index_moves(start, 4, False, padded), deal=1,
                                  version=3),
         "one-move": certgen.win_file(one_move, 0, [(certgen.card("KS"), certgen.FOUNDATION)]),
         "one-position": certgen.nowin_file(certgen.stuck_positions(8)[0], 0,
                                            certgen.stuck_positions(8)[:1]),
         "1-2": certgen.range_file(1, [certgen.entry(*e) for e in published_entries(0, 2)]),
-    }
+    }, padded
+
+
+def test_verified_lines_in_the_singular_and_with_commas(same, tmp_path):
+    """A win of one move ('1 single-card move replays'), a no-win of one position ('1 position
+    closed'), and counts past 999 with commas, as check writes them."""
+    files, padded = verified_line_files()
     for name, blob in files.items():
         (tmp_path / f"{name}.msgpack.zst").write_bytes(blob)
     assert " 1 single-card move replays to a won position" in same(tmp_path / "one-move.msgpack.zst")[1]

@@ -31,7 +31,7 @@ import pytest
 from support import certgen
 
 from test_vcheck import (build, hostile_single_v3, published_entries,  # noqa: F401 (build:
-                         win_lines)                                     # vcheck's, a fixture)
+                         verified_line_files, win_lines)                # vcheck's, a fixture)
 import derive_rules   # (vcheck/, on the path as for test_vcheck)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -298,17 +298,7 @@ def test_verified_lines_singular_with_commas_signed_ints(build, web, tmp_path): 
     """check's VERIFIED lines, as vcheck now writes them: a win of one move, a no-win of one
     position, 1,500 moves with a comma, a range of two; msgpack's signed ints read as ints (a
     range whose deals and counts are int 16, 32 and 64, a header whose count is an int 32)."""
-    one_move = certgen.board((13, 13, 13, 12), ["KS", "", "", "", "", "", "", ""])
-    padded = certgen.padded_indices(1, 4, win_lines(1)[1], 1500)
-    start = certgen.deal_start(1)
-    files = {
-        "long": certgen.win_file(start, 4, certgen.index_moves(start, 4, False, padded), deal=1,
-                                 version=3),
-        "one-move": certgen.win_file(one_move, 0, [(certgen.card("KS"), certgen.FOUNDATION)]),
-        "one-position": certgen.nowin_file(certgen.stuck_positions(8)[0], 0,
-                                           certgen.stuck_positions(8)[:1]),
-        "1-2": certgen.range_file(1, [certgen.entry(*e) for e in published_entries(0, 2)]),
-    }
+    files, padded = verified_line_files()
 
     def signed(n, code):   # n in msgpack's int form `code` (0xd0..0xd3)
         size = {0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8}[code]

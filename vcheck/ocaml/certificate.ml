@@ -35,11 +35,11 @@ let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~low ~high ~
     ~entries =
   for i = 0 to n - 1 do
     let k = first + i and base = (at + i) * width in
-    let at j = Char.code (Bytes.unsafe_get rows (base + j)) in
+    let at j = Char.code (Bytes.get rows (base + j)) in
     if k > 0 then begin
-      let earlier j = if i > 0 then Bytes.unsafe_get rows (base - width + j)
-        else Bytes.unsafe_get before j
-      and here j = Bytes.unsafe_get rows (base + j) in
+      let earlier j = if i > 0 then Bytes.get rows (base - width + j)
+        else Bytes.get before j
+      and here j = Bytes.get rows (base + j) in
       let j = ref 0 in
       while !j < width && earlier !j = here !j do incr j done;
       if !j = width || earlier !j > here !j then
@@ -243,7 +243,7 @@ let read_nowin r ~version ~cells ~symmetry ~count ~shown =
     for j = 0 to width - 1 do
       let base = roff + j * stride and row = first * width + j in
       for k = 0 to n - 1 do
-        Bytes.unsafe_set rows (row + k * width) (Bigarray.Array1.unsafe_get d (base + k))
+        Bytes.set rows (row + k * width) (Bigarray.Array1.get d (base + k))
       done
     done in
   let records_bin () = bin_header r "the records" ~not_bin:(not_a "the records" "bin") in
@@ -295,7 +295,7 @@ let read_nowin r ~version ~cells ~symmetry ~count ~shown =
           rejected "records: record %d is cut short" (!k + 1);
         if !k > 0 then Bytes.blit rows ((!k - 1) * width) rows (!k * width) shared;
         for j = shared to width - 1 do
-          Bytes.unsafe_set rows (!k * width + j) (Bigarray.Array1.unsafe_get d !p); incr p
+          Bytes.set rows (!k * width + j) (Bigarray.Array1.get d !p); incr p
         done;
         if !k > 0 && Bytes.sub rows (!k * width) width > Bytes.sub rows ((!k - 1) * width) width
            && Bytes.get rows ((!k - 1) * width + shared) = Bytes.get rows (!k * width + shared)

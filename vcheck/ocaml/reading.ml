@@ -19,6 +19,7 @@ let rejected fmt = Printf.ksprintf (fun s -> raise (Rejected s)) fmt
 module Strings = Hashtbl.Make (struct
     type t = string
     let equal = String.equal
+    (* Read-only view, no copy: vc_hash only reads, and exactly the string's own bytes. *)
     let hash s = keyed_hash (Bytes.unsafe_of_string s) 0 (String.length s)
   end)
 module Ints = Hashtbl.Make (struct
@@ -27,7 +28,7 @@ module Ints = Hashtbl.Make (struct
     let hash = keyed_hash_int
   end)
 
-let get (d : buf) i = Char.code (Bigarray.Array1.unsafe_get d i)
+let get (d : buf) i = Char.code (Bigarray.Array1.get d i)
 
 (* ---- The data, a window of it at a time (a version 3 no-win) ---- *)
 

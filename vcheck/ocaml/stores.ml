@@ -31,7 +31,11 @@ let segment size =
   let s = Bigarray.(Array1.create char c_layout size) in advise_huge_array s; s
 
 (* Bytes [from .. from + 6] of [src] at [off], big-endian: 56 bits, so never negative. *)
+(* One check first, that the 7 bytes lie in [src], so that the loop's unchecked reads stay
+   inside it (an index out of bounds raises, as a checked read would: a refusal). *)
 let key_of src off from =
+  if from < 0 || off + from < 0 || off + from + 7 > Bytes.length src then
+    invalid_arg "index out of bounds";
   let k = ref 0 in
   for j = from to from + 6 do k := (!k lsl 8) lor Char.code (Bytes.unsafe_get src (off + j)) done;
   !k
@@ -57,21 +61,21 @@ let pack p src off =
       p.segs <- p.segs + 1
     end;
     let b = p.k / block in
-    Bigarray.Array1.unsafe_set p.heads (3 * b) (key_of src off 0);
-    Bigarray.Array1.unsafe_set p.heads (3 * b + 1) (key_of src off 7);
-    Bigarray.Array1.unsafe_set p.heads (3 * b + 2) ((p.segs lsl segment_bits) lor p.used);
+    Bigarray.Array1.set p.heads (3 * b) (key_of src off 0);
+    Bigarray.Array1.set p.heads (3 * b + 1) (key_of src off 7);
+    Bigarray.Array1.set p.heads (3 * b + 2) ((p.segs lsl segment_bits) lor p.used);
     for j = 0 to width - 1 do
-      Bigarray.Array1.unsafe_set p.cur (p.used + j) (Bytes.unsafe_get src (off + j))
+      Bigarray.Array1.set p.cur (p.used + j) (Bytes.get src (off + j))
     done;
     p.used <- p.used + width
   end else begin
     let shared = ref 0 in
-    while Bytes.unsafe_get p.last !shared = Bytes.unsafe_get src (off + !shared) do
+    while Bytes.get p.last !shared = Bytes.get src (off + !shared) do
       incr shared
     done;     (* (records strictly ascending: they differ before their end) *)
-    Bigarray.Array1.unsafe_set p.cur p.used (Char.unsafe_chr !shared);
+    Bigarray.Array1.set p.cur p.used (Char.chr !shared);
     for j = !shared to width - 1 do
-      Bigarray.Array1.unsafe_set p.cur (p.used + 1 + j - !shared) (Bytes.unsafe_get src (off + j))
+      Bigarray.Array1.set p.cur (p.used + 1 + j - !shared) (Bytes.get src (off + j))
     done;
     p.used <- p.used + 1 + width - !shared
   end;
@@ -135,10 +139,10 @@ module Data (C : CORE) = struct
     and chars n : chars = Array1.create char c_layout n in
     let base = int32s ncols and attach = int32s ncols and low = chars ncols in
     let e_depth = chars ncols and e_top = chars ncols and e_parent = int32s ncols in
-    let get32 (a : int32s) i = Int32.to_int (Array1.unsafe_get a i)
-    and set32 (a : int32s) i v = Array1.unsafe_set a i (Int32.of_int v)
-    and getc (a : chars) i = Char.code (Array1.unsafe_get a i)
-    and setc (a : chars) i v = Array1.unsafe_set a i (Char.unsafe_chr v) in
+    let get32 (a : int32s) i = Int32.to_int (Array1.get a i)
+    and set32 (a : int32s) i v = Array1.set a i (Int32.of_int v)
+    and getc (a : chars) i = Char.code (Array1.get a i)
+    and setc (a : chars) i v = Array1.set a i (Char.chr v) in
     (* path.(d): the node of the first d cards of the entry before. *)
     let path = Array.make 53 root and next = ref chains in
     Array.iteri (fun i s ->
@@ -154,7 +158,7 @@ module Data (C : CORE) = struct
         end) entries;
     let nodes = !next in
     let base_of i = get32 base i and attach_of i = get32 attach i and low_of i = getc low i in
-    let card_at i d = Char.code (String.unsafe_get (Array.unsafe_get entries i) d) in
+    let card_at i d = Char.code (String.get (Array.get entries i) d) in
     (* The entry whose chain holds node e (chains <= e < nodes): the last whose base is at most
        e (those before it whose chain is empty share its base). *)
     let owner e =
@@ -169,7 +173,7 @@ module Data (C : CORE) = struct
        node b, then the others, from [near] on, ascending by the node they leave ([from]). *)
     let hangs = int32s (chains + 1) in
     Array1.fill hangs 0l;
-    let bump b = Array1.unsafe_set hangs b (Int32.add (Array1.unsafe_get hangs b) 1l) in
+    let bump b = Array1.set hangs b (Int32.add (Array1.get hangs b) 1l) in
     let edges = ref 0 and far = ref 0 in
     for j = 0 to ncols - 1 do
       if getc e_depth j > 0 then begin
@@ -177,8 +181,8 @@ module Data (C : CORE) = struct
       end
     done;
     for b = 1 to chains do
-      Array1.unsafe_set hangs b
-        (Int32.add (Array1.unsafe_get hangs b) (Array1.unsafe_get hangs (b - 1)))
+      Array1.set hangs b
+        (Int32.add (Array1.get hangs b) (Array1.get hangs (b - 1)))
     done;
     let near = get32 hangs chains and edges = !edges in
     let to_node = int32s (max edges 1) and to_card = chars (max edges 1)
@@ -193,8 +197,8 @@ module Data (C : CORE) = struct
         if b < chains then (put (get32 hangs b) j; bump b) else (others.(!k) <- j; incr k)
       end
     done;
-    for b = chains downto 1 do Array1.unsafe_set hangs b (Array1.unsafe_get hangs (b - 1)) done;
-    Array1.unsafe_set hangs 0 0l;
+    for b = chains downto 1 do Array1.set hangs b (Array1.get hangs (b - 1)) done;
+    Array1.set hangs 0 0l;
     Array.stable_sort (fun x y -> compare (attach_of x) (attach_of y)) others;
     Array.iteri (fun k j -> put (near + k) j; set32 from k (attach_of j)) others;
     let rec among k stop c =   (* the edge of card c among edges k .. stop - 1, or -1 *)
@@ -301,8 +305,8 @@ module Data (C : CORE) = struct
     let mask = !size - 1 in
     for k = 0 to count - 1 do
       let i = ref (hash rows (k * width) land mask) in
-      while Bigarray.Array1.unsafe_get slots !i <> 0l do i := (!i + 1) land mask done;
-      Bigarray.Array1.unsafe_set slots !i (Int32.of_int (k + 1))
+      while Bigarray.Array1.get slots !i <> 0l do i := (!i + 1) land mask done;
+      Bigarray.Array1.set slots !i (Int32.of_int (k + 1))
     done;
     (* (Eight bytes at a time: a lookup compares a row or two, and this is half its work.) *)
     let words = width / 8 in
@@ -314,12 +318,12 @@ module Data (C : CORE) = struct
          && go (i + 1)) in
       let rec rest j =
         j = width ||
-        (Bytes.unsafe_get rows (base + j) = Bytes.unsafe_get scratch j && rest (j + 1)) in
+        (Bytes.get rows (base + j) = Bytes.get scratch j && rest (j + 1)) in
       go 0 && rest (8 * words) in
     let lookup scratch =
       let i = ref (hash scratch 0 land mask) and found = ref count in
-      while !found = count && Bigarray.Array1.unsafe_get slots !i <> 0l do
-        let k = Int32.to_int (Bigarray.Array1.unsafe_get slots !i) - 1 in
+      while !found = count && Bigarray.Array1.get slots !i <> 0l do
+        let k = Int32.to_int (Bigarray.Array1.get slots !i) - 1 in
         if same k scratch then found := k else i := (!i + 1) land mask
       done;
       !found in
@@ -339,13 +343,13 @@ module Data (C : CORE) = struct
       let s = seg g and o = at g in
       let shared = get s o in
       for j = shared to width - 1 do
-        Bytes.unsafe_set row j (Bigarray.Array1.unsafe_get s (o + 1 + j - shared))
+        Bytes.set row j (Bigarray.Array1.get s (o + 1 + j - shared))
       done;
       g + 1 + width - shared in
     let head row b =
       let g = start b in
       let s = seg g and o = at g in
-      for j = 0 to width - 1 do Bytes.unsafe_set row j (Bigarray.Array1.unsafe_get s (o + j)) done;
+      for j = 0 to width - 1 do Bytes.set row j (Bigarray.Array1.get s (o + j)) done;
       g + width in
     let swept = Bytes.create width and swept_k = ref (-1) and swept_next = ref 0 in
     let found = Bytes.create width and found_k = ref (-1) in
@@ -362,20 +366,31 @@ module Data (C : CORE) = struct
         end
       end;
       0 in
+    (* The first j from [j0] on at which [scratch] and the record whose byte j is at [d] + j of
+       [s] differ, or [width].  The lookups' inner loop: one check first, that the bytes read
+       lie in both (scratch from j0 to width - 1, s from d + j0 to d + width - 1), so that the
+       loop's unchecked reads stay inside them (an index out of bounds raises, as a checked
+       read would: a refusal). *)
+    let differs scratch (s : buf) d j0 =
+      if j0 < 0 || d + j0 < 0 || width > Bytes.length scratch
+         || d + width > Bigarray.Array1.dim s then invalid_arg "index out of bounds";
+      let j = ref j0 in
+      while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (d + !j)
+      do incr j done;
+      !j in
     (* How [scratch] (its two keys [k0], [k1]) compares with the record that block [b] begins
        with: its keys first, its bytes past them only when both tie. *)
     let versus scratch k0 k1 b =
-      let h0 = Bigarray.Array1.unsafe_get p.blocks (3 * b) in
+      let h0 = Bigarray.Array1.get p.blocks (3 * b) in
       if k0 <> h0 then compare k0 h0
-      else let h1 = Bigarray.Array1.unsafe_get p.blocks (3 * b + 1) in
+      else let h1 = Bigarray.Array1.get p.blocks (3 * b + 1) in
         if k1 <> h1 then compare k1 h1
         else begin
           let g = start b in
-          let s = seg g and o = at g and j = ref 14 in
-          while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j)
-          do incr j done;
-          if !j = width then 0
-          else compare (Bytes.unsafe_get scratch !j) (Bigarray.Array1.unsafe_get s (o + !j))
+          let s = seg g and o = at g in
+          let j = differs scratch s o 14 in
+          if j = width then 0
+          else compare (Bytes.get scratch j) (Bigarray.Array1.get s (o + j))
         end in
     let blocks = Bigarray.Array1.dim p.blocks / 3 in
     (* Record [k] (the first of its block) is below [scratch]: the rest of the block walked as it
@@ -394,15 +409,11 @@ module Data (C : CORE) = struct
           if shared > common then go (k + 1) next common
           else if shared < common then count
           else begin
-            let j = ref common in
             let d = o + 1 - shared in      (* byte j of the record at d + j *)
-            while !j < width
-                  && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (d + !j) do
-              incr j
-            done;
-            if !j = width then k + 1
-            else if Bytes.unsafe_get scratch !j < Bigarray.Array1.unsafe_get s (d + !j) then count
-            else go (k + 1) next !j
+            let j = differs scratch s d common in
+            if j = width then k + 1
+            else if Bytes.get scratch j < Bigarray.Array1.get s (d + j) then count
+            else go (k + 1) next j
           end in
       go k g common in
     let lookup scratch =
@@ -417,11 +428,9 @@ module Data (C : CORE) = struct
         done;
         (* How many leading bytes the block's first record shares with [scratch]. *)
         let g = start !lo in
-        let s = seg g and o = at g and j = ref 0 in
-        while !j < width && Bytes.unsafe_get scratch !j = Bigarray.Array1.unsafe_get s (o + !j) do
-          incr j
-        done;
-        let k = if !j = width then !lo * block else walk scratch (!lo * block) (g + width) !j in
+        let s = seg g and o = at g in
+        let j = differs scratch s o 0 in
+        let k = if j = width then !lo * block else walk scratch (!lo * block) (g + width) j in
         (* (A record found is [scratch], byte for byte: the proved code reads it next.) *)
         if k < count then (Bytes.blit scratch 0 found 0 width; found_k := k) else found_k := -1;
         k
@@ -436,7 +445,8 @@ module Data (C : CORE) = struct
       | Packed p -> packed_records p in
     let scratch = Bytes.create width in
     (* The record bytes of a position, into [scratch]; false if it has no record form. *)
-    let put j v = Bytes.unsafe_set scratch j (Char.unsafe_chr v) in
+    (* (Every value put is below 256: a foundation count, a card, an id's byte.) *)
+    let put j v = Bytes.set_uint8 scratch j v in
     let home_byte j n = let v = int_of_nat 0 n in v <= 13 && (put j v; true) in
     let rec fill_cells j = function
       | [] -> for i = j to cells - 1 do put (4 + i) 0xff done; true
@@ -457,13 +467,13 @@ module Data (C : CORE) = struct
     (* Byte [j] and id [j] of the record at [base] of !source. *)
     let id rows base j =
       let off = base + 4 + cells + w * j in
-      let v = (Char.code (Bytes.unsafe_get rows off) lsl 8)
-              lor Char.code (Bytes.unsafe_get rows (off + 1)) in
+      let v = (Char.code (Bytes.get rows off) lsl 8)
+              lor Char.code (Bytes.get rows (off + 1)) in
       if w = 2 then v
-      else if w = 3 then (v lsl 8) lor Char.code (Bytes.unsafe_get rows (off + 2))
-      else (v lsl 16) lor (Char.code (Bytes.unsafe_get rows (off + 2)) lsl 8)
-           lor Char.code (Bytes.unsafe_get rows (off + 3)) in
-    let row base j = Char.code (Bytes.unsafe_get !source (base + j)) in
+      else if w = 3 then (v lsl 8) lor Char.code (Bytes.get rows (off + 2))
+      else (v lsl 16) lor (Char.code (Bytes.get rows (off + 2)) lsl 8)
+           lor Char.code (Bytes.get rows (off + 3)) in
+    let row base j = Char.code (Bytes.get !source (base + j)) in
     let valid k = k >= 0 && k < count in
     (* For progress: [rhome] is asked first for the record being closed, and, after each
        [find], for the record found; the former are counted. *)
