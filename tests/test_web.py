@@ -6,13 +6,13 @@ the very web/checker.js the page's worker runs) the page's lines must be vcheck'
 byte, with the same exit codes (vcheck given the file's name, as the page is): on published
 certificates (a no-win, a win, a custom rule), a small range, every file of the bad-certificate
 corpus, vcheck's hostile version 3 files, damaged zstd frames, VERIFIED lines in the singular
-and with commas, signed ints, padded ranges bounded by their bytes and a column tree of shared
-prefixes.
+and with commas, signed ints, padded ranges bounded by their bytes, a win of 100,000 moves, a
+file past 4 GiB and a column tree of shared prefixes.
 Then headless Chromium loads the page itself, from file:// and from `python -m http.server`,
-and checks 11982, a win, a range and three bad files through the page's file input, comparing
-each line shown with vcheck's; a screenshot of the page after 11982 is kept in the test's
-temporary folder. The browser tests are skipped, saying why, where Chromium, its driver or
-selenium is missing.
+and checks 11982, a win, a range, three bad files and a file past 4 GiB through the page's file
+input, comparing each line shown with vcheck's; a screenshot of the page after 11982 is kept in
+the test's temporary folder. The browser tests are skipped, saying why, where Chromium, its
+driver or selenium is missing.
 """
 
 import hashlib
@@ -352,6 +352,37 @@ def test_the_reviews_padded_range_is_refused_at_once(build, web, tmp_path):  # n
                                              "than 104,096 moves in its first 1,024 bytes"), lines
 
 
+def test_a_win_of_the_most_moves_as_vcheck_verifies_it(build, web, tmp_path):  # noqa: F811
+    """Deal 1's true line padded to 100,000 moves (--max-moves): the page holds it, counts it
+    and prints vcheck's line (no step of the driver or of the proved checker recurses as deep
+    as the line is long, which JavaScript's stack could not hold)."""
+    start = certgen.deal_start(1)
+    padded = certgen.padded_indices(1, 4, win_lines(1)[1], 100_000)
+    path = tmp_path / "long-1.msgpack.zst"
+    path.write_bytes(certgen.win_file(start, 4, certgen.index_moves(start, 4, False, padded),
+                                      deal=1, version=3))
+    same_as_vcheck(build, web, [path])
+    code, lines = page_lines(web, path)
+    assert code == 0 and f": {len(padded):,} single-card moves replay" in lines[0], lines
+
+
+def sparse_past_4_gib(tmp_path):
+    """A certificate's bytes, then zeros to 64 GiB (a sparse file: a few KB on disk)."""
+    path = tmp_path / "sparse.msgpack.zst"
+    with open(path, "wb") as f:
+        f.write((CERTS / "11982-cells5.msgpack.zst").read_bytes())
+        f.truncate(64 << 30)
+    return path
+
+
+def test_a_file_past_4_gib_is_refused_by_its_size(build, web, tmp_path):  # noqa: F811
+    """As vcheck refuses it (vcheck/README.md, "Where the two checkers still differ"): by its
+    size, in vcheck's words, none of it read."""
+    path = sparse_past_4_gib(tmp_path)
+    same_as_vcheck(build, web, [path])
+    assert page_lines(web, path) == (2, ["UNREADABLE: sparse.msgpack.zst holds more than 4 GiB"])
+
+
 def test_a_column_tree_of_shared_prefixes(build, web, tmp_path):  # noqa: F811
     """A false no-win of deal 1 whose 40,320 columns are every order of 8 cards under the same
     44 (1.8 million distinct prefixes): vcheck's line, the start named, from the page too."""
@@ -451,15 +482,15 @@ def page_check(browser, path, timeout=120):
 
 
 def test_the_page_in_chromium_from_a_file(build, web, browser, tmp_path):  # noqa: F811
-    """11982, a win, a range and three bad files, each line as vcheck prints it; the deal drawn
-    with its frozen cards; a screenshot kept."""
+    """11982, a win, a range, three bad files and a file past 4 GiB (refused by its size, unread),
+    each line as vcheck prints it; the deal drawn with its frozen cards; a screenshot kept."""
     from selenium.webdriver.common.by import By
     browser.get((web / "index.html").as_uri())
     rng = tmp_path / "11980-11985.msgpack.zst"
     rng.write_bytes(small_range())
     files = [CERTS / "11982.msgpack.zst", CERTS / "11982-cells5.msgpack.zst", rng,
              BAD / "bomb.msgpack.zst", BAD / "win-illegal-move.msgpack.zst",
-             BAD / "not-zstd.msgpack.zst"]
+             BAD / "not-zstd.msgpack.zst", sparse_past_4_gib(tmp_path)]
     for path in files:
         lines = page_check(browser, path)
         assert lines == vcheck_lines(build, path)[1], path.name

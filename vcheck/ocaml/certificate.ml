@@ -444,11 +444,11 @@ let check_one ?count_text (r : reader) ~prove ~path ~claim ~version ~deal ~board
     let s = start () in
     (* The line replayed by the driver's moves first (its faults in check's words); then the
        same moves, as (card, destination), to the proved check. *)
-    let line = replay_words (start_ints s) ~cells ~fm ~count
+    let back = replay_words (start_ints s) ~cells ~fm ~count
         ~pick:(if version < 3 then by_card d else by_index d) in
     let told = match s with
-      | `Deal n -> judge_deal n (DN.line line)
-      | `Board s -> judge_board s (DC.line line) in
+      | `Deal n -> judge_deal n (DN.line back)
+      | `Board s -> judge_board s (DC.line back) in
     match told with
     | Some t -> if entry = None then !verified (start_ints s) None; t
     | None -> rejected "the moves do not replay to a won position: %s"

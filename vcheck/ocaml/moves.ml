@@ -117,7 +117,7 @@ let position_of (home, held, cols) =
 
 (* A win's line replayed as check replays it: before move n, [pick n p moves] names the move to
    play among the legal [moves] (or says why none); the moves played, as (card, destination),
-   or the first fault in check's words. *)
+   the last first, or the first fault in check's words. *)
 let replay_words start ~cells ~fm ~count ~pick =
   let p = ref (position_of start) and line = ref [] in
   for n = 0 to count - 1 do
@@ -128,7 +128,7 @@ let replay_words start ~cells ~fm ~count ~pick =
   done;
   if Array.exists (( <> ) 13) !p.found then
     rejected "after all %s moves the position is not won: %s" (commas count) (show !p);
-  List.rev !line
+  !line
 
 (* Version 3: byte n is the index of move n. *)
 let by_index (d : buf) n _ moves =

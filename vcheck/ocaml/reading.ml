@@ -423,9 +423,10 @@ let jobs = ref 1
 (* ---- Words ---- *)
 
 let printable s =
-  String.concat "" (List.map (fun ch -> if ch >= ' ' && ch <> '\127' then String.make 1 ch
-                               else Printf.sprintf "\\x%02x" (Char.code ch))
-                      (List.init (String.length s) (String.get s)))
+  let b = Buffer.create (String.length s) in
+  String.iter (fun ch -> if ch >= ' ' && ch <> '\127' then Buffer.add_char b ch
+                else Buffer.add_string b (Printf.sprintf "\\x%02x" (Char.code ch))) s;
+  Buffer.contents b
 
 (* Digits grouped by threes. *)
 let commas_text s =

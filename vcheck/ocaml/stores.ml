@@ -539,7 +539,11 @@ module Data (C : CORE) = struct
     done;
     if !pos <> len || Array.exists not seen then fail ()
 
-  let line l = Line (List.map (fun (c, d) -> cards.(c), nats.(d)) l)
+  (* A win's line for the proved check, from its moves given the last first (as
+     [Moves.replay_words] gives them): one pass that builds the list from its end, where
+     List.map would recurse as deep as the line is long, deeper than the web page's JavaScript
+     stack holds for a line of a hundred thousand moves. *)
+  let line back = Line (List.rev_map (fun (c, d) -> cards.(c), nats.(d)) back)
 
   (* A no-win's data: its records checked here, or with -j N in slices, each in a process of
      its own (when the start is not one of the records, no slice need be checked). *)

@@ -1,5 +1,6 @@
 (* The page's own trusted lines (web/README.md, "The trust base"): the file the reader gave is
-   the file checked, under its name (as vcheck names a file in its folder), and the line shown
+   the file checked, under its name (as vcheck names a file in its folder; past 4 GiB, given by
+   its size alone, it is refused by Host.read_file, as vcheck refuses it), and the line shown
    is the one vcheck prints: the verdict and the text Certificate.verify returns, for a
    verified file the sentence that the proved Verdict.verdict or Range.range_verdict returned
    (vcheck/ocaml/trusted.ml turns it into bytes).  Everything else is vcheck's driver
@@ -8,9 +9,10 @@
 open Js_of_ocaml
 
 let run (name : Js.js_string Js.t) (data : Typed_array.arrayBuffer Js.t)
-    (sha : Js.js_string Js.t) =
+    (sha : Js.js_string Js.t) (size : Js.number Js.t) =
   let path = Js.to_string name in
-  Host.given := Some (path, Typed_array.Bigstring.of_arrayBuffer data, Js.to_string sha);
+  Host.given := Some (path, Typed_array.Bigstring.of_arrayBuffer data, Js.to_string sha,
+                      Js.float_of_number size);
   Host.hash_key ();
   Picture.clear ();
   Certificate.verified := Picture.seen;

@@ -225,12 +225,15 @@
                                     global.hashwasm.createXXHash64(0, 0)])
     .then(function (h) { hashers = { xxh3: h[0], xxh64: h[1] }; });
 
-  // One certificate: its name, its bytes (a Uint8Array) and their SHA-256 (the caller's: it
-  // names the file, decides nothing); the driver's answer: verdict, line, and what the page
-  // draws.
-  global.vcheckFile = function (name, bytes, sha) {
+  // One certificate: its name, its bytes (a Uint8Array), their SHA-256 (the caller's: it
+  // names the file, decides nothing) and the file's size (its bytes' length, or, for a file
+  // past 4 GiB, which is not read, its size alone); the driver's answer: verdict, line, and
+  // what the page draws.
+  global.vcheckFile = function (name, bytes, sha, size) {
     var whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
       ? bytes.buffer : bytes.slice().buffer;
-    return global.vcheckReady.then(function () { return global.vcheckRun(name, whole, sha); });
+    return global.vcheckReady.then(function () {
+      return global.vcheckRun(name, whole, sha, size);
+    });
   };
 })(typeof self !== "undefined" ? self : globalThis);

@@ -16,13 +16,18 @@ let call name (args : js array) = Js.Unsafe.meth_call (host ()) name args
 let typed (b : buf) : js = Js.Unsafe.get b "data"   (* the Uint8Array behind a Bigarray *)
 let int_arg (n : int) : js = Js.Unsafe.inject n
 
-(* The file the page was given, and its SHA-256. *)
-let given : (string * buf * string) option ref = ref None
+(* The file the page was given: its name, its bytes, their SHA-256 and its size in bytes.  A
+   file past 4 GiB is refused by its size, as vcheck's reader refuses it
+   (vcheck/ocaml/zstd_stubs.c): the page is then given its size alone, never its bytes. *)
+let most_bytes = 4. *. 1024. *. 1024. *. 1024.
+let given : (string * buf * string * float) option ref = ref None
 let read_file path = match !given with
-  | Some (name, file, _) when name = path -> file
+  | Some (name, _, _, size) when name = path && size > most_bytes ->
+      failwith (path ^ " holds more than 4 GiB")
+  | Some (name, file, _, _) when name = path -> file
   | _ -> failwith (path ^ " was not given to the page")
 let sha256 (file : buf) = match !given with
-  | Some (_, f, sha) when f == file -> sha
+  | Some (_, f, sha, _) when f == file -> sha
   | _ -> failwith "no SHA-256 for this file"
 
 type zstream = js
