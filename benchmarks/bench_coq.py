@@ -20,7 +20,11 @@ method: the published certificate (closed under every move then safe autoplay) a
 one written for the comparison (`certify DEAL --no-autoplay`), each exported, then compiled
 in turn, plain then autoplay, --runs pairs (default 3 here). It prints the median CPU of
 each and the median of the pairs' ratios plain / autoplay; the target for 11982 is that the
-autoplay file compiles at least 1.3 times as fast as the plain one.
+autoplay file compiles at least 1.3 times as fast as the plain one. The plain file is the
+baseline ("old"): the export as it was before autoplay existed. The script checks that with
+git when it can: it exports the plain certificate again with the exporter of BASELINE (the
+commit before the autoplay export, its coq.py and templates from git, the certificate read by
+today's reader) and says whether the two files are the same bytes.
 
 The machine is shared: CPU time depends on the load much less than wall time does, but it
 does depend on it; compare methods within one run, and take figures from a quiet machine.
@@ -43,6 +47,15 @@ PUBLISHED = os.path.join(ROOT, "certificates")
 CERTIFY = "import sys; from certify.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 BELOW_A_MILLION = [11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948]
 TARGETS = {11982: (15, 600), 7484159: (20 * 60, 8 * 1024)}  # CPU seconds, peak MB
+# The last commit before the Coq export knew autoplay: its export is the "old" of --closures.
+BASELINE = "df9dd83^"
+OLD_EXPORT = """import sys
+sys.path.insert(0, sys.argv[1])
+from oldexport import coq
+from certify.commands import exports
+exports.coq = coq
+sys.exit(exports.run_export(sys.argv[2:]))
+"""
 
 
 def main():
@@ -134,6 +147,9 @@ def closures(deals, methods, runs, folder, report):
                 os.makedirs(sub, exist_ok=True)
                 paths[closure] = os.path.join(sub, f"FreeCell{deal}.v")
                 counts[closure] = export(cert, paths[closure], method)
+            if method == "search":
+                report.text(f"    plain file the same bytes as {BASELINE}'s export: "
+                            f"{same_as_baseline(plain_cert, paths['plain'], folder)}")
             pairs = [(coqc_once(paths["plain"]), coqc_once(paths["autoplay"]))
                      for _ in range(runs)]
             plain = statistics.median(p[0] for p, _ in pairs)
@@ -154,9 +170,39 @@ def closures(deals, methods, runs, folder, report):
             report.text("    pairs (plain / autoplay CPU s): " + ", ".join(
                 f"{p[0]:.2f}/{a[0]:.2f}" for p, a in pairs))
             if deal == 11982:
-                report.text(f"  target 11982 ({method}): autoplay at least 1.3x as fast as plain: "
+                report.text(f"  target 11982 ({method}): autoplay (new) at least 1.3x as fast as "
+                            f"plain (old): "
                             f"{ratio:.2f}x -> {'met' if ratio >= 1.3 and proved else 'missed'}")
     report.text(f"  load now {load()}")
+
+
+def same_as_baseline(cert, plain, folder):
+    """Whether `plain` is what BASELINE's exporter writes for `cert` ("yes", "NO", or why not
+    known): the exporter's coq.py and templates from git, run with today's reader."""
+    package = os.path.join(folder, "baseline", "oldexport")
+    if not os.path.isdir(package):
+        listing = subprocess.run(["git", "-C", ROOT, "ls-tree", "--name-only", "-r", BASELINE,
+                                  "certify/exports/"], capture_output=True, text=True)
+        if listing.returncode != 0 or not shutil.which("git"):
+            return "not known (no git history)"
+        os.makedirs(os.path.join(package, "templates"))
+        open(os.path.join(package, "__init__.py"), "w").close()
+        for name in listing.stdout.split():
+            if name.endswith(".v") or name.endswith("/coq.py"):
+                text = subprocess.run(["git", "-C", ROOT, "show", f"{BASELINE}:{name}"],
+                                      capture_output=True, text=True, check=True).stdout
+                text = text.replace("from ..board import describe",
+                                    "from certify.game.board import describe")
+                where = "templates" if name.endswith(".v") else ""
+                with open(os.path.join(package, where, os.path.basename(name)), "w") as f:
+                    f.write(text)
+    out = os.path.join(folder, "baseline", os.path.basename(plain))
+    done = subprocess.run([sys.executable, "-c", OLD_EXPORT, os.path.dirname(package), "--coq",
+                           cert, "-o", out], capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        return f"not known ({done.stderr.strip()[-200:]})"
+    with open(out, "rb") as a, open(plain, "rb") as b:
+        return "yes" if a.read() == b.read() else "NO"
 
 
 def load():

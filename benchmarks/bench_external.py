@@ -1,13 +1,16 @@
 """Benchmark: the exhaustive search on disk (certify/engine/on_disk.py) beside the in-memory engine.
 
     python benchmarks/bench_external.py [--deal 7484159] [--memory 16M,64M,256M] [--runs 3]
-                                        [--autoplay] [--json]
+                                        [--autoplay] [--foundation-moves] [--fixed-columns]
+                                        [--threads N] [--json]
         positions a second and the peak of disk in use (bytes a position) of the search on
         disk at each --memory, beside the in-memory search of the same deal; then the
         certificate streamed out of the work folder (seconds, and the same SHA-256 as the
         in-memory engine's file). --autoplay: both closed under every move then safe moves
         home (certify's default closure; without it, every move alone, as the figures in
-        benchmarks/README were taken)
+        benchmarks/README were taken). --threads N: the search on disk's sorts and merges on N
+        threads (work_folder.Disk.threads; default 1), its CPU (user + system) said beside its
+        wall time
     python benchmarks/bench_external.py --far 504179225 --memory-far 16G --minutes 15
         how far a hard deal gets on disk in the time: positions, the bucket (cards home) and
         layer, disk in use a minute at a time (the folder's files, what a merge under way has
@@ -74,18 +77,25 @@ class Watch:
                              f"most home {most_home}, {self.where}")
 
 
-def run_on_disk(position, rules, memory, folder, seconds=None, report=None):
+def cpu_seconds():
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # (every thread's)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_on_disk(position, rules, memory, folder, seconds=None, report=None, threads=1):
     shutil.rmtree(folder, ignore_errors=True)
-    search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder), memory)
+    search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder, threads=threads), memory)
     watch = Watch(search, report)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     outcome = search.run(time_limit=seconds, progress=watch)
+    watch.cpu = cpu_seconds() - c0
     return search, outcome, time.perf_counter() - t0, watch
 
 
 def compare(args, report):
     number = args.deal
-    rules = Rules(args.cells, autoplay=args.autoplay)
+    rules = Rules(args.cells, args.fixed_columns, args.foundation_moves, args.autoplay)
     position = start(deal(number))
     tmp = Path(tempfile.mkdtemp(prefix="bench-external-"))
     try:
@@ -101,7 +111,8 @@ def compare(args, report):
         write_memory = time.perf_counter() - t0 - min(memory_seconds)
         m = min(memory_seconds)
         closure = "autoplay" if rules.autoplay else "moves"
-        about = dict(deal=number, cells=rules.ncells, closure=closure)
+        about = dict(deal=number, cells=rules.ncells, closure=closure,
+                     foundation_moves=rules.foundation_moves, fixed_columns=rules.fixed_columns)
         in_memory = (f"engine.search(start(deal({number})), Rules({rules.ncells}"
                      f"{', autoplay=True' if rules.autoplay else ''}))")
         report.line(f"deal {number}, {rules.ncells} cells, closed under "
@@ -115,7 +126,8 @@ def compare(args, report):
                            "prove.proved(..., plan=SEARCH_ALONE)", args.runs, "best", **about))
         for text in args.memory.split(","):
             budget = memory_size(text)
-            runs = [run_on_disk(position, rules, budget, tmp / "work") for _ in range(args.runs)]
+            runs = [run_on_disk(position, rules, budget, tmp / "work", threads=args.threads)
+                    for _ in range(args.runs)]
             search, outcome, seconds, watch = min(runs, key=lambda r: r[2])
             peak = watch.peak
             assert outcome.positions == n, outcome
@@ -123,10 +135,13 @@ def compare(args, report):
             size, sha = search.write_certificate(os.fspath(tmp / "disk.zst"), number, None)
             written = time.perf_counter() - t0
             same = (tmp / "disk.zst").read_bytes() == (tmp / "memory.zst").read_bytes()
-            disk = f"on_disk.DiskSearch(..., memory={text}).run()"
-            on = dict(about, memory=text, same_bytes=same)
+            disk = (f"on_disk.DiskSearch(..., Disk(..., threads={args.threads}), memory={text})"
+                    ".run()")
+            on = dict(about, memory=text, same_bytes=same, threads=args.threads)
             report.line(f"  on disk, --memory {text}: {seconds:.2f} s search (best of "
-                        f"{args.runs}), {n / seconds:,.0f} positions/s ({seconds / m:.1f}x the "
+                        f"{args.runs}; {watch.cpu:.2f} s CPU on {args.threads} thread"
+                        f"{'s' if args.threads > 1 else ''}), {n / seconds:,.0f} positions/s "
+                        f"({seconds / m:.1f}x the "
                         f"in-memory time); disk at most {size_text(peak)}, {peak / n:.1f} bytes a "
                         f"position (keys of {search.expander.keylen} B), "
                         f"{search.state['layer']} layers in the last bucket; in layers on disk: "
@@ -135,6 +150,8 @@ def compare(args, report):
                         f"{'the same bytes' if same else 'NOT THE SAME BYTES'} ({size:,} B)",
                         figure("search on disk", seconds, "s", disk, args.runs, "best",
                                versus=in_memory, versus_value=m, ratio=seconds / m, **on),
+                        figure("search on disk CPU", watch.cpu, "s", disk, args.runs,
+                               "of the best wall", **on),
                         figure("search on disk rate", n / seconds, "positions/s", disk,
                                args.runs, "best", **on),
                         figure("disk at most", peak, "bytes", disk, **on),
@@ -150,7 +167,7 @@ def compare(args, report):
 
 
 def tail(args, report):
-    rules = Rules(args.cells, foundation_moves=args.foundation_moves, autoplay=args.autoplay)
+    rules = Rules(args.cells, args.fixed_columns, args.foundation_moves, args.autoplay)
     position, memory = start(deal(args.deal)), memory_size(args.memory)
     tmp = Path(tempfile.mkdtemp(prefix="bench-external-tail-", dir=args.tmp))
     layers = []
@@ -192,7 +209,8 @@ def tail(args, report):
             on_disk.LOOK_UP_BELOW = below
             folder = tmp / "work"
             shutil.rmtree(folder, ignore_errors=True)
-            search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder), memory)
+            disk = work_folder.Disk(folder, threads=args.threads)
+            search = on_disk.DiskSearch(position, rules, disk, memory)
             t0, c0 = time.perf_counter(), time.process_time()
             outcome = search.run()
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -208,7 +226,7 @@ def tail(args, report):
         on_disk.LOOK_UP_BELOW = default
         folder = tmp / "work"
         shutil.rmtree(folder, ignore_errors=True)
-        search = Timed(position, rules, work_folder.Disk(folder), memory)
+        search = Timed(position, rules, work_folder.Disk(folder, threads=args.threads), memory)
         search.run()
         search.remove()
         report.line("  each layer's merge less the group's files, CPU s (both ways, same files):")
@@ -237,7 +255,8 @@ def far(args, report):
     try:
         import resource
         search, outcome, seconds, watch = run_on_disk(position, rules, memory_size(args.memory_far),
-                                                  folder / "work", args.minutes * 60, report)
+                                                  folder / "work", args.minutes * 60, report,
+                                                  args.threads)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         cpu = usage.ru_utime + usage.ru_stime
         n, peak = outcome.positions, watch.peak
@@ -272,7 +291,10 @@ def main():
     p.add_argument("--cells", type=int, default=4)
     p.add_argument("--autoplay", action="store_true",
                    help="close under every move then safe moves home (certify's default)")
-    p.add_argument("--foundation-moves", action="store_true", help="(for --tail)")
+    p.add_argument("--foundation-moves", action="store_true")
+    p.add_argument("--fixed-columns", action="store_true")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads of the search on disk's sorts and merges (default 1)")
     p.add_argument("--tail", action="store_true",
                    help="a group's last layers: lookups by block index against merges")
     p.add_argument("--memory", default="16M,64M,256M")

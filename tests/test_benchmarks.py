@@ -14,7 +14,8 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 REPORTING = ["bench_census.py", "bench_certify.py", "bench_check.py", "bench_closure.py",
              "bench_coq.py", "bench_counts.py",
-             "bench_engine.py", "bench_external.py", "bench_solver.py", "bench_vcheck.py"]
+             "bench_engine.py", "bench_external.py", "bench_generator.py", "bench_solver.py",
+             "bench_vcheck.py"]
 
 
 def load_report():

@@ -117,7 +117,7 @@ def test_memory_budget_and_malloc_failing_under_asan(sanitized, tmp_path):
 
 def test_the_search_on_disk_under_asan(sanitized, tmp_path):
     """external.c: spilling, merging in passes, widening the ids, a resume, a bucket held a
-    foundation group at a time, the records streamed out, under both closures (certify's default, autoplay; and every move alone); the same file
+    foundation group at a time, sorts and merges on several threads, the records streamed out, under both closures (certify's default, autoplay; and every move alone); the same file
     as the in-memory engine's."""
     out = tmp_path / "11982.msgpack.zst"
     certify_in(sanitized, 11982, "-q", "--on-disk", "--memory", "1M", "--time-limit", "0.5",
@@ -151,6 +151,13 @@ for rules, memory in ((Rules(2), 5_000_000), (Rules(2, autoplay=True), 7_000_000
     s = on_disk.DiskSearch(start(deal(1)), rules, work_folder.Disk(sys.argv[1]), memory)
     assert s.run().verdict == "no-win"
     assert sum(len(r) for r in s.records()) == s.positions * (4 + 2 + 16)
+    s.remove()
+# sorts and merges on several threads, every one split (split_at 1): bins and key ranges
+for rules in (Rules(3), Rules(3, autoplay=True)):
+    s = on_disk.DiskSearch(start(deal(11982)), rules, work_folder.Disk(sys.argv[1], threads=3),
+                           1 << 16, split_at=1)
+    assert s.run().verdict == "no-win"
+    assert sum(len(r) for r in s.records()) == s.positions * (4 + 3 + 16)
     s.remove()
 # successors looked up by block index (a group's last layers): a stale index and a cut file are
 # errors, never a bad read

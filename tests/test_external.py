@@ -960,3 +960,136 @@ def test_a_full_disk_under_the_certificate_keeps_the_search(tmp_path, monkeypatc
                     disk=work_folder.Disk(tmp_path / "w", resume=True))
     assert resumed.verdict == NO_WIN and resumed.positions == known_count(11982) and out.exists()
     assert not (tmp_path / "w").exists()
+
+
+# ---- several threads -------------------------------------------------------------------------
+
+THREADED = [(11982, Rules(4), 200_000), (1, Rules(2), 1 << 16), (11982, autoplay(4), 1 << 16),
+            (7484159, Rules(3, True, True), 1 << 20), (1, autoplay(2), 7_000_000)]
+
+
+@pytest.mark.parametrize("number,rules,memory", THREADED,
+                         ids=[f"{case_id(n, r)}-{m}" for n, r, m in THREADED])
+def test_several_threads_give_the_in_memory_engine_s_records(tmp_path, number, rules, memory):
+    """Sorts and merges split across threads (every one of them here, however small: split_at
+    1), in layers, in memory and in a bucket's foundation groups: the same records as the
+    in-memory engine, as one thread gives."""
+    position = start(deal(number))
+    for threads in (2, 3):
+        folder = tmp_path / f"work{threads}"
+        search = on_disk.DiskSearch(position, rules, work_folder.Disk(folder, threads=threads),
+                                    memory, split_at=1)
+        assert search.run().verdict == NO_WIN
+        table, ids, width = search.table()
+        rows = b"".join(search.records())
+        w = 4 + rules.ncells + 8 * width
+        assert (table, [rows[i:i + w] for i in range(0, len(rows), w)]) == \
+            records_of(engine.search(position, rules), rules)
+        search.remove()
+
+
+def keys_of(path, width):
+    """The keys of a key file, read here from the layout's description."""
+    import struct
+    import zstandard
+    data, at, keys = Path(os.fsdecode(path)).read_bytes(), 8, []
+    while at < len(data):
+        n, size = struct.unpack_from("<II", data, at)
+        block = zstandard.ZstdDecompressor().decompress(data[at + 8:at + 8 + size],
+                                                        max_output_size=8192 * (width + 1))
+        at += 8 + size
+        p, last = 0, b""
+        for _ in range(n):
+            s = block[p]
+            last = last[:s] + block[p + 1:p + 1 + width - s]
+            keys.append(last)
+            p += 1 + width - s
+    return keys
+
+
+def test_a_merge_split_by_key_range_writes_the_keys_one_thread_writes(tmp_path):
+    """merge and merge_looked on 2 to 64 threads (each file begun at its range's first key, the
+    ranges' files joined): the keys one thread writes, in order, whatever the ranges' ends fall
+    on (a block's first key, a key in no file); no range's file is left behind."""
+    import random
+    x = on_disk._native()
+    rng, w = random.Random(7), 6
+    every = sorted({bytes([rng.randrange(3), rng.randrange(4)]) + rng.randbytes(4)
+                    for _ in range(200_000)})
+    a = sorted(rng.sample(every, 80_000))
+    b = sorted(set(rng.sample(every, 60_000)) - set(a))
+    runs = [sorted(rng.sample(every, n)) for n in (50_000, 30_000, 10, 0, 70_000)]
+    files = [key_file(tmp_path / "a.keys", a, w), key_file(tmp_path / "b.keys", b, w)]
+    inputs = [key_file(tmp_path / f"run{i}.keys", r, w) for i, r in enumerate(runs)]
+    union = sorted(set().union(*map(set, runs)))
+    new = sorted(set(union) - set(a) - set(b))
+    indexes = [x.index(f, w) for f in files]
+    made = set(os.listdir(tmp_path))
+    for threads in (1, 2, 3, 8, 64):
+        for split_at in (1, 1 << 20):
+            out = os.fsencode(tmp_path / "out.keys")
+            assert x.merge(inputs, w, out, files, threads, split_at=split_at) == len(new)
+            assert keys_of(out, w) == new and x.count(out, w) == len(new)
+            os.unlink(out)
+            assert x.merge_looked(inputs, w, out, files, indexes, threads,
+                                  split_at=split_at) == len(new)
+            assert keys_of(out, w) == new
+            os.unlink(out)
+            assert x.merge(inputs, w, out, [], threads, split_at=split_at) == len(union)
+            assert keys_of(out, w) == union
+            os.unlink(out)
+    assert set(os.listdir(tmp_path)) == made
+    with pytest.raises(ValueError, match="threads"):
+        x.merge(inputs, w, os.fsencode(tmp_path / "o.keys"), files, 65)
+
+
+def test_keys_out_of_order_across_ranges_are_an_error_on_any_thread_count(tmp_path):
+    """A run whose keys go back across where a range ends (one range stops at the first key not
+    below its end, the next begins elsewhere): out of order, as on one thread, never a file
+    with a key lost or doubled."""
+    x = on_disk._native()
+    w = 4
+    keys = [i.to_bytes(4, "big") for i in range(0, 200_000, 2)]
+    swapped = keys[:50_000] + [keys[10]] + keys[50_000:]   # (a key again, far past its place)
+    run = key_file(tmp_path / "run.keys", swapped, w)
+    other = key_file(tmp_path / "b.keys", [i.to_bytes(4, "big") for i in range(1, 200_000, 2)], w)
+    for threads in (1, 2, 4):
+        with pytest.raises(ValueError, match="out of order"):
+            x.merge([run, other], w, os.fsencode(tmp_path / f"o{threads}.keys"), [], threads,
+                    split_at=1)
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("o") and ".keys." in n]
+
+
+def test_a_stop_asked_stops_a_merge_on_several_threads(tmp_path):
+    """stop(True) stops a merge split across threads (Stopped), no range's file left; stop(False)
+    and it merges."""
+    x = on_disk._native()
+    w = 4
+    a = key_file(tmp_path / "a.keys", [i.to_bytes(4, "big") for i in range(0, 300_000, 3)], w)
+    b = key_file(tmp_path / "b.keys", [i.to_bytes(4, "big") for i in range(1, 300_000, 3)], w)
+    x.stop(True)
+    try:
+        with pytest.raises(x.Stopped):
+            x.merge([a, b] * 8, w, os.fsencode(tmp_path / "o.keys"), [], 2, split_at=1)
+    finally:
+        x.stop(False)
+    assert x.merge([a, b], w, os.fsencode(tmp_path / "p.keys"), [], 2, split_at=1) == 200_000
+    assert not [n for n in os.listdir(tmp_path) if ".keys." in n]   # (o.keys: left, or not begun)
+
+
+def test_certify_with_one_thread_or_two_writes_the_same_bytes(tmp_path):
+    """certify --threads 1 and --threads 2, spilling at a tiny --memory: the same certificate,
+    the in-memory engine's."""
+    made = []
+    for threads in ("1", "2"):
+        out = tmp_path / f"t{threads}.zst"
+        done = run_certify("11982", "--cells", "3", "--on-disk", "--memory", "1M", "--threads",
+                           threads, "-q", "-o", str(out), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        made.append(out.read_bytes())
+    done = run_certify("11982", "--cells", "3", "--no-spill", "-q", "-o",
+                       str(tmp_path / "whole.zst"), cwd=tmp_path)
+    assert done.returncode == 0
+    assert made[0] == made[1] == (tmp_path / "whole.zst").read_bytes()
+    bad = run_certify("11982", "--threads", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "--threads" in bad.stderr

@@ -23,7 +23,8 @@ def built():
     if not checker.exists() or not VCHECK.exists():
         pytest.skip("web/checker.js or vcheck/_build/vcheck is not built (vcheck/build.sh, then "
                     "web/build.sh; .ci/run runs both)")
-    sources = [*WEB.glob("src/*"), *WEB.glob("vendor/*"), *WEB.glob("coq/*.v")]
+    sources = [*WEB.glob("src/*"), *WEB.glob("vendor/*"), *WEB.glob("coq/*.v"),
+               *(ROOT / "vcheck" / "ocaml").glob("*.ml")]
     if any(p.stat().st_mtime > checker.stat().st_mtime for p in sources):
         pytest.skip("web/checker.js is older than web/'s sources: rerun web/build.sh")
     return checker

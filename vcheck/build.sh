@@ -37,7 +37,7 @@ coq Extract.v
 coq ExtractBoard.v
 say "compiling the native driver"
 # The driver's modules, each after those it opens; ocaml/trusted.ml is the trusted one.
-driver="proved trusted reading stores moves certificate vcheck"
+driver="num proved trusted host reading stores moves certificate vcheck"
 for m in $driver; do cp "$here/ocaml/$m.ml" .; done
 cp "$here"/ocaml/*.c .
 ml() { nice ocamlfind ocamlopt -inline 200 -package unix "$@"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the web page's checker: the checker proved in Coq (vcheck's proofs, checked by
-# vcheck/build.sh), extracted for JavaScript (web/coq/ExtractWeb.v), with the page's driver
-# (web/src/driver.ml), compiled by js_of_ocaml into web/checker.js, beside web/index.html.
+# vcheck/build.sh), extracted for JavaScript (web/coq/ExtractWeb.v), with vcheck's driver
+# (vcheck/ocaml) over the page's host (web/src), compiled by js_of_ocaml into web/checker.js,
+# beside web/index.html.
 # Usage: web/build.sh [VCHECK_BUILD]   (default vcheck/_build; built first if it is not there)
 # Prints Print Assumptions of every main theorem, as vcheck's build does, and fails unless
 # every one says "Closed under the global context".
@@ -10,7 +11,9 @@ web="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$web")"
 vbuild="${1:-$repo/vcheck/_build}"
 say() { echo "web build: $*" >&2; }
-for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard; do
+# (Every module vcheck/coq/Assumptions.v and its board variant print theorems of.)
+for f in Rules RulesBoard Deal Check CheckBoard Autoplay AutoplayBoard Verdict VerdictBoard \
+    Range Lemmas Supermove Sentences; do
   if [ ! -e "$vbuild/$f.vo" ]; then
     say "no $vbuild/$f.vo: building vcheck first"
     "$repo/vcheck/build.sh" "$vbuild"
@@ -59,12 +62,25 @@ coq ExtractWeb.v
 coq ExtractWebBoard.v
 
 say "compiling the driver to JavaScript (js_of_ocaml)"
-cp "$web/src/driver.ml" .
-ml() { nice ocamlfind ocamlc -package js_of_ocaml "$@"; }
+# vcheck's own driver (vcheck/ocaml: its trusted lines, reading, stores, moves, certificate)
+# over the page's numbers and host (web/src/num.ml, host.ml), then the page's own modules
+# (picture.ml; checker.ml, the page's trusted lines), each after those it opens.
+shared="proved trusted reading stores moves certificate"
+for m in $shared; do cp "$repo/vcheck/ocaml/$m.ml" .; done
+for m in num host picture checker; do cp "$web/src/$m.ml" .; done
+driver="num proved trusted host reading stores moves certificate picture checker"
+ml() { nice ocamlfind ocamlc -package js_of_ocaml,unix "$@"; }
 ml -w -a -c vcheck_core.mli vcheck_core.ml vcheck_board.mli vcheck_board.ml   # extracted
-ml -c driver.ml
-ml -linkpkg vcheck_core.cmo vcheck_board.cmo driver.cmo -o driver.byte
-nice js_of_ocaml --opt 3 driver.byte -o driver.js
+ml -c $(for m in $driver; do echo $m.ml; done)
+ml -linkpkg vcheck_core.cmo vcheck_board.cmo $(for m in $driver; do echo $m.cmo; done) \
+  -o driver.byte
+# (A primitive js_of_ocaml lacks would be replaced by one that fails when called: none may be.
+# trusted.ml's fork, for vcheck's -j N, is never reached in the page, and so left out.)
+nice js_of_ocaml --opt 3 driver.byte -o driver.js 2> js_of_ocaml.log || {
+  cat js_of_ocaml.log >&2; exit 1; }
+if grep -q "issing primitive" js_of_ocaml.log; then
+  cat js_of_ocaml.log >&2; say "js_of_ocaml: a primitive is missing"; exit 1
+fi
 
 # web/checker.js: one function holding everything the worker runs (the page starts the worker
 # from its text, which a page opened from file:// may do), the vendored libraries' licences

@@ -28,7 +28,11 @@
     v.className = verdict || "";
   }
 
-  function check(name, buffer) {
+  // A file past this many bytes is not read: the checker refuses it by its size, as vcheck
+  // refuses it (web/src/host.ml).
+  var MOST_BYTES = 4 * 1024 * 1024 * 1024;
+
+  function check(name, buffer, size) {
     stop();
     show("", "");
     $("facts").textContent = "";
@@ -63,7 +67,7 @@
       document.body.setAttribute("data-done", "failure");
     };
     document.body.setAttribute("data-done", "");
-    worker.postMessage({ name: name, buffer: buffer }, [buffer]);
+    worker.postMessage({ name: name, buffer: buffer, size: size }, [buffer]);
   }
 
   $("cancel").onclick = function () {
@@ -73,8 +77,9 @@
   };
 
   function readFile(file) {
+    if (file.size > MOST_BYTES) { check(file.name, new ArrayBuffer(0), file.size); return; }
     var reader = new FileReader();
-    reader.onload = function () { check(file.name, reader.result); };
+    reader.onload = function () { check(file.name, reader.result, file.size); };
     reader.onerror = function () { $("status").textContent = "cannot read " + file.name; };
     reader.readAsArrayBuffer(file);
   }
@@ -112,7 +117,7 @@
     fetch("../certificates/" + encodeURIComponent(name)).then(function (response) {
       if (!response.ok) throw new Error(response.status + " " + response.statusText);
       return response.arrayBuffer();
-    }).then(function (buffer) { check(name, buffer); }, function (e) {
+    }).then(function (buffer) { check(name, buffer, buffer.byteLength); }, function (e) {
       $("status").textContent = "cannot fetch ../certificates/" + name + ": " + e.message;
     });
   };

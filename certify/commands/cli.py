@@ -34,6 +34,7 @@ USAGE = """
                [--max-positions N] [--time-limit SECONDS] [--no-solver]
                [--notation] [--memory SIZE] [--json] [-q]
                [--work-dir DIR] [--resume] [--on-disk] [--no-spill]
+               [--threads N]
   certify --board FILE|- [the same options]
   certify A-B [-j N] [--out DIR] [--scheduler ADDRESS] [-o PATH|-]
               [rule and budget options]
@@ -216,7 +217,8 @@ def spilling(args, argv, out, name, position, rules):
         raise Usage("the search on disk is not built (certify.engine._external); reinstall "
                     "with a C compiler (pip install -e .)")
     folder = args.work_dir if args.work_dir is not None else work_folder.default_folder(out, name)
-    disk = work_folder.Disk(folder, resume=args.resume, at_once=args.on_disk, argv=list(argv))
+    disk = work_folder.Disk(folder, resume=args.resume, at_once=args.on_disk, argv=list(argv),
+                            threads=args.threads)
     try:
         disk.check(position, rules)
     except work_folder.WorkFolderError as e:

@@ -230,6 +230,27 @@ def add_disk_options(p):
                         "trying in memory first: for a deal known not to fit")
     p.add_argument("--no-spill", action="store_true",
                    help="never search on disk: stop at --memory (verdict unknown)")
+    p.add_argument("--threads", type=thread_count, default=default_threads(), metavar="N",
+                   help="threads the search on disk sorts and merges with (its large merges "
+                        "split by key range; default: the cores this process may use, "
+                        f"{default_threads()} here); the certificate is the same bytes "
+                        "whatever N")
+
+
+def default_threads():
+    """--threads' default: the cores this process may run on (at most 64)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 64))
+
+
+def thread_count(text):
+    """A number of threads, 1 to 64."""
+    if not isinstance(text, str) or not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"not a number of threads from 1 to 64: {text!r}")
+    return int(text)
 
 
 def add_rule_options(p):

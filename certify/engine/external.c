@@ -30,6 +30,8 @@
 #include <Python.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,20 +92,138 @@ static double now(void) {
 
 #define POLL_SECONDS 0.1
 
-static volatile int stop_asked;
+static int stop_asked;   /* (read and written atomically: the crews' threads read it) */
 static double next_poll;
 static PyObject *Stopped;
 
-/* Whether to stop; called without the GIL. */
+/* ---- Threads ---------------------------------------------------------------------------- */
+
+/* A call may share its work with helper threads (--threads): a crew takes tasks 0..ntasks-1 of
+** one job in turn, the calling thread among them, each task writing only its own slot of the
+** job (its output file, its counts and its error), so that nothing is written by two threads
+** but the crew's own fields, under its lock. What the tasks make does not depend on which thread
+** made it or when: the same files whatever the number of threads (merges split by key range
+** write their ranges to files of their own, joined in order at the end). Only the calling thread
+** looks at Python's signals (it may hold the GIL a moment); a helper looks at a flag, `abort`,
+** which a stop asked or a task that failed raises, so that the others stop at their next look.
+** Helpers block every signal: they go to the calling thread, as without a crew. */
+
+#define MOST_THREADS 64
+
+typedef struct Crew Crew;
+struct Crew {
+    void (*task)(Crew *c, int i);
+    void *job;
+    int ntasks;
+    int next;          /* the next task to take (under lock) */
+    int helping;       /* helpers still working (under lock) */
+    int abort;         /* (atomic) the tasks left are not begun, those under way stop */
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+};
+
+static __thread Crew *helped;   /* the crew this thread is a helper of */
+static __thread Crew *led;      /* the crew this thread called, while it works in it */
+
+static int asked(void) { return __atomic_load_n(&stop_asked, __ATOMIC_RELAXED); }
+
+static int aborted(Crew *c) { return __atomic_load_n(&c->abort, __ATOMIC_RELAXED); }
+
+/* A task that failed: the crew's other tasks stop. */
+static void crew_abort(Crew *c) {
+    if (c) __atomic_store_n(&c->abort, 1, __ATOMIC_RELAXED);
+}
+
+/* Whether to stop; called without the GIL. In a crew, a task failed stops the others too. */
 static int stopping(void) {
-    if (stop_asked) return 1;
+    if (helped) return asked() || aborted(helped);
+    if (asked() || (led && aborted(led))) return 1;
     double t = now();
     if (t < next_poll) return 0;
     next_poll = t + POLL_SECONDS;
     PyGILState_STATE g = PyGILState_Ensure();
     int raised = PyErr_CheckSignals() < 0;
     PyGILState_Release(g);
-    return raised || stop_asked;
+    if (raised || asked()) {
+        crew_abort(led);
+        return 1;
+    }
+    return 0;
+}
+
+static void crew_work(Crew *c) {
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        int i = c->next < c->ntasks && !aborted(c) ? c->next++ : -1;
+        pthread_mutex_unlock(&c->lock);
+        if (i < 0) return;
+        c->task(c, i);
+    }
+}
+
+static void *crew_helper(void *arg) {
+    Crew *c = arg;
+    helped = c;
+    crew_work(c);
+    helped = NULL;
+    pthread_mutex_lock(&c->lock);
+    c->helping--;
+    pthread_cond_signal(&c->done);
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* Run task(c, i) for i in 0..ntasks-1 on `threads` threads, this one among them (called without
+** the GIL); returns when every task begun has ended. A helper that cannot be started is done
+** without: the tasks are the same, on fewer threads. */
+static void crew_run(Crew *c, int threads) {
+    pthread_t helper[MOST_THREADS];
+    int started = 0;
+    c->next = c->helping = c->abort = 0;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->done, NULL);
+    if (threads > c->ntasks) threads = c->ntasks;
+    if (threads > MOST_THREADS) threads = MOST_THREADS;
+    if (threads > 1) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        for (int k = 1; k < threads; k++) {
+            pthread_mutex_lock(&c->lock);
+            c->helping++;
+            pthread_mutex_unlock(&c->lock);
+            if (pthread_create(&helper[started], NULL, crew_helper, c) == 0) {
+                started++;
+                continue;
+            }
+            pthread_mutex_lock(&c->lock);
+            c->helping--;
+            pthread_mutex_unlock(&c->lock);
+            break;
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    Crew *outer = led;
+    led = c;
+    crew_work(c);
+    /* the helpers' last tasks waited for, a look at the signals every POLL_SECONDS */
+    pthread_mutex_lock(&c->lock);
+    while (c->helping) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += (long)(POLL_SECONDS * 1e9);
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        pthread_cond_timedwait(&c->done, &c->lock, &until);
+        if (!c->helping) break;
+        pthread_mutex_unlock(&c->lock);
+        stopping();   /* (a stop asked raises abort) */
+        pthread_mutex_lock(&c->lock);
+    }
+    pthread_mutex_unlock(&c->lock);
+    led = outer;
+    for (int k = 0; k < started; k++) pthread_join(helper[k], NULL);
+    pthread_cond_destroy(&c->done);
+    pthread_mutex_destroy(&c->lock);
 }
 
 /* The error of a call stopped: what a handler raised, or Stopped. */
@@ -158,6 +278,39 @@ static void swap_keys(uint8_t *a, uint8_t *b, size_t w) {
     memcpy(b, t, w);
 }
 
+/* One pass of sort_keys below over n keys of w bytes that agree on their first *d bytes: *d
+** moved past the bytes they all share, the keys moved into bins by the first byte in which they
+** differ (count[v] keys with byte v, from key start[v] on). 0 if they agree to the end (nothing
+** to sort), else 1. */
+static inline int spread(uint8_t *a, size_t n, size_t w, size_t *d, size_t count[256],
+                         size_t start[256]) {
+    for (; *d < w; ++*d) {
+        size_t next[256];
+        memset(count, 0, 256 * sizeof *count);
+        for (size_t i = 0; i < n; i++) count[a[i * w + *d]]++;
+        int lo = 0, hi = 255;
+        while (!count[lo]) lo++;
+        while (!count[hi]) hi--;
+        if (lo == hi) continue;
+        size_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            start[b] = next[b] = sum;
+            sum += count[b];
+        }
+        for (int b = lo; b <= hi; b++) {
+            size_t end = start[b] + count[b];
+            while (next[b] < end) {
+                uint8_t *r = a + next[b] * w;
+                int v = r[*d];
+                if (v == b) { next[b]++; continue; }
+                swap_keys(r, a + next[v]++ * w, w);   /* r's key goes to its bin; look again */
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
 /* n keys of w bytes that agree on their first d bytes, sorted in place: an American flag sort
 ** (most significant byte first, records swapped into their byte's bin), insertion sort for small
 ** groups. In place because the buffer being sorted is most of the memory budget: a sort with a
@@ -166,39 +319,81 @@ static void swap_keys(uint8_t *a, uint8_t *b, size_t w) {
 ** then in no particular order; else OK. */
 static int sort_keys(uint8_t *a, size_t n, size_t w, size_t d, int poll) {
     if (poll && n > (1 << 16) && stopping()) return STOPPED;
-    while (n > 1 && d < w) {
-        if (n < 16) {
-            for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && memcmp(a + (j - 1) * w + d, a + j * w + d, w - d) > 0; j--)
-                    swap_keys(a + (j - 1) * w, a + j * w, w);
-            return OK;
-        }
-        size_t count[256] = {0}, start[256], next[256];
-        for (size_t i = 0; i < n; i++) count[a[i * w + d]]++;
-        int lo = 0, hi = 255;
-        while (!count[lo]) lo++;
-        while (!count[hi]) hi--;
-        if (lo == hi) { d++; continue; }
-        size_t sum = 0;
-        for (int b = lo; b <= hi; b++) {
-            start[b] = next[b] = sum;
-            sum += count[b];
-        }
-        for (int b = lo; b <= hi; b++) {
-            size_t end = start[b] + count[b];
-            while (next[b] < end) {
-                uint8_t *r = a + next[b] * w;
-                int v = r[d];
-                if (v == b) { next[b]++; continue; }
-                swap_keys(r, a + next[v]++ * w, w);   /* r's key goes to its bin; look again */
-            }
-        }
-        for (int b = lo; b <= hi; b++)
-            if (count[b] > 1 && sort_keys(a + start[b] * w, count[b], w, d + 1, poll) == STOPPED)
-                return STOPPED;
+    if (n < 2 || d >= w) return OK;
+    if (n < 16) {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && memcmp(a + (j - 1) * w + d, a + j * w + d, w - d) > 0; j--)
+                swap_keys(a + (j - 1) * w, a + j * w, w);
         return OK;
     }
+    size_t count[256], start[256];
+    if (!spread(a, n, w, &d, count, start)) return OK;
+    for (int b = 0; b < 256; b++)
+        if (count[b] > 1 && sort_keys(a + start[b] * w, count[b], w, d + 1, poll) == STOPPED)
+            return STOPPED;
     return OK;
+}
+
+/* sort_keys on `threads` threads, if there are at least `split_at` keys: the keys spread into
+** bins (by the passes of sort_keys, the largest bin spread again while it holds more than a
+** share of the keys), the bins then sorted by a crew, the largest first. The bins are disjoint,
+** so the keys come out as sort_keys leaves them, whatever thread sorted which bin. Polls as
+** sort_keys with `poll`. */
+#define SORT_SPLIT_AT (1 << 18)   /* (the default of Expander's split_at) */
+#define MOST_BINS 4096
+
+typedef struct { uint8_t *a; size_t n, d; } Bin;
+
+typedef struct {
+    Bin *bins;
+    size_t w;
+    int *stopped;      /* each bin's (its task's slot) */
+} SortJob;
+
+static void sort_task(Crew *c, int i) {
+    SortJob *j = c->job;
+    j->stopped[i] = sort_keys(j->bins[i].a, j->bins[i].n, j->w, j->bins[i].d, 1) == STOPPED;
+    if (j->stopped[i]) crew_abort(c);
+}
+
+static int bigger_bin(const void *x, const void *y) {
+    const Bin *a = x, *b = y;
+    return a->n < b->n ? 1 : a->n > b->n ? -1 : a->a < b->a ? -1 : a->a > b->a;
+}
+
+static int sort_keys_on(uint8_t *a, size_t n, size_t w, size_t d, int threads, size_t split_at) {
+    if (threads < 2 || n < split_at || n < 2) return sort_keys(a, n, w, d, 1);
+    Bin *bins = malloc(MOST_BINS * sizeof *bins);
+    int *stopped = calloc(MOST_BINS, sizeof *stopped);
+    if (!bins || !stopped) {   /* (no room for the list: one thread) */
+        free(bins);
+        free(stopped);
+        return sort_keys(a, n, w, d, 1);
+    }
+    size_t share = n / (4 * (size_t)threads), nbins = 1;
+    bins[0] = (Bin){a, n, d};
+    while (nbins) {   /* the largest bin spread while it is more than a share */
+        size_t big = 0;
+        for (size_t i = 1; i < nbins; i++)
+            if (bins[i].n > bins[big].n) big = i;
+        Bin b = bins[big];
+        if (b.n <= share || b.d >= w || nbins + 256 > MOST_BINS) break;
+        if (stopping()) { free(bins); free(stopped); return STOPPED; }
+        size_t count[256], start[256], e = b.d;
+        bins[big] = bins[--nbins];
+        if (!spread(b.a, b.n, w, &e, count, start)) continue;   /* (all alike: sorted) */
+        for (int v = 0; v < 256; v++)
+            if (count[v] > 1) bins[nbins++] = (Bin){b.a + start[v] * w, count[v], e + 1};
+    }
+    qsort(bins, nbins, sizeof *bins, bigger_bin);
+    SortJob job = {bins, w, stopped};
+    Crew crew = {.task = sort_task, .job = &job, .ntasks = (int)nbins};
+    crew_run(&crew, threads);
+    int stop = 0;
+    for (size_t i = 0; i < nbins; i++) stop |= stopped[i];
+    free(bins);
+    free(stopped);
+    return stop || aborted(&crew) ? STOPPED : OK;
 }
 
 /* Sorted keys with repeats dropped, in place: how many are left. */
@@ -351,6 +546,13 @@ typedef struct {
     int live, err;
     uint8_t cur[MAX_RECORD];
     const uint8_t *key;   /* the current key (cur), while live */
+    /* A reader of a key range (a merge split across threads) ends at its first key not below
+    ** `hi` (none: at the file's end), and says where: `end`, that key's place in the file (or
+    ** the file's keys), which the next range must begin at. */
+    const uint8_t *hi;
+    uint64_t taken;       /* the keys decoded so far: the next key's place in the file */
+    uint64_t end;
+    int ended;            /* it came to `hi` or to the file's end (`end` is set) */
 } In;
 
 static int read_full(int fd, uint8_t *p, size_t n, int *err) {
@@ -409,7 +611,12 @@ static int in_next(In *r) {
             return IO_FAILED;
         }
         int got = in_header(r, &nkeys, &clen);
-        if (got == AT_END) { r->live = 0; return AT_END; }
+        if (got == AT_END) {
+            r->live = 0;
+            r->ended = 1;
+            r->end = r->taken;
+            return AT_END;
+        }
         if (got == IO_FAILED || in_block(r, nkeys, clen) == IO_FAILED) {
             r->live = 0;
             return IO_FAILED;
@@ -426,12 +633,57 @@ static int in_next(In *r) {
     r->left--;
     r->first = 0;
     r->key = r->cur;
+    r->taken++;
+    if (r->hi && memcmp(r->cur, r->hi, w) >= 0) {
+        r->live = 0;
+        r->ended = 1;
+        r->end = r->taken - 1;
+        return AT_END;
+    }
     r->live = 1;
     return GOT;
 }
 
-/* Open the key file `path` of keys of w bytes at its key `skip` (whole blocks before it passed
-** over by their headers): OK, the key in r->key (or none, r->live 0, at the end), or IO_FAILED. */
+/* in_open, from the block whose header is at byte `at` of the file, `before` keys before it
+** (8, 0: the first), its key `skip` on; a reader of keys below `hi` (or NULL: all of them). */
+static int in_open_at(In *r, const char *path, size_t w, uint64_t skip, uint64_t at,
+                      uint64_t before, const uint8_t *hi) {
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    r->w = w;
+    r->zbound = ZSTD_compressBound(front_cap(w));
+    r->front = malloc(front_cap(w));
+    r->dctx = ZSTD_createDCtx();
+    if (!r->front || !r->dctx) { r->err = ENOMEM; return IO_FAILED; }
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) { r->err = errno; return IO_FAILED; }
+    uint8_t h[8];
+    if (read_full(r->fd, h, 8, &r->err) != GOT || memcmp(h, KEY_MAGIC, 4) != 0 ||
+        h[4] != KEY_LAYOUT || h[5] != w) {
+        if (!r->err) r->err = EIO;
+        return IO_FAILED;
+    }
+    if (at != 8 && lseek(r->fd, (off_t)at, SEEK_SET) < 0) { r->err = errno; return IO_FAILED; }
+    r->taken = before;
+    while (skip) {
+        uint32_t nkeys, clen;
+        int got = in_header(r, &nkeys, &clen);
+        if (got != GOT) { if (!r->err) r->err = EIO; return IO_FAILED; }   /* shorter than `skip` */
+        if (nkeys <= skip) {
+            if (lseek(r->fd, (off_t)clen, SEEK_CUR) < 0) { r->err = errno; return IO_FAILED; }
+            skip -= nkeys;
+            r->taken += nkeys;
+            continue;
+        }
+        if (in_block(r, nkeys, clen) == IO_FAILED) return IO_FAILED;
+        for (; skip; skip--)
+            if (in_next(r) == IO_FAILED) return IO_FAILED;
+        r->live = 0;   /* (the key skipped to is the next one in_next gives) */
+    }
+    r->hi = hi;
+    return in_next(r) == IO_FAILED ? IO_FAILED : OK;
+}
+
 static int in_open(In *r, const char *path, size_t w, uint64_t skip) {
     memset(r, 0, sizeof *r);
     r->fd = -1;
@@ -488,6 +740,8 @@ typedef struct {
     PyObject_HEAD
     int ncells, fixed_columns, foundation_moves, idw, keylen;
     int autoplay;        /* the closure: every move, then safe moves home (columns.h's settle) */
+    int threads;         /* the sorts' (sort_keys_on), from split_at keys on */
+    size_t split_at;
     Columns columns;
     uint8_t *buf;        /* successors: this bucket's from the front, later ones' from the back */
     size_t cap;          /* keys the buffer holds */
@@ -544,21 +798,27 @@ static void Expander_dealloc(Expander *x) {
     Py_TYPE(x)->tp_free((PyObject *)x);
 }
 
-/* Expander(rules, idw, columns, buffer, narrow=65536): the rules (a Rules: rules.h), the ids'
-** width, the columns met so far (a list of bytes, by id: a
+/* Expander(rules, idw, columns, buffer, narrow=65536, threads=1, split_at=2**18): the rules (a
+** Rules: rules.h), the ids' width, the columns met so far (a list of bytes, by id: a
 ** resumed search numbers them as before) and the bytes the successor buffer may take. `narrow`,
 ** the columns 2-byte ids may name, is smaller only in tests, which widen the keys early that
-** way. */
+** way. `threads`: the threads its sorts of `split_at` keys or more use (the same keys, in the same
+** order; tests sort fewer on several threads). */
 static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
-    static char *names[] = {"rules", "idw", "columns", "buffer", "narrow", NULL};
+    static char *names[] = {"rules", "idw", "columns", "buffer", "narrow", "threads", "split_at",
+                            NULL};
     Rules rules;
-    int idw;
+    int idw, threads = 1;
     PyObject *cols;
-    unsigned long long buffer;
+    unsigned long long buffer, split_at = SORT_SPLIT_AT;
     long narrow = NARROW_COLUMNS;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&iO!K|l", names, rules_converter, &rules, &idw,
-                                     &PyList_Type, &cols, &buffer, &narrow))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&iO!K|liK", names, rules_converter, &rules, &idw,
+                                     &PyList_Type, &cols, &buffer, &narrow, &threads, &split_at))
         return -1;
+    if (threads < 1 || threads > MOST_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads: 1 to %d", MOST_THREADS);
+        return -1;
+    }
     int ncells = rules.ncells;
     if ((idw != 2 && idw != 3) || narrow < 8 ||
         narrow > (long)NARROW_COLUMNS) {
@@ -570,6 +830,8 @@ static int Expander_init(Expander *x, PyObject *args, PyObject *kw) {
     x->fixed_columns = rules.fixed_columns;
     x->foundation_moves = rules.foundation_moves;
     x->autoplay = rules.autoplay;
+    x->threads = threads;
+    x->split_at = (size_t)split_at;
     x->idw = idw;
     x->keylen = 2 + ncells + 8 * idw;
     if (columns_init(&x->columns, idw == 2 ? (uint32_t)narrow : MOST_COLUMNS) != FITS) {
@@ -604,11 +866,15 @@ typedef struct {
 } Expansion;
 
 /* Successor key k of this module's, from its parts: the generator's put_successor()
-** (successors.h). */
-static void put_successor(void *to, uint8_t *k, const uint8_t *found, const uint8_t *occ,
-                          int nocc, uint32_t *ids) {
-    const Expander *x = to;
-    encode(k, x->ncells, x->idw, x->fixed_columns, found, occ, nocc, ids);
+** (successors.h); encode()'s, but on ids that are its own to sort. */
+ALWAYS_INLINE void put_successor(const Moves *m, uint8_t *k, const uint8_t *found,
+                                const uint8_t *occ, int nocc, uint32_t *ids) {
+    if (!m->fixed_columns) sort8(ids);
+    k[0] = (uint8_t)(found[0] << 4 | found[1]);
+    k[1] = (uint8_t)(found[2] << 4 | found[3]);
+    memcpy(k + 2, occ, (size_t)nocc);
+    memset(k + 2 + nocc, EMPTY_CELL, (size_t)(m->ncells - nocc));
+    for (int i = 0; i < 8; i++) put_be(k + 2 + m->ncells + i * m->width, ids[i], m->width);
 }
 
 /* The successors of key k into e->out (successors.h, on this module's keys): how many,
@@ -621,7 +887,7 @@ static int expand_key(Expansion *e, const uint8_t *k) {
     for (int i = 0; i < 8; i++)
         if (p->ids[i] >= x->columns.n) return UNKNOWN_COLUMN;   /* not a key of ours */
     Rules rules = {x->ncells, x->fixed_columns, x->foundation_moves, x->autoplay};
-    return successors(&rules, &x->columns, p, e->out, (size_t)x->keylen, x);
+    return successors(&rules, &x->columns, p, e->out, (size_t)x->keylen, x->idw);
 }
 
 /* A successor of a later bucket (hk cards home) into the buffer's back part. */
@@ -769,7 +1035,7 @@ static PyObject *Expander_spill(Expander *x, PyObject *args) {
     int err = 0, stop = 0, got = OK;
     const char *failed = NULL;
     Py_BEGIN_ALLOW_THREADS
-    stop = sort_keys(x->buf, a, w, 0, 1) == STOPPED;
+    stop = sort_keys_on(x->buf, a, w, 0, x->threads, x->split_at) == STOPPED;
     if (!stop) {
         a = unique_keys(x->buf, a, w);
         if (a && (got = write_keys(same, x->buf, a, w, &err)) != OK) failed = same;
@@ -780,7 +1046,7 @@ static PyObject *Expander_spill(Expander *x, PyObject *args) {
     for (int h = 0; h <= NCARDS && !stop && !failed; h++) {
         size_t n = x->ahead[h];
         if (!n) continue;
-        stop = sort_keys(part, n, w, 0, 1) == STOPPED;
+        stop = sort_keys_on(part, n, w, 0, x->threads, x->split_at) == STOPPED;
         if (stop) break;
         /* (past its unique keys a part still holds its own bucket's: `ahead` stays true of the
         ** buffer if a write fails) */
@@ -1176,7 +1442,7 @@ static PyObject *Expander_dump(Expander *x, PyObject *args, PyObject *kw) {
     memset(&pt, 0, sizeof pt);
     v.fd = o.fd = pt.fd = -1;
     Py_BEGIN_ALLOW_THREADS
-    if (!keep) stop = sort_keys(x->held, n, rec, 0, 1) == STOPPED;
+    if (!keep) stop = sort_keys_on(x->held, n, rec, 0, x->threads, x->split_at) == STOPPED;
     if (ppath && !stop) {
         /* (the closed groups' foundations sort before the group under way's) */
         if ((first && x->has_group && memcmp(held_at(x, first - 1), x->group, 2) >= 0) ||
@@ -1348,23 +1614,6 @@ static void heap_make(Heap *q) {
     for (int i = q->n / 2 - 1; i >= 0; i--) sift_down(q, i);
 }
 
-/* Open the key files `list` (bytes paths) into readers[0..], the live ones into q: OK, or
-** IO_FAILED with *err and *where set (called without the GIL: the paths are bytes the caller
-** holds). */
-static int open_all(const char **paths, Py_ssize_t k, size_t w, In *readers, Heap *q, int *err,
-                    const char **where) {
-    for (Py_ssize_t i = 0; i < k; i++) {
-        if (in_open(&readers[i], paths[i], w, 0) == IO_FAILED) {
-            *err = readers[i].err;
-            *where = paths[i];
-            return IO_FAILED;
-        }
-        if (readers[i].live) q->h[q->n++] = &readers[i];
-    }
-    heap_make(q);
-    return OK;
-}
-
 static const char **path_list(PyObject *list, Py_ssize_t *k) {
     if (!PyList_Check(list) && !PyTuple_Check(list)) {
         PyErr_SetString(PyExc_TypeError, "merge: a list of paths");
@@ -1387,93 +1636,6 @@ static const char **path_list(PyObject *list, Py_ssize_t *k) {
         paths[i] = PyBytes_AS_STRING(p);
     }
     return paths;
-}
-
-/* merge(inputs, width, out, visited=()) -> new: the keys of the sorted files `inputs` (each
-** without repeats), without repeats, less those in the sorted files `visited` (no key in two of
-** them: a bucket's parts), written to `out`. A key out of order in any file is an error: a file
-** of ours was changed. */
-static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
-    (void)self;
-    static char *names[] = {"inputs", "width", "out", "visited", NULL};
-    PyObject *inputs, *visited = NULL;
-    int width;
-    const char *out_path;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oiy|O", names, &inputs, &width, &out_path,
-                                     &visited))
-        return NULL;
-    if (width < 1 || width > MAX_RECORD) {
-        PyErr_SetString(PyExc_ValueError, "merge: bad arguments");
-        return NULL;
-    }
-    Py_ssize_t k = 0, nv = 0;
-    const char **paths = path_list(inputs, &k), **vpaths = NULL;
-    if (!paths) return NULL;
-    if (visited && !(vpaths = path_list(visited, &nv))) { free(paths); return NULL; }
-    In *readers = calloc((size_t)(k + nv) + 1, sizeof *readers);
-    In **heap = malloc(((size_t)k + 1) * sizeof *heap);
-    In **vheap = malloc(((size_t)nv + 1) * sizeof *vheap);
-    if (!readers || !heap || !vheap) {
-        free(paths); free(vpaths); free(readers); free(heap); free(vheap);
-        return PyErr_NoMemory();
-    }
-    for (Py_ssize_t i = 0; i < k + nv; i++) readers[i].fd = -1;
-    size_t w = (size_t)width;
-    int err = 0, disorder = 0, stop = 0;
-    const char *where = NULL;
-    uint64_t nnew = 0, steps = 0;
-    Out out;
-    memset(&out, 0, sizeof out);
-    out.fd = -1;
-    Heap q = {heap, 0, w}, v = {vheap, 0, w};
-    Py_BEGIN_ALLOW_THREADS
-    if (open_all(paths, k, w, readers, &q, &err, &where) == OK &&
-        open_all(vpaths, nv, w, readers + k, &v, &err, &where) == OK &&
-        out_open(&out, out_path, w) == IO_FAILED) {
-        err = out.err;
-        where = out_path;
-    }
-    uint8_t last[MAX_RECORD], lastvis[MAX_RECORD];
-    int any = 0, anyvis = 0;
-    while (!err && q.n) {
-        uint8_t key[MAX_RECORD];
-        In *top = q.h[0];
-        if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
-        memcpy(key, top->key, w);
-        if (heap_pop(&q) == IO_FAILED) { err = top->err; where = "a run"; break; }
-        if (top->live && memcmp(top->key, key, w) <= 0) { disorder = 1; break; }
-        if (any && memcmp(key, last, w) == 0) continue;   /* in two runs */
-        memcpy(last, key, w);
-        any = 1;
-        /* the visited keys up to this one passed over */
-        int seen = 0;
-        while (v.n) {
-            In *vt = v.h[0];
-            int c = memcmp(vt->key, key, w);
-            if (c > 0) break;
-            if (anyvis && memcmp(vt->key, lastvis, w) <= 0) { disorder = 1; break; }
-            memcpy(lastvis, vt->key, w);
-            anyvis = 1;
-            seen |= c == 0;
-            if (heap_pop(&v) == IO_FAILED) { err = vt->err; where = "a visited file"; break; }
-            if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
-        }
-        if (disorder || err || stop) break;
-        if (seen) continue;
-        if (out_put(&out, key) == IO_FAILED) { err = out.err; where = out_path; break; }
-        nnew++;
-    }
-    if (out_close(&out) == IO_FAILED && !err) { err = out.err; where = out_path; }
-    for (Py_ssize_t i = 0; i < k + nv; i++) in_close(&readers[i]);
-    Py_END_ALLOW_THREADS
-    free(paths); free(vpaths); free(readers); free(heap); free(vheap);
-    if (stop) return stopped();
-    if (disorder) {
-        PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
-        return NULL;
-    }
-    if (err) return os_error(err, where);
-    return PyLong_FromUnsignedLongLong(nnew);
 }
 
 /* ---- Looking keys up, a block at a time --------------------------------------------------- */
@@ -1668,75 +1830,341 @@ static void look_close(Look *l) {
     l->fd = -1;
 }
 
-/* merge_looked(inputs, width, out, visited, indexes) -> new: what merge(inputs, width, out,
-** visited) writes and returns, the keys of `visited` looked up by their `indexes` (index()'s
-** bytes, one a file) rather than read through: for inputs few beside the visited files. */
-static PyObject *py_merge_looked(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *inputs, *visited, *indexes;
-    int width;
-    const char *out_path;
-    if (!PyArg_ParseTuple(args, "OiyOO", &inputs, &width, &out_path, &visited, &indexes))
-        return NULL;
-    if (width < 1 || width > MAX_RECORD) {
-        PyErr_SetString(PyExc_ValueError, "merge_looked: bad arguments");
-        return NULL;
+/* ---- Merging on several threads, by key range --------------------------------------------- */
+
+/* A merge's keys are split by key into ranges (on_disk.py's --threads): each range is merged
+** alone, by a crew's thread, from its own readers of every file (each begun at the range's first
+** key, found by the file's block headers and a few of its blocks' first keys) into a file of its
+** own, and the ranges' files are then joined in order into the merge's output. Its keys are those
+** of one merge, in the same order; only the blocks' bounds differ (a range's file ends with a short
+** block). The ranges are chosen from the files alone, so the same files give the same ranges.
+** Each range checks its own keys' order, as merge does, and ranges meet where they should: the
+** key a range's reader stopped at (its first not below the range's end) is the next range's
+** first, so a run read through is checked whole, as one merge checks it. */
+
+#define MERGE_SPLIT_AT (1 << 22)   /* (the default of merge's split_at) */
+#define RANGES_A_THREAD 4           /* at most (a thread slowed by the machine's load takes fewer) */
+#define RANGE_KEYS (1 << 21)        /* at least, but for a thread's one (a range's readers and their
+                                    ** placing are paid back) */
+#define SAMPLES 64                  /* blocks whose first keys place the ends, in all the files */
+#define FILE_SAMPLES 16             /* ... in one file at most */
+
+/* Where a range begins in a file: the header of its block, the keys before that block, the keys
+** of the block before the range's first. */
+typedef struct { uint64_t at, before, skip; } Place;
+
+/* A key file's blocks, from their headers; their first keys read as they are needed. */
+typedef struct {
+    int fd;
+    size_t nb, cap;
+    uint64_t *at;         /* block j's header (at[nb]: the file's end) */
+    uint64_t *before;     /* the keys before block j (before[nb]: all its keys) */
+    uint8_t *first;       /* block j's first key, once read (known[j]) */
+    uint8_t *known;
+    uint8_t *z, *front;
+    size_t zcap;
+    ZSTD_DCtx *dctx;
+    int err;
+} Blocks;
+
+static void blocks_close(Blocks *b) {
+    if (b->fd >= 0) close(b->fd);
+    free(b->at); free(b->before); free(b->first); free(b->known); free(b->z); free(b->front);
+    ZSTD_freeDCtx(b->dctx);
+    memset(b, 0, sizeof *b);
+    b->fd = -1;
+}
+
+/* The blocks of the key file `path` (keys of w bytes), by their headers: OK, IO_FAILED (b->err;
+** EIO for a file not of this layout or cut short), or STOPPED. */
+static int blocks_scan(Blocks *b, const char *path, size_t w) {
+    memset(b, 0, sizeof *b);
+    b->fd = -1;
+    size_t bound = ZSTD_compressBound(front_cap(w));
+    struct stat st;
+    uint8_t h[8];
+    b->front = malloc(front_cap(w));
+    b->dctx = ZSTD_createDCtx();
+    if (!b->front || !b->dctx) { b->err = ENOMEM; return IO_FAILED; }
+    if ((b->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(b->fd, &st) < 0) {
+        b->err = errno;
+        return IO_FAILED;
     }
-    PyObject *held = PySequence_Tuple(indexes);   /* (their bytes stay ours without the GIL) */
-    if (!held) return NULL;
-    Py_ssize_t k = 0, nv = 0;
-    const char **paths = path_list(inputs, &k), **vpaths = NULL;
-    if (!paths) { Py_DECREF(held); return NULL; }
-    if (!(vpaths = path_list(visited, &nv))) { free(paths); Py_DECREF(held); return NULL; }
-    size_t w = (size_t)width, rec = INDEX_RECORD(w);
-    if (PyTuple_GET_SIZE(held) != nv) {
-        free(paths); free(vpaths); Py_DECREF(held);
-        PyErr_SetString(PyExc_ValueError, "merge_looked: an index a visited file");
-        return NULL;
+    if (pread_full(b->fd, h, 8, 0, &b->err) == IO_FAILED || memcmp(h, KEY_MAGIC, 4) != 0 ||
+        h[4] != KEY_LAYOUT || h[5] != w) {
+        b->err = EIO;
+        return IO_FAILED;
     }
-    In *readers = calloc((size_t)k + 1, sizeof *readers);
-    In **heap = malloc(((size_t)k + 1) * sizeof *heap);
-    Look *looks = calloc((size_t)nv + 1, sizeof *looks);
-    if (!readers || !heap || !looks) {
-        free(paths); free(vpaths); free(readers); free(heap); free(looks); Py_DECREF(held);
-        return PyErr_NoMemory();
-    }
-    for (Py_ssize_t i = 0; i < k; i++) readers[i].fd = -1;
-    for (Py_ssize_t i = 0; i < nv; i++) {
-        PyObject *b = PyTuple_GET_ITEM(held, i);
-        looks[i].fd = -1;
-        if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) % (Py_ssize_t)rec) {
-            free(paths); free(vpaths); free(readers); free(heap); free(looks); Py_DECREF(held);
-            PyErr_SetString(PyExc_ValueError, "merge_looked: not an index");
-            return NULL;
+    uint64_t at = 8, size = (uint64_t)st.st_size, keys = 0;
+    for (;;) {
+        if (b->nb == b->cap) {
+            size_t cap = b->cap ? 2 * b->cap : 64;
+            uint64_t *a = realloc(b->at, (cap + 1) * sizeof *a);
+            if (a) b->at = a;
+            uint64_t *k = realloc(b->before, (cap + 1) * sizeof *k);
+            if (k) b->before = k;
+            if (!a || !k) { b->err = ENOMEM; return IO_FAILED; }
+            b->cap = cap;
         }
-        looks[i].ix = (const uint8_t *)PyBytes_AS_STRING(b);
-        looks[i].nblocks = (size_t)PyBytes_GET_SIZE(b) / rec;
+        b->at[b->nb] = at;
+        b->before[b->nb] = keys;
+        if (at == size) break;
+        if (size - at < 8 || pread_full(b->fd, h, 8, at, &b->err) == IO_FAILED) {
+            b->err = EIO;
+            return IO_FAILED;
+        }
+        uint32_t nkeys = get_le32(h), clen = get_le32(h + 4);
+        if (!nkeys || nkeys > BLOCK_KEYS || clen > bound || size - at - 8 < clen) {
+            b->err = EIO;
+            return IO_FAILED;
+        }
+        b->nb++;
+        keys += nkeys;
+        at += 8 + (uint64_t)clen;
+        if (b->nb % 4096 == 0 && stopping()) return STOPPED;
     }
-    int err = 0, disorder = 0, stop = 0;
-    const char *where = NULL;
-    uint64_t nnew = 0, steps = 0;
+    b->first = malloc(b->nb * w + 1);
+    b->known = calloc(b->nb + 1, 1);
+    if (!b->first || !b->known) { b->err = ENOMEM; return IO_FAILED; }
+    return OK;
+}
+
+/* Block j decompressed into b->front: its bytes, or 0 with b->err (EIO: not of this layout). */
+static size_t blocks_read(Blocks *b, size_t w, size_t j) {
+    uint8_t h[8];
+    if (pread_full(b->fd, h, 8, b->at[j], &b->err) == IO_FAILED) return 0;
+    uint32_t clen = get_le32(h + 4);
+    if (clen > b->zcap) {
+        uint8_t *z = realloc(b->z, clen);
+        if (!z) { b->err = ENOMEM; return 0; }
+        b->z = z;
+        b->zcap = clen;
+    }
+    if (pread_full(b->fd, b->z, clen, b->at[j] + 8, &b->err) == IO_FAILED) return 0;
+    size_t n = ZSTD_decompressDCtx(b->dctx, b->front, front_cap(w), b->z, clen);
+    if (ZSTD_isError(n) || n < 1 + w || b->front[0] != 0) { b->err = EIO; return 0; }
+    return n;
+}
+
+/* Block j's first key, or NULL with b->err. */
+static const uint8_t *blocks_first(Blocks *b, size_t w, size_t j) {
+    if (!b->known[j]) {
+        if (!blocks_read(b, w, j)) return NULL;
+        memcpy(b->first + j * w, b->front + 1, w);
+        b->known[j] = 1;
+    }
+    return b->first + j * w;
+}
+
+/* Where the first key not below k is in b's file (its end if none): *p; OK or IO_FAILED. The
+** file is taken to be sorted: a range begun where it is not meets the range before it elsewhere,
+** which the merge finds (merge_ranges). */
+static int blocks_place(Blocks *b, size_t w, const uint8_t *k, Place *p) {
+    *p = (Place){b->at[0], 0, 0};
+    if (!b->nb) return OK;
+    const uint8_t *f = blocks_first(b, w, 0);
+    if (!f) return IO_FAILED;
+    if (memcmp(f, k, w) >= 0) return OK;
+    size_t lo = 0, hi = b->nb;   /* the last block whose first key is below k */
+    while (hi - lo > 1) {
+        size_t m = lo + (hi - lo) / 2;
+        if (!(f = blocks_first(b, w, m))) return IO_FAILED;
+        if (memcmp(f, k, w) < 0) lo = m;
+        else hi = m;
+    }
+    size_t n = blocks_read(b, w, lo), nkeys = (size_t)(b->before[lo + 1] - b->before[lo]);
+    if (!n) return IO_FAILED;
+    const uint8_t *fp = b->front, *fend = b->front + n;
+    uint8_t cur[MAX_RECORD];
+    for (size_t i = 0; i < nkeys; i++) {
+        size_t s = fp < fend ? *fp++ : w + 1;
+        if (s > w || (i == 0 && s) || (size_t)(fend - fp) < w - s) { b->err = EIO; return IO_FAILED; }
+        memcpy(cur + s, fp, w - s);
+        fp += w - s;
+        if (memcmp(cur, k, w) >= 0) {
+            *p = (Place){b->at[lo], b->before[lo], i};
+            return OK;
+        }
+    }
+    *p = (Place){b->at[lo + 1], b->before[lo + 1], 0};
+    return OK;
+}
+
+/* The blocks of a file of nb, of all blocks in a merge, whose first keys are sampled: i * nb /
+** samples(nb, all), i below it; a share of SAMPLES by its size (none for a small file: a sample
+** costs a block's reading, and a small file sways the ranges' sizes little). */
+static size_t samples(size_t nb, uint64_t all) {
+    size_t s = all ? (size_t)((uint64_t)nb * SAMPLES / all) : 0;
+    return s > nb ? nb : s > FILE_SAMPLES ? FILE_SAMPLES : s;
+}
+
+static __thread size_t sorted_w;   /* (qsort's comparison has no argument for the width) */
+
+static int key_order(const void *x, const void *y) {
+    return memcmp(*(const uint8_t *const *)x, *(const uint8_t *const *)y, sorted_w);
+}
+
+/* About how many keys of b's file are below k, from its sampled blocks' first keys (s of them). */
+static uint64_t blocks_below(Blocks *b, size_t w, const uint8_t *k, size_t s) {
+    size_t last = s;
+    for (size_t i = 0; i < s; i++) {
+        size_t j = i * b->nb / s;
+        if (memcmp(b->first + j * w, k, w) > 0) break;
+        last = i;
+    }
+    if (last == s) return 0;
+    size_t j = last * b->nb / s, next = last + 1 < s ? (last + 1) * b->nb / s : b->nb;
+    if (memcmp(b->first + j * w, k, w) == 0) return b->before[j];
+    return b->before[j] + (b->before[next] - b->before[j]) / 2;
+}
+
+/* The ranges of a merge of the files `blocks` on `threads` threads: at most RANGES_A_THREAD a
+** thread, of RANGE_KEYS or more but for one a thread, of about as many keys each (the keys of the
+** files sampled: the smaller files' keys are not counted), their
+** ends written to split (nranges - 1 keys) and where each begins in each file to place (range r's
+** row r, nfiles places; row 0 the files' starts); one range for fewer than split_at keys in all
+** (with `looked`, the keys of the files merge_looked looks up, which its ranges share too).
+** Returns the ranges (1: no split), or -1 with *err and *where, or -2 if stopped. */
+static int plan_ranges(Blocks *blocks, const char **paths, int nfiles, size_t w, int threads,
+                       uint64_t split_at, uint64_t looked, uint8_t *split, Place *place, int *err,
+                       const char **where) {
+    uint64_t total = 0, all = 0;
+    size_t ncand = 0;
+    for (int f = 0; f < nfiles; f++) {
+        total += blocks[f].before[blocks[f].nb];
+        all += blocks[f].nb;
+    }
+    uint64_t sampled = 0;   /* the keys of the files sampled, which the ranges share evenly */
+    for (int f = 0; f < nfiles; f++) {
+        size_t s = samples(blocks[f].nb, all);
+        ncand += s;
+        if (s) sampled += blocks[f].before[blocks[f].nb];
+    }
+    for (int f = 0; f < nfiles; f++) place[f] = (Place){8, 0, 0};
+    if (threads < 2 || total + looked < split_at || !total) return 1;
+    uint64_t most = (total + looked) / RANGE_KEYS;
+    if (most > (uint64_t)(RANGES_A_THREAD * threads)) most = (uint64_t)(RANGES_A_THREAD * threads);
+    if (most < (uint64_t)threads) most = (uint64_t)threads;
+    const uint8_t **cand = malloc((ncand + 1) * sizeof *cand);
+    if (!cand) { *err = ENOMEM; *where = paths[0]; return -1; }
+    ncand = 0;
+    for (int f = 0; f < nfiles; f++) {
+        Blocks *b = &blocks[f];
+        size_t s = samples(b->nb, all);
+        for (size_t i = 0; i < s; i++) {
+            const uint8_t *k = blocks_first(b, w, i * b->nb / s);
+            if (!k) { *err = b->err; *where = paths[f]; free(cand); return -1; }
+            cand[ncand++] = k;
+        }
+        if (stopping()) { free(cand); return -2; }
+    }
+    sorted_w = w;
+    qsort(cand, ncand, sizeof *cand, key_order);
+    int n = 1;
+    size_t c = 0;
+    for (uint64_t r = 1; r < most; r++) {   /* each end: the first sampled key with its share below */
+        uint64_t want = sampled / most * r;
+        for (; c < ncand; c++) {
+            if (n > 1 && memcmp(cand[c], split + (size_t)(n - 2) * w, w) <= 0) continue;
+            uint64_t below = 0;
+            for (int f = 0; f < nfiles; f++)
+                below += blocks_below(&blocks[f], w, cand[c], samples(blocks[f].nb, all));
+            if (below >= want) break;
+        }
+        if (c == ncand) break;
+        memcpy(split + (size_t)(n - 1) * w, cand[c], w);
+        n++;
+    }
+    free(cand);
+    for (int r = 1; r < n; r++)
+        for (int f = 0; f < nfiles; f++)
+            if (blocks_place(&blocks[f], w, split + (size_t)(r - 1) * w,
+                             &place[(size_t)r * nfiles + f]) == IO_FAILED) {
+                *err = blocks[f].err;
+                *where = paths[f];
+                return -1;
+            }
+    return n;
+}
+
+/* A merge (merge(), or merge_looked() with `ix`), its ranges each a crew's task: what they
+** share, read only, then each range's own slot. */
+typedef struct {
+    size_t w;
+    const char **paths, **vpaths;   /* the runs, the visited files */
+    Py_ssize_t k, nv;
+    const uint8_t **ix;             /* merge_looked: the visited files' indexes (else NULL) */
+    const size_t *nix;
+    int nfiles;                     /* the files split by range: the runs, and the visited read through */
+    uint64_t split_at;              /* fewer keys in all are merged as one range */
+    int nranges;
+    const uint8_t *split;           /* range r ends below split[r] (the last range at the end) */
+    const Place *place;             /* range r begins at place[r * nfiles + f] in file f */
+    char **outs;                    /* range r's output (0: the merge's) */
+    struct Range {
+        uint64_t nnew;
+        int err, disorder, stop;
+        const char *where;
+        uint64_t *end;              /* where its reader of file f ended (ended[f]) */
+        uint8_t *ended;
+    } *ranges;
+} MergeJob;
+
+/* Range r of the merge: its keys of the runs, without repeats, less those of the visited files,
+** written to its output. The loop of merge, which one range is. */
+static void merge_range(Crew *c, int r) {
+    MergeJob *j = c->job;
+    struct Range *o = &j->ranges[r];
+    size_t w = j->w;
+    Py_ssize_t k = j->k, nv = j->nv, nread = j->ix ? k : k + nv;
+    const uint8_t *hi = r + 1 < j->nranges ? j->split + (size_t)r * w : NULL;
+    const Place *at = j->place + (size_t)r * (size_t)j->nfiles;
+    In *readers = calloc((size_t)nread + 1, sizeof *readers);
+    In **heap = malloc(((size_t)k + 1) * sizeof *heap);
+    In **vheap = malloc(((size_t)nv + 1) * sizeof *vheap);
+    Look *looks = j->ix ? calloc((size_t)nv + 1, sizeof *looks) : NULL;
     Out out;
     memset(&out, 0, sizeof out);
     out.fd = -1;
-    Heap q = {heap, 0, w};
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < nv && !err; i++) {
+    Heap q = {heap, 0, w}, v = {vheap, 0, w};
+    int err = 0, disorder = 0, stop = 0;
+    const char *where = NULL;
+    uint64_t nnew = 0, steps = 0;
+    if (!readers || !heap || !vheap || (j->ix && !looks)) { err = ENOMEM; where = j->outs[r]; }
+    for (Py_ssize_t i = 0; readers && i < nread; i++) readers[i].fd = -1;
+    for (Py_ssize_t i = 0; looks && i < nv; i++) {
+        looks[i].fd = -1;
+        looks[i].ix = j->ix[i];
+        looks[i].nblocks = j->nix[i];
+    }
+    for (Py_ssize_t i = 0; !err && i < nread; i++) {
+        const char *path = i < k ? j->paths[i] : j->vpaths[i - k];
+        if (in_open_at(&readers[i], path, w, at[i].skip, at[i].at, at[i].before, hi) ==
+                IO_FAILED) {
+            err = readers[i].err;
+            where = path;
+        } else if (readers[i].live) {
+            Heap *h = i < k ? &q : &v;
+            h->h[h->n++] = &readers[i];
+        }
+    }
+    heap_make(&q);
+    heap_make(&v);
+    for (Py_ssize_t i = 0; looks && !err && i < nv; i++) {
         Look *l = &looks[i];
         l->keys = malloc(BLOCK_KEYS * w);
         l->front = malloc(front_cap(w));
         l->dctx = ZSTD_createDCtx();
         if (!l->keys || !l->front || !l->dctx) err = ENOMEM;
-        else if ((l->fd = open(vpaths[i], O_RDONLY | O_CLOEXEC)) < 0) err = errno;
-        if (err) where = vpaths[i];
+        else if ((l->fd = open(j->vpaths[i], O_RDONLY | O_CLOEXEC)) < 0) err = errno;
+        if (err) where = j->vpaths[i];
     }
-    if (!err && open_all(paths, k, w, readers, &q, &err, &where) == OK &&
-        out_open(&out, out_path, w) == IO_FAILED) {
+    if (!err && out_open(&out, j->outs[r], w) == IO_FAILED) {
         err = out.err;
-        where = out_path;
+        where = j->outs[r];
     }
-    uint8_t last[MAX_RECORD];
-    int any = 0;
+    uint8_t last[MAX_RECORD], lastvis[MAX_RECORD];
+    int any = 0, anyvis = 0;
     while (!err && q.n) {
         uint8_t key[MAX_RECORD];
         In *top = q.h[0];
@@ -1748,30 +2176,282 @@ static PyObject *py_merge_looked(PyObject *self, PyObject *args) {
         memcpy(last, key, w);
         any = 1;
         int seen = 0;
-        for (Py_ssize_t i = 0; i < nv && !seen; i++) {
-            if (look_up(&looks[i], w, key, &seen, &disorder) == IO_FAILED) {
-                if (!disorder) { err = looks[i].err; where = vpaths[i]; }
-                break;
+        if (looks) {   /* the visited files looked up by their indexes */
+            for (Py_ssize_t i = 0; i < nv && !seen; i++) {
+                if (look_up(&looks[i], w, key, &seen, &disorder) == IO_FAILED) {
+                    if (!disorder) { err = looks[i].err; where = j->vpaths[i]; }
+                    break;
+                }
+            }
+        } else {   /* the visited keys up to this one passed over */
+            while (v.n) {
+                In *vt = v.h[0];
+                int cmp = memcmp(vt->key, key, w);
+                if (cmp > 0) break;
+                if (anyvis && memcmp(vt->key, lastvis, w) <= 0) { disorder = 1; break; }
+                memcpy(lastvis, vt->key, w);
+                anyvis = 1;
+                seen |= cmp == 0;
+                if (heap_pop(&v) == IO_FAILED) { err = vt->err; where = "a visited file"; break; }
+                if (++steps % 65536 == 0 && stopping()) { stop = 1; break; }
             }
         }
-        if (disorder || err) break;
+        if (disorder || err || stop) break;
         if (seen) continue;
-        if (out_put(&out, key) == IO_FAILED) { err = out.err; where = out_path; break; }
+        if (out_put(&out, key) == IO_FAILED) { err = out.err; where = j->outs[r]; break; }
         nnew++;
     }
-    if (out_close(&out) == IO_FAILED && !err) { err = out.err; where = out_path; }
-    for (Py_ssize_t i = 0; i < k; i++) in_close(&readers[i]);
-    for (Py_ssize_t i = 0; i < nv; i++) look_close(&looks[i]);
-    Py_END_ALLOW_THREADS
-    free(paths); free(vpaths); free(readers); free(heap); free(looks);
-    Py_DECREF(held);
-    if (stop) return stopped();
+    if (out_close(&out) == IO_FAILED && !err) { err = out.err; where = j->outs[r]; }
+    for (Py_ssize_t i = 0; readers && i < nread; i++) {
+        o->ended[i] = (uint8_t)readers[i].ended;
+        o->end[i] = readers[i].end;
+        in_close(&readers[i]);
+    }
+    for (Py_ssize_t i = 0; looks && i < nv; i++) look_close(&looks[i]);
+    free(readers); free(heap); free(vheap); free(looks);
+    o->nnew = nnew;
+    o->err = err;
+    o->where = where;
+    o->disorder = disorder;
+    o->stop = stop;
+    if (err || disorder || stop) crew_abort(c);
+}
+
+/* The part files of ranges 1.. appended to the merge's output (range 0's), their headers left
+** out, then removed: OK or IO_FAILED (*err, *where). */
+static int join_ranges(char **outs, int n, size_t w, int *err, const char **where) {
+    uint8_t head[8] = {KEY_MAGIC[0], KEY_MAGIC[1], KEY_MAGIC[2], KEY_MAGIC[3], KEY_LAYOUT,
+                       (uint8_t)w, 0, 0};
+    size_t cap = 1 << 20;
+    uint8_t *buf = malloc(cap);
+    int to = open(outs[0], O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (!buf) *err = ENOMEM;
+    else if (to < 0) *err = errno;
+    if (*err) *where = outs[0];
+    for (int r = 1; r < n && !*err; r++) {
+        int from = open(outs[r], O_RDONLY | O_CLOEXEC);
+        uint8_t h[8];
+        *where = outs[r];
+        if (from < 0) { *err = errno; break; }
+        if (read_full(from, h, 8, err) != GOT || memcmp(h, head, 8) != 0) {
+            if (!*err) *err = EIO;
+            close(from);
+            break;
+        }
+        for (;;) {
+            ssize_t got = read(from, buf, cap);
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0) { *err = errno; break; }
+            if (got == 0) break;
+            if (write_all(to, buf, (size_t)got, err) == IO_FAILED) { *where = outs[0]; break; }
+        }
+        close(from);
+    }
+    if (to >= 0 && close(to) < 0 && !*err) { *err = errno; *where = outs[0]; }
+    free(buf);
+    return *err ? IO_FAILED : OK;
+}
+
+/* The merge of `j` (its files and width set; nranges, split, place, outs and ranges made here), on
+** `threads` threads, called without the GIL: its new keys, or with *err and *where, *disorder or
+** *stop set. */
+static uint64_t merge_ranges(MergeJob *j, const char *out_path, int threads, int *err,
+                             const char **where, int *disorder, int *stop) {
+    size_t w = j->w;
+    int nfiles = j->nfiles, most = threads > 1 ? RANGES_A_THREAD * threads : 1;
+    Blocks *blocks = calloc((size_t)nfiles + 1, sizeof *blocks);
+    uint8_t *split = malloc((size_t)most * w);
+    Place *place = malloc(((size_t)most * (size_t)nfiles + 1) * sizeof *place);
+    char **outs = calloc((size_t)most, sizeof *outs);
+    struct Range *ranges = calloc((size_t)most, sizeof *ranges);
+    uint64_t nnew = 0;
+    int n = 1;
+    if (!blocks || !split || !place || !outs || !ranges) { *err = ENOMEM; *where = out_path; }
+    for (int f = 0; blocks && f < nfiles; f++) blocks[f].fd = -1;
+    const char **files = malloc(((size_t)nfiles + 1) * sizeof *files);
+    if (!files && !*err) { *err = ENOMEM; *where = out_path; }
+    for (int f = 0; files && f < nfiles; f++) files[f] = f < j->k ? j->paths[f] : j->vpaths[f - j->k];
+    if (!*err && most > 1) {   /* (one range needs no plan: each file from its start) */
+        for (int f = 0; f < nfiles && !*err && !*stop; f++) {
+            int got = blocks_scan(&blocks[f], files[f], w);
+            if (got == STOPPED) *stop = 1;
+            else if (got == IO_FAILED) { *err = blocks[f].err; *where = files[f]; }
+        }
+        if (!*err && !*stop) {
+            uint64_t looked = 0;   /* (merge_looked: about the keys of the files looked up) */
+            for (Py_ssize_t i = 0; j->ix && i < j->nv; i++) looked += j->nix[i] * BLOCK_KEYS;
+            n = plan_ranges(blocks, files, nfiles, w, threads, j->split_at, looked, split, place,
+                            err, where);
+            if (n == -2) *stop = 1;
+            if (n < 0) n = 1;
+        }
+    } else if (!*err) {
+        for (int f = 0; f < nfiles; f++) place[f] = (Place){8, 0, 0};
+    }
+    for (int f = 0; blocks && f < nfiles; f++) blocks_close(&blocks[f]);
+    free(blocks);
+    free(files);
+    for (int r = 0; !*err && !*stop && r < n; r++) {
+        ranges[r].end = calloc((size_t)nfiles + 1, sizeof *ranges[r].end);
+        ranges[r].ended = calloc((size_t)nfiles + 1, 1);
+        outs[r] = malloc(strlen(out_path) + 32);
+        if (!ranges[r].end || !ranges[r].ended || !outs[r]) { *err = ENOMEM; *where = out_path; }
+        else if (r) sprintf(outs[r], "%s.%d.keys", out_path, r);
+        else strcpy(outs[r], out_path);
+    }
+    if (!*err && !*stop) {
+        j->nranges = n;
+        j->split = split;
+        j->place = place;
+        j->outs = outs;
+        j->ranges = ranges;
+        Crew crew = {.task = merge_range, .job = j, .ntasks = n};
+        crew_run(&crew, threads);
+        for (int r = 0; r < n && !*err && !*disorder; r++) {   /* the first range's error */
+            *err = ranges[r].err;
+            *where = ranges[r].where;
+            *disorder = ranges[r].disorder;
+        }
+        for (int r = 0; r < n; r++) *stop |= ranges[r].stop;
+        if (!*err && !*disorder && !*stop && aborted(&crew)) *stop = 1;
+        /* each range ends in each file where the next begins (the files are in order across) */
+        for (int r = 0; r + 1 < n && !*err && !*disorder && !*stop; r++)
+            for (int f = 0; f < nfiles; f++) {
+                const Place *p = &place[(size_t)(r + 1) * (size_t)nfiles + f];
+                if (ranges[r].ended[f] && ranges[r].end[f] != p->before + p->skip) *disorder = 1;
+            }
+        if (!*err && !*disorder && !*stop && n > 1) join_ranges(outs, n, w, err, where);
+        for (int r = 0; r < n; r++) nnew += ranges[r].nnew;
+    }
+    for (int r = 1; r < most; r++)
+        if (outs && outs[r]) unlink(outs[r]);
+    for (int r = 0; r < most; r++) {
+        if (outs) free(outs[r]);
+        if (ranges) { free(ranges[r].end); free(ranges[r].ended); }
+    }
+    free(outs); free(ranges); free(split); free(place);
+    return nnew;
+}
+
+/* The result of a merge: the new keys, or its error (a handler's exception first, then keys
+** out of order, a file's error, a stop). */
+static PyObject *merged(uint64_t nnew, int err, const char *where, int disorder, int stop) {
+    if (PyErr_Occurred()) return NULL;
     if (disorder) {
         PyErr_SetString(PyExc_ValueError, "a work file's keys are out of order (changed?)");
         return NULL;
     }
     if (err) return os_error(err, where);
+    if (stop) return stopped();
     return PyLong_FromUnsignedLongLong(nnew);
+}
+
+static int thread_count(int threads) {
+    if (threads < 1 || threads > MOST_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads: 1 to %d", MOST_THREADS);
+        return 0;
+    }
+    return 1;
+}
+
+/* merge(inputs, width, out, visited=(), threads=1, split_at=2**22) -> new: the keys of the
+** sorted files `inputs` (each without repeats), without repeats, less those in the sorted files
+** `visited` (no key in two of them: a bucket's parts), written to `out`; on `threads` threads, by
+** key range, if the files hold `split_at` keys or more (the same keys, in the same order; tests
+** split fewer). A key out of order in any file is an error: a file of ours was changed. */
+static PyObject *py_merge(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    static char *names[] = {"inputs", "width", "out", "visited", "threads", "split_at", NULL};
+    PyObject *inputs, *visited = NULL;
+    int width, threads = 1;
+    unsigned long long split_at = MERGE_SPLIT_AT;
+    const char *out_path;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oiy|OiK", names, &inputs, &width, &out_path,
+                                     &visited, &threads, &split_at))
+        return NULL;
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "merge: bad arguments");
+        return NULL;
+    }
+    if (!thread_count(threads)) return NULL;
+    Py_ssize_t k = 0, nv = 0;
+    const char **paths = path_list(inputs, &k), **vpaths = NULL;
+    if (!paths) return NULL;
+    if (visited && !(vpaths = path_list(visited, &nv))) { free(paths); return NULL; }
+    MergeJob job = {.w = (size_t)width, .paths = paths, .vpaths = vpaths, .k = k, .nv = nv,
+                    .nfiles = (int)(k + nv), .split_at = split_at};
+    int err = 0, disorder = 0, stop = 0;
+    const char *where = NULL;
+    uint64_t nnew;
+    Py_BEGIN_ALLOW_THREADS
+    nnew = merge_ranges(&job, out_path, threads, &err, &where, &disorder, &stop);
+    Py_END_ALLOW_THREADS
+    PyObject *result = merged(nnew, err, where, disorder, stop);
+    free(paths);
+    free(vpaths);
+    return result;
+}
+
+/* merge_looked(inputs, width, out, visited, indexes, threads=1, split_at=2**22) -> new: what
+** merge(inputs, width, out, visited, threads, split_at) writes and returns, the keys of
+** `visited` looked up by their `indexes` (index()'s bytes, one a file) rather than read through:
+** for inputs few beside the visited files. */
+static PyObject *py_merge_looked(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    static char *names[] = {"inputs", "width", "out", "visited", "indexes", "threads", "split_at",
+                            NULL};
+    PyObject *inputs, *visited, *indexes;
+    int width, threads = 1;
+    unsigned long long split_at = MERGE_SPLIT_AT;
+    const char *out_path;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiyOO|iK", names, &inputs, &width, &out_path,
+                                     &visited, &indexes, &threads, &split_at))
+        return NULL;
+    if (width < 1 || width > MAX_RECORD) {
+        PyErr_SetString(PyExc_ValueError, "merge_looked: bad arguments");
+        return NULL;
+    }
+    if (!thread_count(threads)) return NULL;
+    PyObject *held = PySequence_Tuple(indexes);   /* (their bytes stay ours without the GIL) */
+    if (!held) return NULL;
+    Py_ssize_t k = 0, nv = 0;
+    const char **paths = path_list(inputs, &k), **vpaths = NULL;
+    if (!paths) { Py_DECREF(held); return NULL; }
+    if (!(vpaths = path_list(visited, &nv))) { free(paths); Py_DECREF(held); return NULL; }
+    size_t w = (size_t)width, rec = INDEX_RECORD(w);
+    const uint8_t **ix = malloc(((size_t)nv + 1) * sizeof *ix);
+    size_t *nix = malloc(((size_t)nv + 1) * sizeof *nix);
+    PyObject *result = NULL;
+    if (!ix || !nix) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (PyTuple_GET_SIZE(held) != nv) {
+        PyErr_SetString(PyExc_ValueError, "merge_looked: an index a visited file");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nv; i++) {
+        PyObject *b = PyTuple_GET_ITEM(held, i);
+        if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) % (Py_ssize_t)rec) {
+            PyErr_SetString(PyExc_ValueError, "merge_looked: not an index");
+            goto done;
+        }
+        ix[i] = (const uint8_t *)PyBytes_AS_STRING(b);
+        nix[i] = (size_t)PyBytes_GET_SIZE(b) / rec;
+    }
+    MergeJob job = {.w = w, .paths = paths, .vpaths = vpaths, .k = k, .nv = nv, .ix = ix,
+                    .nix = nix, .nfiles = (int)k, .split_at = split_at};
+    int err = 0, disorder = 0, stop = 0;
+    const char *where = NULL;
+    uint64_t nnew;
+    Py_BEGIN_ALLOW_THREADS
+    nnew = merge_ranges(&job, out_path, threads, &err, &where, &disorder, &stop);
+    Py_END_ALLOW_THREADS
+    result = merged(nnew, err, where, disorder, stop);
+done:
+    free(ix); free(nix); free(paths); free(vpaths);
+    Py_DECREF(held);
+    return result;
 }
 
 /* widen(path, out, ncells): a file of keys with 2-byte ids rewritten with 3-byte ones (the
@@ -2183,16 +2863,17 @@ static PyObject *py_count(PyObject *self, PyObject *args) {
 
 static PyObject *py_stop(PyObject *self, PyObject *arg) {
     (void)self;
-    stop_asked = PyObject_IsTrue(arg) > 0;
+    __atomic_store_n(&stop_asked, PyObject_IsTrue(arg) > 0, __ATOMIC_RELAXED);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"merge", (PyCFunction)(void (*)(void))py_merge, METH_VARARGS | METH_KEYWORDS,
-     "merge(inputs, width, out, visited=()) -> keys written"},
+     "merge(inputs, width, out, visited=(), threads=1, split_at=2**22) -> keys written"},
     {"index", py_index, METH_VARARGS, "index(path, width) -> a key file's block index"},
-    {"merge_looked", py_merge_looked, METH_VARARGS,
-     "merge_looked(inputs, width, out, visited, indexes) -> keys written (merge's)"},
+    {"merge_looked", (PyCFunction)(void (*)(void))py_merge_looked, METH_VARARGS | METH_KEYWORDS,
+     "merge_looked(inputs, width, out, visited, indexes, threads=1, split_at=2**22) -> keys "
+     "written (merge's)"},
     {"count", py_count, METH_VARARGS, "count(path, width) -> keys in a whole key file, or None"},
     {"stop", py_stop, METH_O, "stop(True): the loops running stop at their next look (Stopped)"},
     {"widen", py_widen, METH_VARARGS, "widen(path, out, ncells): 2-byte ids to 3"},

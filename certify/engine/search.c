@@ -194,15 +194,14 @@ static int make_room(Search *s) {
 
 /* Successor key k of the search's, from its parts, like search.py's key(): the generator's
 ** put_successor() (successors.h). */
-static void put_successor(void *to, uint8_t *k, const uint8_t *found, const uint8_t *occ,
-                          int nocc, uint32_t *ids) {
-    const Search *s = to;
-    if (!s->fixed_columns) sort8(ids);
+ALWAYS_INLINE void put_successor(const Moves *m, uint8_t *k, const uint8_t *found,
+                                const uint8_t *occ, int nocc, uint32_t *ids) {
+    if (!m->fixed_columns) sort8(ids);
     memcpy(k, found, 4);
     memcpy(k + 4, occ, (size_t)nocc);
-    memset(k + 4 + nocc, EMPTY_CELL, (size_t)(s->ncells - nocc));
-    uint8_t *p = k + 4 + s->ncells;
-    for (int i = 0; i < 8; i++, p += s->width) put_id(p, ids[i], s->width);
+    memset(k + 4 + nocc, EMPTY_CELL, (size_t)(m->ncells - nocc));
+    uint8_t *p = k + 4 + m->ncells;
+    for (int i = 0; i < 8; i++, p += m->width) put_id(p, ids[i], m->width);
 }
 
 /* Put position k's successors in s->succ, in search.py's order (successors.h): how many, or
@@ -221,7 +220,7 @@ static int expand(Search *s, uint32_t k) {
     const uint8_t *q = key + 4 + F;
     for (int i = 0; i < 8; i++, q += s->width) p.ids[i] = get_id(q, s->width);
     Rules rules = {s->ncells, s->fixed_columns, s->foundation_moves, s->autoplay};
-    return successors(&rules, &s->columns, &p, s->succ, (size_t)s->keylen, s);
+    return successors(&rules, &s->columns, &p, s->succ, (size_t)s->keylen, s->width);
 }
 
 /* ---- Widening --------------------------------------------------------------------------- */

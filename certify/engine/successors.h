@@ -8,12 +8,14 @@
 ** The two spell a key differently (search.c four bytes of foundations, external.c a nibble
 ** each), so the file that includes this defines
 **
-**     static void put_successor(void *to, uint8_t *key, const uint8_t *found,
-**                               const uint8_t *occ, int nocc, uint32_t *ids);
+**     ALWAYS_INLINE void put_successor(const Moves *m, uint8_t *key, const uint8_t *found,
+**                                      const uint8_t *occ, int nocc, uint32_t *ids);
 **
-** which writes one successor's key at `key` from its parts (the ids are its own to reorder;
-** `to` is what the file handed successors()). A plain call, not a pointer: the compiler sees the
-** one callee. The win solver (solver.c) orders its moves its own way (move_order.h).
+** which writes one successor's key at `key` from its parts (the ids are its own to reorder) and
+** what m says of the keys (ncells, fixed_columns, width). It is forced inline into emit(): the
+** generator then compiles, in each file, to what a copy written for that file's keys would, and
+** the one source costs no instructions over the two copies it replaced (benchmarks/README.md,
+** bench_generator.py). The win solver (solver.c) orders its moves its own way (move_order.h).
 */
 #ifndef CERTIFY_SUCCESSORS_H
 #define CERTIFY_SUCCESSORS_H
@@ -33,9 +35,6 @@ typedef struct {
     uint32_t ids[8];     /* each column's id (columns.h) */
 } Parts;
 
-static void put_successor(void *to, uint8_t *key, const uint8_t *found, const uint8_t *occ,
-                          int nocc, uint32_t *ids);
-
 /* parents[c]: the cards c may lie on (one rank higher, other colour), ascending, -1 ended. */
 static int parents[NCARDS][3];
 
@@ -48,33 +47,42 @@ static void init_parents(void) {
     }
 }
 
-/* One position being expanded: where its successors go and the facts every move looks at. */
+/* One position being expanded: where its successors go, the rules as plain values (read on
+** every move: one load each, not two through a pointer), and the facts every move looks at. */
 typedef struct {
-    const Rules *rules;
     Columns *columns;
-    void *to;
-    uint8_t *out;        /* successor i's key at out + i * keylen */
+    uint8_t *next;       /* where the next successor's key goes */
     size_t keylen;
     int nout;
+    int ncells, fixed_columns, autoplay;
+    int width;           /* bytes a column id takes in the key: put_successor()'s to read */
     int tops[8];
     int where[NCARDS];   /* the column whose top card this is, or -1 */
     int empty;           /* the first empty column, or -1 */
 } Moves;
 
-/* The successor of parts (found, occupied cells, ids), settled under autoplay, as the next key. */
-static void emit(Moves *m, const uint8_t *found_in, const uint8_t *occ_in, int nocc,
-                 const uint32_t *ids_in) {
-    uint32_t ids[8];
-    uint8_t found[4], occ[8];
-    memcpy(ids, ids_in, sizeof ids);
-    memcpy(found, found_in, 4);
-    memcpy(occ, occ_in, (size_t)nocc);
-    /* A column that did not fit left garbage in ids (columns->full says so): the expansion is
-    ** then done again, and nothing of this one is used. */
-    if (m->rules->autoplay && (m->columns->full ||
-                               settle(m->columns, found, occ, &nocc, ids) != FITS))
-        return;
-    put_successor(m->to, m->out + (size_t)m->nout++ * m->keylen, found, occ, nocc, ids);
+/* Inlined into emit(), its one caller: the key written where the successor is made, with no
+** call and no state passed but m. */
+ALWAYS_INLINE void put_successor(const Moves *m, uint8_t *key, const uint8_t *found,
+                                const uint8_t *occ, int nocc, uint32_t *ids);
+
+/* The successor of parts (found, occupied cells, ids), settled under autoplay, as the next key.
+** ids is the caller's scratch copy, sorted and settled here in place; found and occ are only
+** read, and copied only when autoplay changes them. */
+static void emit(Moves *m, const uint8_t *found, const uint8_t *occ, int nocc, uint32_t *ids) {
+    if (m->autoplay) {
+        uint8_t found2[4], occ2[8];
+        memcpy(found2, found, 4);
+        memcpy(occ2, occ, sizeof occ2);   /* (all 8: a fixed copy, cheaper than nocc bytes) */
+        /* A column that did not fit left garbage in ids (columns->full says so): the expansion
+        ** is then done again, and nothing of this one is used. */
+        if (m->columns->full || settle(m->columns, found2, occ2, &nocc, ids) != FITS) return;
+        put_successor(m, m->next, found2, occ2, nocc, ids);
+    } else {
+        put_successor(m, m->next, found, occ, nocc, ids);
+    }
+    m->next += m->keylen;
+    m->nout++;
 }
 
 /* Every column `card` may land on from `source` (a column, or -1), as search.py's land(). */
@@ -91,30 +99,32 @@ static void land(Moves *m, int card, int source, const uint8_t *found, const uin
         }
     }
     if (m->empty < 0) return;
-    for (int j = m->rules->fixed_columns ? 0 : m->empty; j < 8; j++) {
+    for (int j = m->fixed_columns ? 0 : m->empty; j < 8; j++) {
         if (m->tops[j] < 0 && j != source) {
             memcpy(fresh, ids, sizeof fresh);
             fresh[j] = (uint32_t)column_push(t, ids[j], card);
             emit(m, found, occ, nocc, fresh);
         }
         /* up to column order, every empty column is the same */
-        if (!m->rules->fixed_columns) break;
+        if (!m->fixed_columns) break;
     }
 }
 
-/* The successors of position p (its ids all in t) as keys at out, keylen bytes apart, each
-** written by put_successor(to, ...): how many, or IDS_FULL when a new column did not fit at
-** this width (nothing else changed but memos: expand again once wider), or ALLOC_FAILED (the
-** columns are whole: only this expansion is lost). */
+/* The successors of position p (its ids all in t) under `rules`, as keys at out, keylen bytes
+** apart, each written by put_successor() with ids `width` bytes wide: how many, or IDS_FULL
+** when a new column did not fit at this width (nothing else changed but memos: expand again
+** once wider), or ALLOC_FAILED (the columns are whole: only this expansion is lost). */
 static int successors(const Rules *rules, Columns *t, const Parts *p, uint8_t *out,
-                      size_t keylen, void *to) {
+                      size_t keylen, int width) {
     Moves m;
-    m.rules = rules;
     m.columns = t;
-    m.to = to;
-    m.out = out;
+    m.next = out;
     m.keylen = keylen;
     m.nout = 0;
+    m.ncells = rules->ncells;
+    m.fixed_columns = rules->fixed_columns;
+    m.autoplay = rules->autoplay;
+    m.width = width;
     for (int i = 0; i < NCARDS; i++) m.where[i] = -1;
     m.empty = -1;
     for (int i = 0; i < 8; i++) {
@@ -124,7 +134,7 @@ static int successors(const Rules *rules, Columns *t, const Parts *p, uint8_t *o
     }
     t->full = 0;
     int room = p->nocc < rules->ncells;
-    uint32_t rest[8];
+    uint32_t rest[8], ids[8];
     uint8_t found2[4], occ2[8];
 
     for (int i = 0; i < 8; i++) {   /* the top card of a column ... */
@@ -136,7 +146,8 @@ static int successors(const Rules *rules, Columns *t, const Parts *p, uint8_t *o
         if (p->found[suit] == rank) {   /* ... to its foundation */
             memcpy(found2, p->found, 4);
             found2[suit]++;
-            emit(&m, found2, p->occ, p->nocc, rest);
+            memcpy(ids, rest, sizeof ids);
+            emit(&m, found2, p->occ, p->nocc, ids);
         }
         land(&m, card, i, p->found, p->occ, p->nocc, rest);   /* ... onto another column */
         if (room) {   /* ... into a free cell: the cells stay ascending */
@@ -146,7 +157,7 @@ static int successors(const Rules *rules, Columns *t, const Parts *p, uint8_t *o
                 occ2[n++] = p->occ[c];
             }
             if (!placed) occ2[n++] = (uint8_t)card;
-            emit(&m, p->found, occ2, n, rest);
+            emit(&m, p->found, occ2, n, rest);   /* (rest's last use: emit's to change) */
         }
     }
     for (int c = 0; c < p->nocc; c++) {   /* a card in a free cell ... */
@@ -157,7 +168,8 @@ static int successors(const Rules *rules, Columns *t, const Parts *p, uint8_t *o
         if (p->found[suit] == rank) {   /* ... to its foundation */
             memcpy(found2, p->found, 4);
             found2[suit]++;
-            emit(&m, found2, occ2, n, p->ids);
+            memcpy(ids, p->ids, sizeof ids);
+            emit(&m, found2, occ2, n, ids);
         }
         land(&m, card, -1, p->found, occ2, n, p->ids);   /* ... onto a column */
     }

@@ -44,17 +44,18 @@ class WorkFolderError(Exception):
 
 
 class Disk:
-    """Where and how a search spills: the work folder, whether to go on from it (`resume`), and
-    the command that resumes (said when the search stops short)."""
+    """Where and how a search spills: the work folder, whether to go on from it (`resume`), the
+    command that resumes (said when the search stops short), and the threads it may use."""
 
     error = WorkFolderError  # (what a command catches, without importing this module itself)
 
     memory = 1 << 30  # the buffer's bytes where the run gives no --memory
 
-    def __init__(self, folder, resume=False, at_once=False, argv=None):
+    def __init__(self, folder, resume=False, at_once=False, argv=None, threads=1):
         self.folder = os.fspath(folder)
         self.resume = resume
         self.at_once = at_once or resume
+        self.threads = threads  # its sorts' and merges' (on_disk.py): the same keys whatever
         self.argv = argv  # the command's arguments, for the command that resumes
         self.started = False  # a DiskSearch has begun in the folder
         self.signalled = None  # the signal that stopped it, if one did: the command exits 128 + it

@@ -24,9 +24,6 @@ Local Open Scope N_scope.
 
 (** * Strings *)
 
-Lemma sapp_assoc (a b c : string) : ((a ++ b) ++ c)%string = (a ++ b ++ c)%string.
-Proof. induction a as [|x a IH]; simpl; [reflexivity | rewrite IH; reflexivity]. Qed.
-
 Lemma sapp_cancel (p s t : string) : (p ++ s)%string = (p ++ t)%string -> s = t.
 Proof. induction p as [|x p IH]; simpl; [auto | intros H; injection H; auto]. Qed.
 
@@ -268,9 +265,6 @@ Proof.
   apply who_then in H as [<- H]; auto; apply rules_then in H as [<- [<- H]]; auto.
   discriminate H.
 Qed.
-
-Lemma listed_cons a b l : listed (a :: b :: l) = (decimal a ++ ", " ++ listed (b :: l))%string.
-Proof. reflexivity. Qed.
 
 (** A list of deals, as the range's sentence gives it, gives back the deals. *)
 Lemma listed_then l l' x x' :

@@ -182,12 +182,32 @@ Proof.
              Start Slices).
 Qed.
 
+(** [acc] plus the length of [l], counted in [N] a step at a time: a loop once extracted, where
+    [N.of_nat (List.length l)] recurses as deep as [l] is long, deeper than the web page's
+    JavaScript stack for a line of a hundred thousand moves. *)
+Fixpoint length_from {A} (l : list A) (acc : N) : N :=
+  match l with
+  | [] => acc
+  | _ :: rest => length_from rest (N.succ acc)
+  end.
+
+Lemma length_from_length {A} (l : list A) : length_from l 0 = N.of_nat (List.length l).
+Proof.
+  assert (E : forall acc, length_from l acc = acc + N.of_nat (List.length l)).
+  { induction l as [|x l IH]; intros acc; cbn [length_from List.length]; [lia|].
+    rewrite IH, Nat2N.inj_succ; lia. }
+  rewrite E; reflexivity.
+Qed.
+
 (** The number the sentence gives: a win's moves, a no-win's records. *)
 Definition size (d : data) : N :=
   match d with
-  | Line line => N.of_nat (List.length line)
+  | Line line => length_from line 0
   | Records _ _ _ R _ _ => count R
   end.
+
+Lemma size_line line : size (Line line) = N.of_nat (List.length line).
+Proof. exact (length_from_length line). Qed.
 
 Definition autoplay_of (d : data) : bool :=
   match d with Records _ a _ _ _ _ => a | Line _ => false end.

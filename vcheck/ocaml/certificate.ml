@@ -4,15 +4,17 @@
 
 open Proved
 open Trusted
+open Host
 open Reading
 open Stores
 open Moves
 
 (* ---- A no-win body: the column table and the records, checked for form ---- *)
 
-let card_masks = Array.init 52 (fun c -> 1 lsl c)
-let all_cards = (1 lsl 52) - 1
-
+(* A set of cards as two masks, of cards 0..25 and 26..51 (an int has 32 bits in the page). *)
+let low_half = Array.init 52 (fun c -> if c < 26 then 1 lsl c else 0)
+let high_half = Array.init 52 (fun c -> if c < 26 then 0 else 1 lsl (c - 26))
+let half = (1 lsl 26) - 1
 
 type nowin = { entries : string array; w : int; rows : store }
 
@@ -21,11 +23,15 @@ let chunk_records = 1 lsl 20      (* version 3: the records come in chunks of th
 (* Each record a well-formed position, the records strictly ascending, every column used: not
    needed for soundness, but the format requires it.  Records [first ..] of the file, at rows
    [at ..]; [before] holds the record before [first]. *)
-let home_mask = Array.init 4 (fun s -> Array.init 14 (fun n ->
-    let m = ref 0 in for r = 0 to n - 1 do m := !m lor card_masks.(4 * r + s) done; !m))
+let home_mask half = Array.init 4 (fun s -> Array.init 14 (fun n ->
+    let m = ref 0 in for r = 0 to n - 1 do m := !m lor half.(4 * r + s) done; !m))
+let home_low = home_mask low_half
+let home_high = home_mask high_half
 
-(* A column's cards as a mask, or -1 when one repeats (no record may use it then). *)
-let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry
+(* A column's cards as two masks ([low], [high]).  A record holds the 52 cards once each when
+   the masks of its parts cover them and its parts hold 52 cards in all (so none is in two
+   places, and no column repeats one). *)
+let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~low ~high ~used ~symmetry
     ~entries =
   for i = 0 to n - 1 do
     let k = first + i and base = (at + i) * width in
@@ -61,14 +67,25 @@ let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used
       else if !ended || b <= !last then bad "the cells are not ascending cards, then 0xFF"
       else last := b
     done;
-    let acc = ref 0 and twice = ref false in
-    let add m = if m < 0 || !acc land m <> 0 then twice := true; acc := !acc lor m in
-    for s = 0 to 3 do add home_mask.(s).(at s) done;
-    for j = 0 to cells - 1 do
-      let b = at (4 + j) in if b < 52 then add card_masks.(b) else if b <> 0xff then twice := true
+    (* (Written out, no closure: the three sums stay in registers.) *)
+    let lo = ref 0 and hi = ref 0 and held = ref 0 and twice = ref false in
+    for s = 0 to 3 do
+      let n = at s in
+      lo := !lo lor home_low.(s).(n); hi := !hi lor home_high.(s).(n); held := !held + n
     done;
-    for j = 0 to 7 do let e = id j in used.(e) <- true; add masks.(e) done;
-    if !twice || !acc <> all_cards then bad "the 52 cards are not each in one place";
+    for j = 0 to cells - 1 do
+      let b = at (4 + j) in
+      if b < 52 then begin
+        lo := !lo lor low_half.(b); hi := !hi lor high_half.(b); incr held
+      end else if b <> 0xff then twice := true
+    done;
+    for j = 0 to 7 do
+      let e = id j in
+      used.(e) <- true;
+      lo := !lo lor low.(e); hi := !hi lor high.(e); held := !held + String.length entries.(e)
+    done;
+    if !twice || !lo <> half || !hi <> half || !held <> 52 then
+      bad "the 52 cards are not each in one place";
     if at 0 = 13 && at 1 = 13 && at 2 = 13 && at 3 = 13 then
       rejected "record %d (%s) is won" (k + 1)
         (show { found = [| 13; 13; 13; 13 |]; free = [];
@@ -113,12 +130,13 @@ let hash_from_here src =
 (* Whether anything of the data is left after what is read. *)
 let more src = decoded (fun () -> ensure src 1)
 
-(* The next [k] bytes, as a big-endian number. *)
-let take r k what =
+(* The next [k] bytes, as a big-endian number: a length, or (take_num) a value. *)
+let take_num r k what =
   let c = r.need k what in
-  let n = uint c k in
+  let n = number c k in
   r.seen c;
   n
+let take r k what = Num.to_int (Num.clamp (take_num r k what) (Num.of_int max_int))
 
 (* The value that comes next, known by its first byte before anything of it is read (so a value
    of another kind is refused before it is read, however large it says it is): the length of a
@@ -133,11 +151,12 @@ let array_header r what ~otherwise =
   | 0xdd -> take r 4 what
   | _ -> otherwise ()
 
-(* An int of 8 bytes past OCaml's ints (2 ^ 62 or more, or below -2 ^ 62) is [big] of its
-   decimal. *)
+(* An int of 8 bytes past vcheck's ints (2 ^ 62 or more, or below -2 ^ 62) is [big] of its
+   decimal, in vcheck and in the page alike. *)
 let int_value r what ~otherwise ~big =
-  let signed k = let u = take r k what in
-    if u >= 1 lsl (8 * k - 1) then u - (1 lsl (8 * k)) else u in
+  let signed k = let u = take_num r k what in
+    if u >= Num.power (8 * k - 1) then Num.sub u (Num.power (8 * k)) else u in
+  let unsigned k = take_num r k what in
   let word unsigned =
     let c = r.need 8 what in
     let w = ref 0L in
@@ -146,15 +165,11 @@ let int_value r what ~otherwise ~big =
     done;
     c.pos <- c.pos + 8;
     r.seen c;
-    let w = !w in
-    if unsigned && Int64.compare w 0L < 0 then big (Printf.sprintf "%Lu" w)
-    else if Int64.compare w (Int64.of_int max_int) > 0
-         || Int64.compare w (Int64.of_int min_int) < 0 then big (Int64.to_string w)
-    else Int64.to_int w in
+    match num_or_text !w ~unsigned with Ok n -> n | Error s -> big s in
   match take r 1 what with
-  | b when b <= 0x7f -> b
-  | b when b >= 0xe0 -> b - 256
-  | 0xcc -> take r 1 what | 0xcd -> take r 2 what | 0xce -> take r 4 what | 0xcf -> word true
+  | b when b <= 0x7f -> Num.of_int b
+  | b when b >= 0xe0 -> Num.of_int (b - 256)
+  | 0xcc -> unsigned 1 | 0xcd -> unsigned 2 | 0xce -> unsigned 4 | 0xcf -> word true
   | 0xd0 -> signed 1 | 0xd1 -> signed 2 | 0xd2 -> signed 4 | 0xd3 -> word false
   | _ -> otherwise ()
 
@@ -187,7 +202,7 @@ let read_nowin r ~version ~cells ~symmetry ~count ~shown =
     unreadable "%s columns: more than --max-columns %s" (commas ncols) (commas !max_columns);
   if ncols > 8 * count then
     rejected "the column table has %s entries: more than 8 x count" (commas ncols);
-  let entries = Array.make ncols "" and masks = Array.make ncols 0 in
+  let entries = Array.make ncols "" and low = Array.make ncols 0 and high = Array.make ncols 0 in
   let hex s = String.concat "" (List.init (String.length s) (fun j ->
       Printf.sprintf "%02x" (Char.code s.[j]))) in
   for i = 0 to ncols - 1 do
@@ -201,10 +216,8 @@ let read_nowin r ~version ~cells ~symmetry ~count ~shown =
     if String.length s > 52 || String.exists (fun ch -> Char.code ch >= 52) s then
       rejected "%s (%s) is not cards" what (hex s);
     if i > 0 && compare entries.(i - 1) s >= 0 then rejected "%s (%s) is not sorted" what (hex s);
-    (* A column that repeats a card: no record that uses it holds the 52 cards once each. *)
     String.iter (fun ch -> let x = Char.code ch in
-                  masks.(i) <- if masks.(i) < 0 || masks.(i) land card_masks.(x) <> 0 then -1
-                    else masks.(i) lor card_masks.(x)) s;
+                  low.(i) <- low.(i) lor low_half.(x); high.(i) <- high.(i) lor high_half.(x)) s;
     entries.(i) <- s
   done;
   let w = if ncols <= 1 lsl 16 then 2 else if version < 3 || ncols <= 1 lsl 24 then 3 else 4 in
@@ -225,7 +238,7 @@ let read_nowin r ~version ~cells ~symmetry ~count ~shown =
   (* Records [first .. first + n - 1], rows [at ..] of [rows]: well-formed, ascending (after the
      record before, kept in [before]), each column used; then packed, if they are to be. *)
   let batch ~at ~first n =
-    check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~masks ~used ~symmetry
+    check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~low ~high ~used ~symmetry
       ~entries;
     if n > 0 then Bytes.blit rows ((at + n - 1) * width) before 0 width;
     Option.iter (fun p -> for i = 0 to n - 1 do pack p rows ((at + i) * width) done) packing in
@@ -293,7 +306,7 @@ let read_nowin r ~version ~cells ~symmetry ~count ~shown =
         if !k > 0 && Bytes.sub rows (!k * width) width > Bytes.sub rows ((!k - 1) * width) width
            && Bytes.get rows ((!k - 1) * width + shared) = Bytes.get rows (!k * width + shared)
         then rejected "records: record %d shares more than its stated %d bytes" (!k + 1) shared;
-        check_records rows ~at:!k ~first:!k 1 ~before ~width ~cells ~w ~ncols ~masks ~used
+        check_records rows ~at:!k ~first:!k 1 ~before ~width ~cells ~w ~ncols ~low ~high ~used
           ~symmetry ~entries;
         Bytes.blit rows (!k * width) before 0 width;
         incr k
@@ -381,6 +394,11 @@ let board_words (d : buf) (off, len) ~cells =
   if List.sort compare (free @ List.filter (( <> ) 0xff) rest) <> off_home then
     why "the 52 cards are not each in one place"
 
+(* What a page draws beside a verified certificate (vcheck draws nothing): its start, as
+   foundation counts, free cells and columns (top card first), and a no-win's body. *)
+let verified : (int array * int list * int list array -> nowin option -> unit) ref =
+  ref (fun _ _ -> ())
+
 (* What one claim's check gave: the sentence to print (a file), the proved result of a range's
    entry (true: won), or nothing (an entry that another process proves). *)
 type told = Told of string | Result of bool | Unproved
@@ -391,7 +409,7 @@ type told = Told of string | Result of bool | Unproved
    the stream; [entry] is [Some (first, i)] for entry i of a range. *)
 let check_one ?count_text (r : reader) ~prove ~path ~claim ~version ~deal ~board ~cells ~fm
     ~symmetry ~closure ~count ~entry =
-  let shown = match count_text with Some s -> commas_text s | None -> commas count in
+  let shown = match count_text with Some s -> commas_text s | None -> commas_num count in
   let autoplay = closure = "autoplay" in
   let under = if autoplay then "every legal move then safe autoplay" else "every legal move" in
   (* The start, as the trusted decoder reads it (a board's faults said in check's words). *)
@@ -411,8 +429,9 @@ let check_one ?count_text (r : reader) ~prove ~path ~claim ~version ~deal ~board
     | None -> Option.map (fun t -> Told t) (DN.verdict n ~path ~cells ~fm d) in
   let judge_board s d = Option.map (fun t -> Told t) (DC.verdict s ~path ~cells ~fm d) in
   if claim = "win" then begin
-    if count > !max_moves then
+    if count > Num.of_int !max_moves then
       unreadable "%s moves: more than --max-moves %s" shown (commas !max_moves);
+    let count = Num.to_int count in
     (* Version 3: one bin of [count] move indices; before: [count] (card, destination) pairs,
        the whole body bin.  Their sizes checked before they are read; then copied out of the
        stream (looking past them may move its window). *)
@@ -431,16 +450,17 @@ let check_one ?count_text (r : reader) ~prove ~path ~claim ~version ~deal ~board
     let s = start () in
     (* The line replayed by the driver's moves first (its faults in check's words); then the
        same moves, as (card, destination), to the proved check. *)
-    let line = replay_words (start_ints s) ~cells ~fm ~count
+    let back = replay_words (start_ints s) ~cells ~fm ~count
         ~pick:(if version < 3 then by_card d else by_index d) in
     let told = match s with
-      | `Deal n -> judge_deal n (DN.line line)
-      | `Board s -> judge_board s (DC.line line) in
+      | `Deal n -> judge_deal n (DN.line back)
+      | `Board s -> judge_board s (DC.line back) in
     match told with
-    | Some t -> t
+    | Some t -> if entry = None then !verified (start_ints s) None; t
     | None -> rejected "the moves do not replay to a won position: %s"
                 "one is illegal or the last position is not won"
   end else begin
+    let count = Num.to_int (Num.clamp count (Num.of_int max_int)) in
     let nw = read_nowin r ~version ~cells ~symmetry ~count ~shown in
     if not prove then Unproved else begin
     let start = start () in
@@ -457,7 +477,7 @@ let check_one ?count_text (r : reader) ~prove ~path ~claim ~version ~deal ~board
           judge_board s (DC.nowin_data s ~cells ~fm ~sorted ~autoplay ~count ~w:nw.w
                            nw.entries nw.rows) in
     match told with
-    | Some t -> t
+    | Some t -> if entry = None then !verified (start_ints start) (Some nw); t
     | None ->
         why_not_closed nw ~start:(start_ints start) ~cells ~fm ~symmetry ~auto:autoplay ~count;
         rejected "the records are not closed under %s from the %s" under
@@ -482,19 +502,19 @@ let open_data file =
    (the header's count for what follows the last entry), its verdict, why), or None; and the
    proved results of the entries proved, byte i entry i's: 1 won, 2 cannot be won, 0 not
    proved here. *)
-let read_entries src (h : header) ~mine ~reached =
+let read_entries src (h : header) ~count:entries ~mine ~reached =
   let hash = hash_from_here src in
   let r = stream_reader src ~stop:max_int in
-  let results = Bytes.make h.count '\000' and failed = ref None and i = ref 0 in
+  let results = Bytes.make entries '\000' and failed = ref None and i = ref 0 in
   let fail i verdict m = failed := Some (i, verdict, m) in
   (* The moves and the positions the entries read so far ask (docs/certificate-format.md
      section 5's range limits). *)
   let spent = [| 0; 0 |] in
   let times a b = if a > 0 && b > max_int / a then max_int else a * b in
   let plus a b = if a > max_int - b then max_int else a + b in
-  while !failed = None && !i < h.count do
+  while !failed = None && !i < entries do
     let i' = !i in
-    let number = h.first + i' in
+    let number = Num.add h.first (Num.of_int i') in
     reached i';
     (try
        let v3 = h.hversion = 3 in
@@ -502,19 +522,19 @@ let read_entries src (h : header) ~mine ~reached =
        then rejected "the entry is not [deal, claim, count%s]" (if v3 then "" else ", body");
        let got = int_value r "its deal" ~otherwise:(not_a "its deal" "int")
            ~big:(rejected "the entry is for deal %s") in
-       if got <> number then rejected "the entry is for deal %d" got;
+       if got <> number then rejected "the entry is for deal %s" (Num.to_string got);
        let claim = str_value r "its claim" ~most:7 ~otherwise:(not_a "its claim" "str") in
        if claim <> "win" && claim <> "no-win" then
          rejected "its claim %s is not \"win\" or \"no-win\"" (python_repr (Str claim));
        let count = int_value r "its count" ~otherwise:(not_a "its count" "int")
            ~big:(fun s -> if s.[0] = '-' then rejected "its count %s is negative" s
-                  else max_int) in   (* (past every bound) *)
-       if count < 0 then rejected "its count %d is negative" count;
+                  else Num.largest) in   (* (past every bound) *)
+       if count < Num.zero then rejected "its count %s is negative" (Num.to_string count);
        let kind = if claim = "win" then 0 else 1 in
        let word = if kind = 0 then "moves" else "positions" in
        let one = if kind = 0 then !max_moves else !max_positions in
-       spent.(kind) <- plus spent.(kind) count;
-       let most = plus (times (if kind = 0 then !range_moves else !range_positions) h.count) one in
+       spent.(kind) <- plus spent.(kind) (Num.to_int (Num.clamp count (Num.of_int max_int)));
+       let most = plus (times (if kind = 0 then !range_moves else !range_positions) entries) one in
        if spent.(kind) > most then
          unreadable "the range holds more than %s %s in all: --range-%s a deal, and --max-%s more"
            (commas most) word word word;
@@ -533,17 +553,19 @@ let read_entries src (h : header) ~mine ~reached =
                  ~deal:(Some number) ~board:None ~cells:h.cells ~fm:h.fm ~symmetry
                  ~closure:h.closure ~count ~entry:(Some (h.first, i', results)))
      with Rejected m ->
-            fail i' "rejected" (Printf.sprintf "entry %d (deal %d): %s" (i' + 1) number m)
+            fail i' "rejected" (Printf.sprintf "entry %d (deal %s): %s" (i' + 1)
+                                  (Num.to_string number) m)
         | Unreadable m | Failure m ->
-            fail i' "unreadable" (Printf.sprintf "entry %d (deal %d): %s" (i' + 1) number m));
+            fail i' "unreadable" (Printf.sprintf "entry %d (deal %s): %s" (i' + 1)
+                                    (Num.to_string number) m));
     incr i
   done;
   if !failed = None then begin
     if more src then
-      fail h.count "rejected"
+      fail entries "rejected"
         "the range has data after it: the data decompresses to more than it holds"
     else if xxh3_end hash <> h.hash then
-      fail h.count "rejected" "the range does not match its xxh3_64: it is corrupt"
+      fail entries "rejected" "the range does not match its xxh3_64: it is corrupt"
   end;
   !failed, results
 
@@ -553,26 +575,27 @@ let read_entries src (h : header) ~mine ~reached =
    checked in turn.  The result of entry i is read from what process i mod N returned (a byte
    left unset, by any mistake here, is no result, which [range_verdict] refuses). *)
 let check_range file src (h : header) =
-  if h.count <> h.last - h.first + 1 then
+  if h.count <> Num.add (Num.sub h.last h.first) Num.one then
     rejected "count = %s, not last - first + 1" h.count_text;
-  let parts = max 1 (min !jobs h.count) in
-  let say i done_ = Printf.sprintf "deal %s (%s of %s)" (commas (h.first + i))
-      (commas (done_ + 1)) (commas h.count) in
+  let count = Num.to_int (Num.clamp h.count (Num.of_int max_int)) in
+  let parts = max 1 (min !jobs count) in
+  let say i done_ = Printf.sprintf "deal %s (%s of %s)"
+      (commas_num (Num.add h.first (Num.of_int i))) (commas (done_ + 1)) (commas_num h.count) in
   let results =
     if parts = 1 then
-      [| read_entries src h ~mine:(fun _ -> true) ~reached:(fun i -> progress (say i i)) |]
+      [| read_entries src h ~count ~mine:(fun _ -> true) ~reached:(fun i -> progress (say i i)) |]
     else begin
       let part p tell =
         jobs := 1;
         let src, h = open_data file in
-        read_entries src h ~mine:(fun i -> i mod parts = p)
+        read_entries src h ~count ~mine:(fun i -> i mod parts = p)
           ~reached:(fun i -> if i mod parts = p then tell ((i - p) / parts)) in
       (* The earliest entry still being checked, and how many are done. *)
       let show counts =
         let next p = p + parts * counts.(p) in
-        let least = ref h.count in
+        let least = ref count in
         Array.iteri (fun p _ -> least := min !least (next p)) counts;
-        if !least < h.count then progress (say !least (Array.fold_left ( + ) 0 counts)) in
+        if !least < count then progress (say !least (Array.fold_left ( + ) 0 counts)) in
       Array.map (function
           | Some f -> f
           | None -> unreadable "a checking process failed (out of memory?)")
@@ -594,7 +617,7 @@ let check_range file src (h : header) =
 (* ---- A file ---- *)
 
 type outcome = {
-  verdict : string; text : string; h : header option; lost : int list;
+  verdict : string; text : string; h : header option; lost : Num.t list;
   sha : string option; seconds : float;       (* the file's sha256; the seconds it took *)
 }
 
@@ -625,7 +648,7 @@ let single path src (h : header) =
                 if xxh3_end hash <> h.hash then
                   rejected "the body does not match its xxh3_64: it is corrupt") } in
   record_reached := (fun k -> progress (Printf.sprintf "record %s of %s closed"
-                                          (commas k) (commas h.count)));
+                                          (commas k) (commas_num h.count)));
   match check_one ~count_text:h.count_text r ~prove:true ~path ~claim:h.claim
           ~version:h.hversion ~deal:h.deal ~board ~cells:h.cells ~fm:h.fm ~symmetry:h.symmetry
           ~closure:h.closure ~count:h.count ~entry:None with
@@ -647,14 +670,15 @@ let want_closure = ref None
 
 (* Where the header says something other than what was asked, in check's words, or None. *)
 let differs (h : header) =
-  let about = if h.claim = "range" then Printf.sprintf "a range, deals %d..%d" h.first h.last
-    else match h.deal with Some n -> Printf.sprintf "deal %d" n | None -> "a custom layout" in
+  let about = if h.claim = "range" then
+      Printf.sprintf "a range, deals %s..%s" (Num.to_string h.first) (Num.to_string h.last)
+    else match h.deal with Some n -> "deal " ^ Num.to_string n | None -> "a custom layout" in
   let str s = python_repr (Str s) and truth b = if b then "True" else "False" in
   let its key have asked option =
     Printf.sprintf "its %s is %s, not %s (--%s)" key have asked option in
   let checks = [
     (match !want_deal with
-     | Some d when h.deal <> Some d || h.claim = "range" ->
+     | Some d when h.deal <> Some (Num.of_int d) || h.claim = "range" ->
          Some (Printf.sprintf "it is %s, not deal %d (--deal)" about d)
      | _ -> None);
     (match !want_claim with
@@ -672,15 +696,15 @@ let differs (h : header) =
      | Some s when s <> h.closure -> Some (its "closure" (str h.closure) (str s) "closure")
      | _ -> None);
     (match !want_range with
-     | Some (a, b) when h.claim <> "range" || h.first <> a || h.last <> b ->
+     | Some (a, b) when h.claim <> "range" || h.first <> Num.of_int a || h.last <> Num.of_int b ->
          Some (Printf.sprintf "it is %s, not deals %d..%d (--range)" about a b)
      | _ -> None)] in
   List.find_map Fun.id checks
 
 let verify path =
-  let began = Unix.gettimeofday () and got = ref None and sha = ref None in
+  let began = now () and got = ref None and sha = ref None in
   let outcome verdict text lost =
-    { verdict; text; h = !got; lost; sha = !sha; seconds = Unix.gettimeofday () -. began } in
+    { verdict; text; h = !got; lost; sha = !sha; seconds = now () -. began } in
   progress_begin path;
   shown_name := if path = "-" then "standard input" else path;
   try
@@ -702,25 +726,3 @@ let verify path =
   | Out_of_memory -> outcome "unreadable" "out of memory" []
   | Stack_overflow -> outcome "unreadable" "out of stack" []
   | e -> outcome "unreadable" ("internal error: " ^ Printexc.to_string e) []
-
-(* Several files with -j N: N at once, each in a forked process that sends back its outcome
-   (one file: its records or entries are split instead).  The outcomes come back in the
-   order of the files. *)
-let verify_all files report =
-  if !jobs = 1 || List.length files < 2 then List.map (fun p -> report p (verify p)) files
-  else begin
-    let start path = (path, fork (fun () -> jobs := 1; verify path)) in
-    let finish (path, wait) =
-      report path (match wait () with
-          | Some o -> o
-          | None -> { verdict = "unreadable"; text = "the checking process died (out of memory?)";
-                      h = None; lost = []; sha = None; seconds = 0.0 }) in
-    let rec go running waiting done_ =
-      match running, waiting with
-      | [], [] -> List.rev done_
-      | _, p :: rest when List.length running < !jobs -> go (running @ [start p]) rest done_
-      | first :: others, _ -> go others waiting (finish first :: done_)
-      | [], _ -> assert false in
-    go [] files []
-  end
-

@@ -2,6 +2,7 @@
    a move and the first fault, and the moves a version 3 win's indices name. *)
 
 open Proved
+open Host
 open Reading
 open Stores
 
@@ -16,13 +17,15 @@ let start_of_position (s : Custom.position) =
    List.map number s.cells, Array.of_list (List.map (List.map number) s.columns))
 
 let start_of_deal n =
-  let state = ref (if n < 1 lsl 32 then n else n - (1 lsl 32)) in
+  (* ([Num.t]: the deal and the state pass 2 ^ 31, the product 2 ^ 49.) *)
+  let two32 = Num.power 32 in
+  let state = ref (if n < two32 then n else Num.sub n two32) in
   let deck = Array.init 52 (fun i -> i) and left = ref 52 and cols = Array.make 8 [] in
   for i = 0 to 51 do
-    state := (!state * 214013 + 2531011) land 0xffff_ffff;
-    let high = !state lsr 16 in
-    let r = if n < 1 lsl 31 then high land 0x7fff
-      else if n < 1 lsl 32 then high land 0x7fff lor 0x8000 else (high land 0xffff) + 1 in
+    state := Num.(rem (add (mul !state (of_int 214013)) (of_int 2531011)) two32);
+    let high = Num.to_int (Num.div !state (Num.of_int 65536)) in
+    let r = if n < Num.power 31 then high land 0x7fff
+      else if n < two32 then high land 0x7fff lor 0x8000 else (high land 0xffff) + 1 in
     let j = r mod !left in
     cols.(i land 7) <- deck.(j) :: cols.(i land 7);
     deck.(j) <- deck.(!left - 1);
@@ -114,7 +117,7 @@ let position_of (home, held, cols) =
 
 (* A win's line replayed as check replays it: before move n, [pick n p moves] names the move to
    play among the legal [moves] (or says why none); the moves played, as (card, destination),
-   or the first fault in check's words. *)
+   the last first, or the first fault in check's words. *)
 let replay_words start ~cells ~fm ~count ~pick =
   let p = ref (position_of start) and line = ref [] in
   for n = 0 to count - 1 do
@@ -125,7 +128,7 @@ let replay_words start ~cells ~fm ~count ~pick =
   done;
   if Array.exists (( <> ) 13) !p.found then
     rejected "after all %s moves the position is not won: %s" (commas count) (show !p);
-  List.rev !line
+  !line
 
 (* Version 3: byte n is the index of move n. *)
 let by_index (d : buf) n _ moves =

@@ -7,16 +7,18 @@ module type CORE = sig
   type card = { rank : nat; suit_of : suit }
   type foundations = { clubs : nat; diamonds : nat; hearts : nat; spades : nat }
   type position = { home : foundations; cells : card list; columns : card list list }
-  type table = { depth : int -> nat; top : int -> card; parent : int -> int;
-                 push : int -> card -> int; column_of : card list -> int }
-  type records = { count : int; rhome : int -> foundations; rcells : int -> card list;
-                   rids : int -> int list; find : foundations -> card list -> int list -> int }
+  (* (Coq's [N] is [Num.t]: OCaml's int here, JavaScript's numbers in the page.) *)
+  type table = { depth : Num.t -> nat; top : Num.t -> card; parent : Num.t -> Num.t;
+                 push : Num.t -> card -> Num.t; column_of : card list -> Num.t }
+  type records = { count : Num.t; rhome : Num.t -> foundations; rcells : Num.t -> card list;
+                   rids : Num.t -> Num.t list;
+                   find : foundations -> card list -> Num.t list -> Num.t }
   type start
   type data =
     | Line of (card * nat) list
-    | Records of bool * bool * table * records * int list * (int -> int -> bool) option
+    | Records of bool * bool * table * records * Num.t list * (Num.t -> Num.t -> bool) option
   val start_ok : start -> bool -> bool -> bool -> table -> records -> bool
-  val slice_ok : bool -> bool -> nat -> bool -> table -> records -> int -> int -> bool
+  val slice_ok : bool -> bool -> nat -> bool -> table -> records -> Num.t -> Num.t -> bool
   (* Coq's strings (a list of 8-bit characters), last: the name shadows OCaml's. *)
   type ascii = Ascii of bool * bool * bool * bool * bool * bool * bool * bool
   type string = EmptyString | String of ascii * string
@@ -25,7 +27,7 @@ end
 
 module Numbered = struct
   include Vcheck_core
-  type start = int
+  type start = Num.t
 end
 
 module Custom = struct

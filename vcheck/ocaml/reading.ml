@@ -1,8 +1,10 @@
 (* Reading a certificate (not trusted): the file, its decompression a window at a time,
-   msgpack, the header and its checks, the limits, words and progress lines, and the processes
-   of -j N (each result handed back by [Trusted.fork]). *)
+   msgpack, the header and its checks, the limits, words and progress lines.  What it asks of
+   the machine (the file, zstd, hashes, the clock, processes) is [Host]'s: native in vcheck,
+   JavaScript in the page (web/src/host.ml); numbers that may pass 2 ^ 30 (a deal, a header's
+   count) are [Num.t], exact in vcheck and, below 2 ^ 53, in the page. *)
 
-open Trusted
+open Host
 
 (* ---- Errors: one line each ---- *)
 
@@ -13,29 +15,6 @@ let unreadable fmt = Printf.ksprintf (fun s -> raise (Unreadable s)) fmt
 let rejected fmt = Printf.ksprintf (fun s -> raise (Rejected s)) fmt
 
 (* ---- The file's data ---- *)
-
-type buf = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
-
-external read_file : string -> buf = "vc_read"         (* "-": standard input *)
-external sha256 : buf -> string = "vc_sha256"
-external stderr_columns : unit -> int = "vc_stderr_columns"
-type zstream
-type xxh3_state
-external stream_open : unit -> zstream = "vc_stream_open"
-external stream_read : zstream -> buf -> buf -> int -> int -> int = "vc_stream_read"
-(* The file's bytes that a reader taking a KiB at a time has read once so much data is out. *)
-external stream_got : zstream -> int -> int = "vc_stream_got"
-external xxh3_begin : unit -> xxh3_state = "vc_xxh3_begin"
-external xxh3_add : xxh3_state -> buf -> int -> int -> unit = "vc_xxh3_add"
-external xxh3_end : xxh3_state -> string = "vc_xxh3_end"
-external advise_huge : Bytes.t -> unit = "vc_advise_huge"
-external advise_huge_array : ('a, 'b, 'c) Bigarray.Array1.t -> unit = "vc_advise_huge_array"
-(* Where a lookup starts (ocaml/keyed_hash.c: under a key drawn at random each run). *)
-external hash_key : unit -> unit = "vc_hash_key"
-external keyed_hash : Bytes.t -> (int [@untagged]) -> (int [@untagged]) -> (int [@untagged])
-  = "vc_hash_byte" "vc_hash" [@@noalloc]
-external keyed_hash_int : (int [@untagged]) -> (int [@untagged])
-  = "vc_hash_int_byte" "vc_hash_int" [@@noalloc]
 
 module Strings = Hashtbl.Make (struct
     type t = string
@@ -63,7 +42,7 @@ type source = { file : buf; z : zstream; mutable win : buf; mutable pos : int;
                 mutable taken : int }
 
 let source_open file =
-  { file; z = stream_open (); win = Bigarray.(Array1.create char c_layout (1 lsl 20));
+  { file; z = stream_open file; win = Bigarray.(Array1.create char c_layout (1 lsl 20));
     pos = 0; lim = 0; ended = false; hash = None; taken = 0 }
 
 (* Whether [n] bytes can be had from [pos] on: the window is moved and grown as needed. *)
@@ -91,9 +70,10 @@ let ensure s n =
 (* ---- msgpack, decoded by hand: only what the format uses ---- *)
 
 type value =
-  | Nil | Bool of bool | Int of int | Str of string
-  | Big of string                         (* an int past OCaml's (2 ^ 62 or more, or below
-                                             -2 ^ 62), in decimal: never allowed in a header *)
+  | Nil | Bool of bool | Int of Num.t | Str of string
+  | Big of string                         (* an int of 2 ^ 62 or more, or below -2 ^ 62 (past
+                                             vcheck's ints), in decimal: never allowed in a
+                                             header *)
   | Float of float                        (* msgpack's float 32 or 64: never allowed either *)
   | Ext of string * string                (* an ext value: its type in Python (ExtType or
                                              Timestamp) and its repr; never allowed *)
@@ -108,21 +88,35 @@ let byte c =
   c.pos <- c.pos + 1;
   b
 
-(* An unsigned or a signed number of [n] bytes, at most 4 (8: [word]). *)
-let uint c n =
-  let r = ref 0 in
-  for _ = 1 to n do r := (!r lsl 8) lor byte c done;
+(* A big-endian number of [n] bytes, at most 4 (8: [word]). *)
+let number c n =
+  let r = ref Num.zero and base = Num.of_int 256 in
+  for _ = 1 to n do r := Num.add (Num.mul !r base) (Num.of_int (byte c)) done;
   !r
 
 let sint c n =
-  let u = uint c n in
-  if u >= 1 lsl (8 * n - 1) then u - (1 lsl (8 * n)) else u
+  let u = number c n in
+  if u >= Num.power (8 * n - 1) then Num.sub u (Num.power (8 * n)) else u
+
+(* A length: one that is no int here is too long for anything it measures. *)
+let uint c n = Num.to_int (Num.clamp (number c n) (Num.of_int max_int))
 
 (* The next [n] bytes as a big-endian 64-bit word (a float's bits, or an int of 8 bytes). *)
 let word c n =
   let r = ref 0L in
   for _ = 1 to n do r := Int64.logor (Int64.shift_left !r 8) (Int64.of_int (byte c)) done;
   !r
+
+(* An int of 8 bytes: [Ok] its number from -2 ^ 62 to below 2 ^ 62 (vcheck's ints; in the
+   page a number, exact below 2 ^ 53), else [Error] its decimal, in both. *)
+let num_or_text w ~unsigned =
+  let top = Int64.shift_left 1L 62 in
+  if unsigned && Int64.compare w 0L < 0 then Error (Printf.sprintf "%Lu" w)
+  else if Int64.compare w top >= 0 || Int64.compare w (Int64.neg top) < 0
+  then Error (Int64.to_string w)
+  else Ok (Num.of_int64 w)
+let int_or_big w ~unsigned =
+  match num_or_text w ~unsigned with Ok n -> Int n | Error s -> Big s
 
 let room c n what =
   if n < 0 || n > c.limit - c.pos then unreadable "the data is cut short inside %s" what
@@ -145,8 +139,8 @@ let python_quoted ~prefix s =
 let rec value c depth =
   if depth > 4 then unreadable "msgpack values nest too deeply";
   let b = byte c in
-  if b <= 0x7f then Int b
-  else if b >= 0xe0 then Int (b - 256)
+  if b <= 0x7f then Int (Num.of_int b)
+  else if b >= 0xe0 then Int (Num.of_int (b - 256))
   else if b land 0xf0 = 0x80 then map c (b land 0x0f) depth
   else if b land 0xf0 = 0x90 then arr c (b land 0x0f) depth
   else if b land 0xe0 = 0xa0 then str c (b land 0x1f)
@@ -169,18 +163,14 @@ let rec value c depth =
     | 0xc6 -> bin c (uint c 4)
     | 0xca -> Float (Int32.float_of_bits (Int64.to_int32 (word c 4)))
     | 0xcb -> Float (Int64.float_of_bits (word c 8))
-    | 0xcc -> Int (uint c 1)
-    | 0xcd -> Int (uint c 2)
-    | 0xce -> Int (uint c 4)
-    | 0xcf -> let w = word c 8 in
-      if Int64.compare w 0L >= 0 && Int64.compare w (Int64.of_int max_int) <= 0
-      then Int (Int64.to_int w) else Big (Printf.sprintf "%Lu" w)
+    | 0xcc -> Int (number c 1)
+    | 0xcd -> Int (number c 2)
+    | 0xce -> Int (number c 4)
+    | 0xcf -> int_or_big (word c 8) ~unsigned:true
     | 0xd0 -> Int (sint c 1)
     | 0xd1 -> Int (sint c 2)
     | 0xd2 -> Int (sint c 4)
-    | 0xd3 -> let w = word c 8 in
-      if Int64.compare w (Int64.of_int min_int) >= 0 && Int64.compare w (Int64.of_int max_int) <= 0
-      then Int (Int64.to_int w) else Big (Int64.to_string w)
+    | 0xd3 -> int_or_big (word c 8) ~unsigned:false
     | 0xd9 -> str c (uint c 1)
     | 0xda -> str c (uint c 2)
     | 0xdb -> str c (uint c 4)
@@ -302,7 +292,7 @@ let python_float x =
   end
 
 let rec show = function
-  | Nil -> "None" | Bool b -> if b then "True" else "False" | Int n -> string_of_int n
+  | Nil -> "None" | Bool b -> if b then "True" else "False" | Int n -> Num.to_string n
   | Big s -> s | Float x -> python_float x | Ext (_, r) -> r
   | Str s -> Printf.sprintf "%S" s | Bin (_, n) -> Printf.sprintf "<%d bytes>" n
   | Arr a -> "[" ^ String.concat ", " (Array.to_list (Array.map show a)) ^ "]"
@@ -311,10 +301,10 @@ let rec show = function
 (* ---- Headers ---- *)
 
 type header = {
-  claim : string; hversion : int; deal : int option; board : (int * int) option;
-  cells : int; fm : bool; symmetry : string; count : int; hash : string;
-  count_text : string;   (* the count in decimal: past OCaml's ints, [count] is max_int *)
-  first : int; last : int;
+  claim : string; hversion : int; deal : Num.t option; board : (int * int) option;
+  cells : int; fm : bool; symmetry : string; count : Num.t; hash : string;
+  count_text : string;   (* the count in decimal: past vcheck's ints, [count] is Num.largest *)
+  first : Num.t; last : Num.t;
   closure : string;   (* "autoplay", or "moves" (no closure key): docs/certificate-format.md 8 *)
 }
 
@@ -326,7 +316,7 @@ let range_keys = ["cells"; "claim"; "count"; "first"; "format"; "foundation_move
 let is_hex s = String.length s = 16 &&
                String.for_all (fun ch -> (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')) s
 
-let max_deal = (1 lsl 33) - 1
+let max_deal = Num.sub (Num.power 33) Num.one
 
 (* A header value as check's refusals show it (Python's reprlib.repr): a str or bytes as Python
    writes it, past 30 characters its first 13 and last 14 around "..." (a str: its first 13
@@ -341,7 +331,7 @@ let header_bytes = ref (Bigarray.(Array1.create char c_layout 0))
 
 let rec python_repr = function
   | Nil -> "None" | Bool b -> if b then "True" else "False"
-  | Int n -> cut (string_of_int n) 40 | Big s -> cut s 40 | Float x -> python_float x
+  | Int n -> cut (Num.to_string n) 40 | Big s -> cut s 40 | Float x -> python_float x
   | Ext (_, r) -> cut r 30
   | Str s ->
       let n = String.length s in
@@ -378,20 +368,20 @@ let read_header c =
   if List.sort compare named <> expected then
     unreadable "the header keys are not exactly: %s" (String.concat ", " expected);
   if field "format" <> Str "freecell-certificate" then bad "format";
-  let hversion = match field "version" with
-    | Int (1 | 2 | 3 as v) when v >= 1 + Bool.to_int ranged -> v | _ -> bad "version" in
+  let int_in k lo hi = match field k with Int n when n >= lo && n <= hi -> n | _ -> bad k in
+  let small k lo hi = Num.to_int (int_in k (Num.of_int lo) (Num.of_int hi)) in
+  let hversion = small "version" (1 + Bool.to_int ranged) 3 in
   let claim = match field "claim" with
     | Str ("no-win" | "win" | "range" as s) -> s | _ -> bad "claim" in
-  let int_in k lo hi = match field k with Int n when n >= lo && n <= hi -> n | _ -> bad k in
-  let cells = int_in "cells" 0 8 in
+  let cells = small "cells" 0 8 in
   let fm = match field "foundation_moves" with Bool b -> b | _ -> bad "foundation_moves" in
   let symmetry = match field "symmetry" with
     | Str ("columns" | "none" as s) -> s | _ -> bad "symmetry" in
-  (* (Counts up to 2 ^ 64 - 1 are allowed: past OCaml's ints, far past any limit, one is
-     max_int, written as it is.) *)
+  (* (Counts up to 2 ^ 64 - 1 are allowed: past vcheck's ints, far past any limit, one is
+     Num.largest, written as it is.) *)
   let count, count_text = match field "count" with
-    | Int n when n >= 0 -> n, string_of_int n
-    | Big s when s.[0] <> '-' -> max_int, s
+    | Int n when n >= Num.zero -> n, Num.to_string n
+    | Big s when s.[0] <> '-' -> Num.largest, s
     | _ -> bad "count" in
   let hash = match field "xxh3_64" with Str s when is_hex s -> s | _ -> bad "xxh3_64" in
   (* Tested last, as check does: only "autoplay", only in version 3, never in a win, never with
@@ -402,19 +392,19 @@ let read_header c =
       | Str "autoplay" when hversion = 3 && claim <> "win" && not fm -> "autoplay"
       | _ -> bad "closure" in
   if ranged then begin
-    let first = int_in "first" 1 max_deal in
+    let first = int_in "first" Num.one max_deal in
     let last = int_in "last" first max_deal in
     let closure = closure () in
     { claim; hversion; deal = None; board = None; cells; fm; symmetry; count; hash; first; last;
       closure; count_text }
   end else begin
     let deal = match field "deal" with
-      | Int n when n >= 1 && n <= max_deal -> Some n | Nil -> None | _ -> bad "deal" in
+      | Int n when n >= Num.one && n <= max_deal -> Some n | Nil -> None | _ -> bad "deal" in
     let board = match deal, field "board" with
       | Some _, Nil -> None | None, Bin (o, n) -> Some (o, n) | _ -> bad "board" in
     let closure = closure () in
-    { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = 0; last = 0;
-      closure; count_text }
+    { claim; hversion; deal; board; cells; fm; symmetry; count; hash; first = Num.zero;
+      last = Num.zero; closure; count_text }
   end
 
 (* ---- Limits ---- *)
@@ -433,18 +423,20 @@ let jobs = ref 1
 (* ---- Words ---- *)
 
 let printable s =
-  String.concat "" (List.map (fun ch -> if ch >= ' ' && ch <> '\127' then String.make 1 ch
-                               else Printf.sprintf "\\x%02x" (Char.code ch))
-                      (List.init (String.length s) (String.get s)))
+  let b = Buffer.create (String.length s) in
+  String.iter (fun ch -> if ch >= ' ' && ch <> '\127' then Buffer.add_char b ch
+                else Buffer.add_string b (Printf.sprintf "\\x%02x" (Char.code ch))) s;
+  Buffer.contents b
 
+(* Digits grouped by threes. *)
 let commas_text s =
   let b = Buffer.create 16 in
   String.iteri (fun i ch ->
       if i > 0 && (String.length s - i) mod 3 = 0 then Buffer.add_char b ',';
       Buffer.add_char b ch) s;
   Buffer.contents b
-
 let commas n = commas_text (string_of_int n)
+let commas_num n = commas_text (Num.to_string n)
 
 (* ---- Progress of a long check: a line on standard error at most every [progress_every]
    seconds (none in the first), cut to the terminal's width when it is one, whole in a log ---- *)
@@ -456,62 +448,16 @@ let progress_next = ref infinity
 
 let progress_begin label =
   progress_label := label;
-  progress_next := if !progress_on then Unix.gettimeofday () +. !progress_every else infinity
+  progress_next := if !progress_on then now () +. !progress_every else infinity
 
 let progress text =
-  if Unix.gettimeofday () >= !progress_next then begin
-    let line = printable (!progress_label ^ ": " ^ text) in
-    let columns = stderr_columns () in
-    prerr_endline (if columns > 1 && String.length line >= columns
-                   then String.sub line 0 (columns - 1) else line);
-    progress_next := Unix.gettimeofday () +. !progress_every
+  if now () >= !progress_next then begin
+    progress_line (printable (!progress_label ^ ": " ^ text));
+    progress_next := now () +. !progress_every
   end
 
 (* Called with k, now and then, as record k is about to be closed. *)
 let record_reached = ref (fun (_ : int) -> ())
-
-(* [work i tell] for each i < parts, each in a forked process of its own (so that each sees
-   the same data), and their results in order (None for a process that failed), as
-   [Trusted.fork] hands them back.  [tell n] says how far process i is: the parent calls [show]
-   with the latest of each. *)
-let in_processes parts (work : int -> (int -> unit) -> 'a) (show : int array -> unit) =
-  let news, tidings = Unix.pipe () in
-  let start i = fork (fun () ->
-      Unix.close news;
-      let message = Bytes.create 16 and last = ref 0.0 in
-      let tell n =   (* at most a few a second; 16 bytes, so that writes never interleave *)
-        let now = Unix.gettimeofday () in
-        if now -. !last >= 0.25 then begin
-          last := now;
-          Bytes.set_int64_le message 0 (Int64.of_int i);
-          Bytes.set_int64_le message 8 (Int64.of_int n);
-          ignore (Unix.write tidings message 0 16)
-        end in
-      (* Its end closed before its result is sent, so that the parent stops listening. *)
-      Fun.protect ~finally:(fun () -> Unix.close tidings) (fun () -> work i tell)) in
-  let children = Array.init parts start in
-  Unix.close tidings;
-  (* Until every process has closed its end of [news]. *)
-  let counts = Array.make parts 0 and chunk = Bytes.create 4096 and held = Buffer.create 32 in
-  let rec listen () =
-    match Unix.read news chunk 0 4096 with
-    | 0 -> ()
-    | n ->
-        Buffer.add_subbytes held chunk 0 n;
-        let whole = Buffer.length held / 16 * 16 in
-        let m = Buffer.to_bytes held in
-        for j = 0 to whole / 16 - 1 do
-          let i = Int64.to_int (Bytes.get_int64_le m (16 * j)) in
-          if i >= 0 && i < parts then counts.(i) <- Int64.to_int (Bytes.get_int64_le m (16 * j + 8))
-        done;
-        Buffer.clear held;
-        Buffer.add_subbytes held m whole (Bytes.length m - whole);
-        show counts;
-        listen ()
-    | exception Unix.Unix_error (Unix.EINTR, _, _) -> listen () in
-  listen ();
-  Unix.close news;
-  Array.map (fun wait -> wait ()) children
 
 (* The no-win's records in [jobs] slices, each checked by [slice lo hi] in a process of its
    own: the bounds between the slices, and what each process returned ([Trusted.records_data]
@@ -524,11 +470,11 @@ let in_slices ~count slice =
     let bound i = count * i / parts in
     let closed i tell =
       record_reached := (fun k -> tell (k - bound i));
-      slice (bound i) (bound (i + 1)) in
+      slice (Num.of_int (bound i)) (Num.of_int (bound (i + 1))) in
     let show counts = progress (Printf.sprintf "record %s of %s closed"
                                   (commas (Array.fold_left ( + ) 0 counts)) (commas count)) in
     let results = in_processes parts closed show in
     if Array.mem None results then unreadable "a checking process failed (out of memory?)";
-    List.init (parts - 1) (fun i -> bound (i + 1)), Some results
+    List.init (parts - 1) (fun i -> Num.of_int (bound (i + 1))), Some results
   end
 

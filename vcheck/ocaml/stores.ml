@@ -2,6 +2,7 @@
    checker reads through its [table] and [records] functions. *)
 
 open Proved
+open Host
 open Reading
 
 (* ---- The records packed: front-coded in blocks (a no-win too large to hold flat) ----
@@ -87,15 +88,9 @@ let packed_of p =
   { pwidth = p.width; pcount = p.k; segments = Array.of_list (List.rev (p.cur :: p.done_));
     blocks = p.heads }
 
-(* The memory past which a no-win's records are packed (--memory): by default half of this
-   machine's memory. *)
-let memory_budget = ref (
-    try
-      let ic = open_in "/proc/meminfo" in
-      let line = input_line ic in
-      close_in ic;
-      Scanf.sscanf line "MemTotal: %d kB" (fun kb -> kb * 1024 / 2)
-    with _ -> max_int)
+(* The memory past which a no-win's records are packed (--memory): by default [Host]'s (half
+   of this machine's memory in vcheck). *)
+let memory_budget = ref Host.memory
 
 type store = Flat of Bytes.t | Packed of packed
 
@@ -258,14 +253,15 @@ module Data (C : CORE) = struct
     let x_parent = ref [| 0 |] and x_top = ref [| cards.(0) |] and x_depth = ref [| O |] in
     let extra = ref 1 in
     let known e = e >= nodes && e < nodes + !extra in
-    let depth e = if valid e then nats.(depth_int e) else if known e then !x_depth.(e - nodes)
+    let depth e = let e = Num.to_int e in
+      if valid e then nats.(depth_int e) else if known e then !x_depth.(e - nodes)
       else O in
     let extend i b c =
       if i = Array.length !x_parent then begin
         let grow a x = Array.append a (Array.make (Array.length a) x) in
         x_parent := grow !x_parent 0; x_top := grow !x_top c; x_depth := grow !x_depth O
       end;
-      !x_parent.(i) <- b; !x_top.(i) <- c; !x_depth.(i) <- S (depth b);
+      !x_parent.(i) <- b; !x_top.(i) <- c; !x_depth.(i) <- S (depth (Num.of_int b));
       nodes + i in
     let unknown = nodes in
     let push_plain b c =
@@ -284,27 +280,33 @@ module Data (C : CORE) = struct
     let column_of_plain col =
       let e, held = walk col in if held = List.length col then e else nodes in
     let top e = if valid e then cards.(top_card e) else cards.(0) in
+    (* (The proved code's ids are [Num.t]: ints in vcheck, where these are no-ops.) *)
+    let i = Num.to_int and n = Num.of_int in
     if not autoplay then
-      { depth = (fun e -> if entry e then nats.(entry_depth e)
+      { depth = (fun e -> let e = i e in if entry e then nats.(entry_depth e)
                   else if valid e then nats.(depth_int e) else O);
-        top = (fun e -> if entry e then cards.(entry_top e) else top e);
-        parent = (fun e -> if entry e then entry_parent e else if valid e then parent e else 0);
-        push = push_plain; column_of = column_of_plain }
+        top = (fun e -> let e = i e in if entry e then cards.(entry_top e) else top e);
+        parent = (fun e -> let e = i e in
+                   n (if entry e then entry_parent e else if valid e then parent e else 0));
+        push = (fun b c -> n (push_plain (i b) c)); column_of = (fun c -> n (column_of_plain c)) }
     else
-    { depth = (fun e -> if entry e then nats.(entry_depth e) else depth e);
-      top = (fun e -> if entry e then cards.(entry_top e)
+    { depth = (fun e -> let k = i e in if entry k then nats.(entry_depth k) else depth e);
+      top = (fun e -> let e = i e in if entry e then cards.(entry_top e)
               else if valid e then top e else if known e then !x_top.(e - nodes)
               else cards.(0));
-      parent = (fun e -> if entry e then entry_parent e
-                 else if valid e then parent e else if known e then !x_parent.(e - nodes)
-                 else 0);
-      push = (fun b c -> let e = push_plain b c in if e = unknown then extend 0 b c else e);
+      parent = (fun e -> let e = i e in
+                 n (if entry e then entry_parent e
+                    else if valid e then parent e else if known e then !x_parent.(e - nodes)
+                    else 0));
+      push = (fun b c -> let b = i b in
+               let e = push_plain b c in n (if e = unknown then extend 0 b c else e));
       column_of = (fun col ->
           (* The longest part the tree holds, then an id for each card above it. *)
           let e, held = walk col in
           let above = List.filteri (fun i _ -> i >= held) (List.rev_map card_number col) in
-          if List.exists (fun x -> x >= 52) above then nodes + 1 lsl 30
-          else List.fold_left (fun b x -> incr extra; extend (!extra - 1) b cards.(x)) e above) }
+          n (if List.exists (fun x -> x >= 52) above then nodes + 1 lsl 30
+             else List.fold_left (fun b x -> incr extra; extend (!extra - 1) b cards.(x)) e
+                 above)) }
 
   (* Flat records: row k at k * width of [rows], found through a hash table (open addressing,
      linear probing from the row's keyed hash: no file can crowd one stretch of it). *)
@@ -479,6 +481,7 @@ module Data (C : CORE) = struct
     let rec fill_ids j = function
       | [] -> j = 8
       | e :: rest ->
+          let e = Num.to_int e in
           j < 8 && e lsr (8 * w) = 0 &&
           (let off = 4 + cells + w * j in
            if w = 2 then (put off (e lsr 8); put (off + 1) (e land 0xff))
@@ -497,6 +500,8 @@ module Data (C : CORE) = struct
       if !after_find then after_find := false
       else (incr closing; if !closing land 4095 = 0 then !record_reached k) in
     let no_home = { clubs = O; diamonds = O; hearts = O; spades = O } in
+    (* (The proved code's numbers are [Num.t]: ints in vcheck, where these are no-ops.) *)
+    let i = Num.to_int and n = Num.of_int in
     match store with
     | Flat rows ->
         let _, _, lookup = flat ~width ~count rows in
@@ -516,8 +521,9 @@ module Data (C : CORE) = struct
           if w = 2 then v
           else if w = 3 then (v lsl 8) lor byte off 2
           else (v lsl 16) lor (byte off 2 lsl 8) lor byte off 3 in
-        { count;
+        { count = n count;
           rhome = (fun k ->
+              let k = i k in
               reached k;
               if valid k then
                 let b = at k in
@@ -525,6 +531,7 @@ module Data (C : CORE) = struct
                   hearts = nats.(byte b 2); spades = nats.(byte b 3) }
               else no_home);
           rcells = (fun k ->
+              let k = i k in
               if not (valid k) then [] else
                 let b = at k and l = ref [] in
                 for j = cells - 1 downto 0 do
@@ -532,15 +539,17 @@ module Data (C : CORE) = struct
                 done;
                 !l);
           rids = (fun k ->
+              let k = i k in
               if not (valid k) then []
               else let b = at k in
                 if w = 2 then
                   let o = b + 4 + cells in
-                  [id2 rows o 0; id2 rows o 1; id2 rows o 2; id2 rows o 3; id2 rows o 4;
-                   id2 rows o 5; id2 rows o 6; id2 rows o 7]
-                else [id b 0; id b 1; id b 2; id b 3; id b 4; id b 5; id b 6; id b 7]);
+                  [n (id2 rows o 0); n (id2 rows o 1); n (id2 rows o 2); n (id2 rows o 3);
+                   n (id2 rows o 4); n (id2 rows o 5); n (id2 rows o 6); n (id2 rows o 7)]
+                else [n (id b 0); n (id b 1); n (id b 2); n (id b 3); n (id b 4); n (id b 5);
+                      n (id b 6); n (id b 7)]);
           find = (fun f cs ids ->
-              after_find := true; if encode f cs ids then lookup scratch else count) }
+              after_find := true; n (if encode f cs ids then lookup scratch else count)) }
     | Packed p ->
         let source, locate, lookup = packed_records p in
         (* Byte [j] and id [j] of the record at [base] of !source. *)
@@ -553,8 +562,9 @@ module Data (C : CORE) = struct
           else (v lsl 16) lor (Char.code (Bytes.get rows (off + 2)) lsl 8)
                lor Char.code (Bytes.get rows (off + 3)) in
         let row base j = Char.code (Bytes.get !source (base + j)) in
-        { count;
+        { count = n count;
           rhome = (fun k ->
+              let k = i k in
               reached k;
               if valid k then
                 let k = locate k in
@@ -562,6 +572,7 @@ module Data (C : CORE) = struct
                   hearts = nats.(row k 2); spades = nats.(row k 3) }
               else no_home);
           rcells = (fun k ->
+              let k = i k in
               if not (valid k) then [] else
                 let k = locate k and l = ref [] in
                 for j = cells - 1 downto 0 do
@@ -569,12 +580,13 @@ module Data (C : CORE) = struct
                 done;
                 !l);
           rids = (fun k ->
+              let k = i k in
               if not (valid k) then []
               else let k = locate k and rows = !source in
-                [id rows k 0; id rows k 1; id rows k 2; id rows k 3; id rows k 4; id rows k 5;
-                 id rows k 6; id rows k 7]);
+                [n (id rows k 0); n (id rows k 1); n (id rows k 2); n (id rows k 3);
+                 n (id rows k 4); n (id rows k 5); n (id rows k 6); n (id rows k 7)]);
           find = (fun f cs ids ->
-              after_find := true; if encode f cs ids then lookup scratch else count) }
+              after_find := true; n (if encode f cs ids then lookup scratch else count)) }
 
   (* A custom board's faults that [board_words] would not name (none, as it is checked), before
      [Trusted.board_position] decodes it. *)
@@ -607,7 +619,11 @@ module Data (C : CORE) = struct
     done;
     if !pos <> len || Array.exists not seen then fail ()
 
-  let line l = Line (List.map (fun (c, d) -> cards.(c), nats.(d)) l)
+  (* A win's line for the proved check, from its moves given the last first (as
+     [Moves.replay_words] gives them): one pass that builds the list from its end, where
+     List.map would recurse as deep as the line is long, deeper than the web page's JavaScript
+     stack holds for a line of a hundred thousand moves. *)
+  let line back = Line (List.rev_map (fun (c, d) -> cards.(c), nats.(d)) back)
 
   (* A no-win's data: its records checked here, or with -j N in slices, each in a process of
      its own (when the start is not one of the records, no slice need be checked). *)

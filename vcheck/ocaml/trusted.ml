@@ -79,11 +79,11 @@ module TN = Make (Numbered)
 (* Entry i of a range: its result is what [entry_result first i] returned, kept in byte i
    (1 won, 2 cannot be won) and read back so by [range_verdict] ([results_sound]). *)
 let prove_entry results ~first ~i ~cells ~fm d =
-  let r = Vcheck_core.entry_result first i TN.nats.(cells) fm d in
+  let r = Vcheck_core.entry_result first (Num.of_int i) TN.nats.(cells) fm d in
   Option.iter (fun won -> Bytes.set results i (if won then '\001' else '\002')) r;
   r
 let range_verdict ~first ~last ~cells ~fm (results : int -> Bytes.t) =
-  let result i = match Bytes.get (results i) i with
+  let result i = let i = Num.to_int i in match Bytes.get (results i) i with
     | '\001' -> Some true | '\002' -> Some false | _ -> None in
   Option.map (fun (t, lost) -> TN.text t, lost)
     (Vcheck_core.range_verdict first last TN.nats.(cells) fm result)

@@ -6,11 +6,33 @@
    hints for the proved checker: whatever it computes, a wrong answer can only make the check
    fail (see vcheck/README.md). *)
 
+open Host
 open Reading
 open Stores
 open Certificate
 
 let version = "vcheck 1.0"
+
+(* Several files with -j N: N at once, each in a forked process that sends back its outcome
+   (one file: its records or entries are split instead).  The outcomes come back in the
+   order of the files. *)
+let verify_all files report =
+  if !jobs = 1 || List.length files < 2 then List.map (fun p -> report p (verify p)) files
+  else begin
+    let start path = (path, Trusted.fork (fun () -> jobs := 1; verify path)) in
+    let finish (path, wait) =
+      report path (match wait () with
+          | Some o -> o
+          | None -> { verdict = "unreadable"; text = "the checking process died (out of memory?)";
+                      h = None; lost = []; sha = None; seconds = 0.0 }) in
+    let rec go running waiting done_ =
+      match running, waiting with
+      | [], [] -> List.rev done_
+      | _, p :: rest when List.length running < !jobs -> go (running @ [start p]) rest done_
+      | first :: others, _ -> go others waiting (finish first :: done_)
+      | [], _ -> assert false in
+    go [] files []
+  end
 
 (* ---- Command line ---- *)
 
@@ -34,10 +56,12 @@ let json path o =
   let fields = [
     "path", text path; "verdict", text o.verdict;
     "claim", field (fun h -> text h.claim);
-    "deal", field (fun h -> match h.deal with Some n -> number n | None -> "null");
-    "first", ranged (fun h -> number h.first); "last", ranged (fun h -> number h.last);
+    "deal", field (fun h -> match h.deal with Some n -> Num.to_string n | None -> "null");
+    "first", ranged (fun h -> Num.to_string h.first);
+    "last", ranged (fun h -> Num.to_string h.last);
     "unwinnable", ranged (fun _ ->
-        if o.verdict = "verified" then "[" ^ String.concat ", " (List.map number o.lost) ^ "]"
+        if o.verdict = "verified" then
+          "[" ^ String.concat ", " (List.map Num.to_string o.lost) ^ "]"
         else "null");
     "cells", field (fun h -> number h.cells); "foundation_moves", field (fun h ->
         string_of_bool h.fm);
@@ -208,10 +232,10 @@ let () =
   let bad, why = List.find (fun (bad, _) -> bad) [
       !jobs < 1, Printf.sprintf "-j %d: at least one process is needed" !jobs;
       List.exists (fun (_, r) -> !r < 0) limits, "a limit cannot be negative";
-      (match !want_deal with Some d -> d < 1 || d > max_deal | None -> false),
+      (match !want_deal with Some d -> d < 1 || Num.of_int d > max_deal | None -> false),
       Printf.sprintf "--deal %d: no deal has that number (1..8,589,934,591)"
         (Option.value !want_deal ~default:0);
-      not (1 <= first && first <= last && last <= max_deal),
+      not (1 <= first && first <= last && Num.of_int last <= max_deal),
       Printf.sprintf "--range %d-%d: no range is that (1 <= A <= B <= 8,589,934,591)" first last;
       (match !want_cells with Some n -> n < 0 || n > 8 | None -> false),
       Printf.sprintf "--cells %d: no rules have that many free cells (0..8)"

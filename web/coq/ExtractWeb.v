@@ -1,5 +1,6 @@
 (** The checker extracted for the web page: the same Coq functions as vcheck/coq/Extract.v
-    extracts, with its numbers realised by JavaScript's.  Under js_of_ocaml OCaml's [int] is
+    extracts (the proved verdict, [start_ok] and [slice_ok], a range's [entry_result] and
+    [range_verdict]), with its numbers realised by JavaScript's.  Under js_of_ocaml OCaml's [int] is
     32 bits wide, so vcheck's realisers ([positive] and [N] as [int], exact below 2 ^ 61) would
     be wrong there: 2 ^ 31, which the deal's generator compares with, already wraps.  Here they
     are OCaml's [float], which js_of_ocaml compiles to JavaScript's numbers (IEEE doubles):
@@ -20,6 +21,7 @@
 
 From VCheck Require Import Rules Check.
 From VCheck Require Import Autoplay.
+From VCheck Require Import Verdict.
 From Coq Require Import NArith Extraction ExtrOcamlBasic.
 
 Extract Inductive positive => float
@@ -32,6 +34,7 @@ Extract Inlined Constant N.ltb => "(fun (x : float) (y : float) -> x < y)".
 Extract Inlined Constant N.leb => "(fun (x : float) (y : float) -> x <= y)".
 
 From VCheck Require Deal.
+From VCheck Require Range.
 Extract Constant Deal.next_state_fast =>
   "(fun x -> Float.rem (214013. *. Float.rem x 4294967296. +. 2531011.) 4294967296.)".
 Extract Constant Deal.rand_value_fast =>
@@ -40,5 +43,4 @@ Extract Constant Deal.rand_value_fast =>
      else if n < 4294967296. then Float.rem y 32768. +. 32768.
      else Float.rem y 65536. +. 1.)".
 
-Extraction "vcheck_core.ml" check_nowin check_nowin_slices check_win
-  check_nowin_autoplay check_nowin_autoplay_slices.
+Extraction "vcheck_core.ml" verdict start_ok slice_ok Range.entry_result Range.range_verdict.

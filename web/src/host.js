@@ -1,4 +1,5 @@
-// What the page's checker (web/src/driver.ml, compiled by js_of_ocaml) asks of JavaScript:
+// What the page's checker (vcheck's driver over web/src/host.ml, compiled by js_of_ocaml) asks
+// of JavaScript:
 // the certificate's data decompressed a piece at a time (fzstd), XXH3-64 (hash-wasm), random
 // words for its hash tables' key, the time, and where progress goes.  None of it is trusted:
 // the driver hands what it reads to the proved checker, which decides.
@@ -36,7 +37,8 @@
 
   function Refusal(message) { this.message = message; }
   function refuse(message) { throw new Refusal(message); }
-  // (Words that begin with " " or ":" follow the file's name: web/src/driver.ml's [decoded].)
+  // (Words that begin with " " or ":" follow the file's name: vcheck/ocaml/certificate.ml's
+  // [decoded].)
   function invalid(why) {
     refuse(" is not a certificate: not a valid zstd frame (zstd decompressor error: " + why + ")");
   }
@@ -223,9 +225,15 @@
                                     global.hashwasm.createXXHash64(0, 0)])
     .then(function (h) { hashers = { xxh3: h[0], xxh64: h[1] }; });
 
-  // One certificate: its bytes (a Uint8Array), its name; the driver's answer: verdict, line,
-  // and what the page draws.  (SHA-256 is the caller's: it names the file, decides nothing.)
-  global.vcheckFile = function (name, bytes) {
-    return global.vcheckReady.then(function () { return global.vcheckRun(name, bytes); });
+  // One certificate: its name, its bytes (a Uint8Array), their SHA-256 (the caller's: it
+  // names the file, decides nothing) and the file's size (its bytes' length, or, for a file
+  // past 4 GiB, which is not read, its size alone); the driver's answer: verdict, line, and
+  // what the page draws.
+  global.vcheckFile = function (name, bytes, sha, size) {
+    var whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+      ? bytes.buffer : bytes.slice().buffer;
+    return global.vcheckReady.then(function () {
+      return global.vcheckRun(name, whole, sha, size);
+    });
   };
 })(typeof self !== "undefined" ? self : globalThis);
