@@ -35,11 +35,17 @@ let check_records rows ~at ~first n ~before ~width ~cells ~w ~ncols ~low ~high ~
     ~entries =
   for i = 0 to n - 1 do
     let k = first + i and base = (at + i) * width in
-    let at j = Char.code (Bytes.get rows (base + j)) in
+    (* One check first, that the record's [width] bytes lie in [rows], and those of the one
+       before it in [rows] or [before], so that the reads below, every one at an offset below
+       [width] (the foundations, the cells, byte b < w of id j < 8), are unchecked (an index
+       out of bounds raises, as a checked read would: a refusal). *)
+    if base < 0 || base + width > Bytes.length rows || (i > 0 && base < width)
+       || width > Bytes.length before then invalid_arg "index out of bounds";
+    let at j = Char.code (Bytes.unsafe_get rows (base + j)) in
     if k > 0 then begin
-      let earlier j = if i > 0 then Bytes.get rows (base - width + j)
-        else Bytes.get before j
-      and here j = Bytes.get rows (base + j) in
+      let earlier j = if i > 0 then Bytes.unsafe_get rows (base - width + j)
+        else Bytes.unsafe_get before j
+      and here j = Bytes.unsafe_get rows (base + j) in
       let j = ref 0 in
       while !j < width && earlier !j = here !j do incr j done;
       if !j = width || earlier !j > here !j then

@@ -94,6 +94,9 @@ let memory_budget = ref Host.memory
 
 type store = Flat of Bytes.t | Packed of packed
 
+(* Bytes [i .. i + 7] of [b], unchecked: only where a check before says they lie in [b]. *)
+external unsafe_get64 : Bytes.t -> int -> int64 = "%caml_bytes_get64u"
+
 (* ---- The proved checker's data, built from the certificate (untrusted) ---- *)
 
 module Data (C : CORE) = struct
@@ -234,6 +237,13 @@ module Data (C : CORE) = struct
         end
       end in
     let valid e = e >= 0 && e < nodes in
+    (* The checker asks mostly about entries: their depth, top card and parent read at once.
+       [entry e] is the bounds check of [e_depth], [e_top] and [e_parent], which hold [ncols]
+       elements each, so that the reads after it are unchecked. *)
+    let entry e = e >= 0 && e < ncols in
+    let entry_depth e = Char.code (Array1.unsafe_get e_depth e)
+    and entry_top e = Char.code (Array1.unsafe_get e_top e)
+    and entry_parent e = Int32.to_int (Array1.unsafe_get e_parent e) in
     (* Columns the tree does not hold, which no record has: under autoplay (section 8) a
        successor may have one whose top card then goes home (a card put on a column), and so
        may the start.  There [push] answers such a column with the id [nodes], which stands for
@@ -273,16 +283,21 @@ module Data (C : CORE) = struct
     (* (The proved code's ids are [Num.t]: ints in vcheck, where these are no-ops.) *)
     let i = Num.to_int and n = Num.of_int in
     if not autoplay then
-      { depth = (fun e -> let e = i e in if valid e then nats.(depth_int e) else O);
-        top = (fun e -> top (i e));
-        parent = (fun e -> let e = i e in n (if valid e then parent e else 0));
+      { depth = (fun e -> let e = i e in if entry e then nats.(entry_depth e)
+                  else if valid e then nats.(depth_int e) else O);
+        top = (fun e -> let e = i e in if entry e then cards.(entry_top e) else top e);
+        parent = (fun e -> let e = i e in
+                   n (if entry e then entry_parent e else if valid e then parent e else 0));
         push = (fun b c -> n (push_plain (i b) c)); column_of = (fun c -> n (column_of_plain c)) }
     else
-    { depth;
-      top = (fun e -> let e = i e in if valid e then top e else if known e then !x_top.(e - nodes)
+    { depth = (fun e -> let k = i e in if entry k then nats.(entry_depth k) else depth e);
+      top = (fun e -> let e = i e in if entry e then cards.(entry_top e)
+              else if valid e then top e else if known e then !x_top.(e - nodes)
               else cards.(0));
       parent = (fun e -> let e = i e in
-                 n (if valid e then parent e else if known e then !x_parent.(e - nodes) else 0));
+                 n (if entry e then entry_parent e
+                    else if valid e then parent e else if known e then !x_parent.(e - nodes)
+                    else 0));
       push = (fun b c -> let b = i b in
                let e = push_plain b c in n (if e = unknown then extend 0 b c else e));
       column_of = (fun col ->
@@ -308,17 +323,22 @@ module Data (C : CORE) = struct
       while Bigarray.Array1.get slots !i <> 0l do i := (!i + 1) land mask done;
       Bigarray.Array1.set slots !i (Int32.of_int (k + 1))
     done;
-    (* (Eight bytes at a time: a lookup compares a row or two, and this is half its work.) *)
+    (* (Eight bytes at a time: a lookup compares a row or two, and this is half its work.)
+       One check first, that row [k]'s [width] bytes lie in [rows] and [scratch] holds
+       [width] bytes, so that the reads that follow, all at offsets below [width], are
+       unchecked (an index out of bounds raises, as a checked read would: a refusal). *)
     let words = width / 8 in
     let same k scratch =
       let base = k * width in
+      if base < 0 || base + width > Bytes.length rows || width > Bytes.length scratch then
+        invalid_arg "index out of bounds";
       let rec go i =
         i = words ||
-        ((Bytes.get_int64_ne rows (base + 8 * i) : int64) = Bytes.get_int64_ne scratch (8 * i)
+        ((unsafe_get64 rows (base + 8 * i) : int64) = unsafe_get64 scratch (8 * i)
          && go (i + 1)) in
       let rec rest j =
         j = width ||
-        (Bytes.get rows (base + j) = Bytes.get scratch j && rest (j + 1)) in
+        (Bytes.unsafe_get rows (base + j) = Bytes.unsafe_get scratch j && rest (j + 1)) in
       go 0 && rest (8 * words) in
     let lookup scratch =
       let i = ref (hash scratch 0 land mask) and found = ref count in
@@ -437,16 +457,23 @@ module Data (C : CORE) = struct
       end in
     source, locate, lookup
 
+  (* Id [j] of 2 bytes at [o] of [rows], unchecked: only where a check before says that
+     bytes [o .. o + 15] lie in [rows]. *)
+  let id2 rows o j =
+    (Char.code (Bytes.unsafe_get rows (o + 2 * j)) lsl 8)
+    lor Char.code (Bytes.unsafe_get rows (o + 2 * j + 1))
+
   (* The proved checker's records, read from either store ([w]-byte ids). *)
   let records ~cells ~w ~count store =
     let width = 4 + cells + 8 * w in
-    let source, locate, lookup = match store with
-      | Flat rows -> flat ~width ~count rows
-      | Packed p -> packed_records p in
     let scratch = Bytes.create width in
-    (* The record bytes of a position, into [scratch]; false if it has no record form. *)
-    (* (Every value put is below 256: a foundation count, a card, an id's byte.) *)
-    let put j v = Bytes.set_uint8 scratch j v in
+    (* The record bytes of a position, into [scratch]; false if it has no record form.
+       [encode] checks once that [scratch] holds [width] bytes, so that the writes after it,
+       all at offsets below [width], are unchecked: the foundations 0 .. 3, the cells
+       4 + j for j < cells, and byte i < w of id j < 8 at 4 + cells + w * j + i (each bound
+       tested before the write).  Every value put is below 256: a foundation count, a card,
+       an id's byte. *)
+    let put j v = Bytes.unsafe_set scratch j (Char.unsafe_chr v) in
     let home_byte j n = let v = int_of_nat 0 n in v <= 13 && (put j v; true) in
     let rec fill_cells j = function
       | [] -> for i = j to cells - 1 do put (4 + i) 0xff done; true
@@ -462,18 +489,9 @@ module Data (C : CORE) = struct
              for i = 0 to w - 1 do put (off + i) ((e lsr (8 * (w - 1 - i))) land 0xff) done;
            fill_ids (j + 1) rest) in
     let encode f cs ids =
+      if width > Bytes.length scratch then invalid_arg "index out of bounds";
       home_byte 0 f.clubs && home_byte 1 f.diamonds && home_byte 2 f.hearts &&
       home_byte 3 f.spades && fill_cells 0 cs && fill_ids 0 ids in
-    (* Byte [j] and id [j] of the record at [base] of !source. *)
-    let id rows base j =
-      let off = base + 4 + cells + w * j in
-      let v = (Char.code (Bytes.get rows off) lsl 8)
-              lor Char.code (Bytes.get rows (off + 1)) in
-      if w = 2 then v
-      else if w = 3 then (v lsl 8) lor Char.code (Bytes.get rows (off + 2))
-      else (v lsl 16) lor (Char.code (Bytes.get rows (off + 2)) lsl 8)
-           lor Char.code (Bytes.get rows (off + 3)) in
-    let row base j = Char.code (Bytes.get !source (base + j)) in
     let valid k = k >= 0 && k < count in
     (* For progress: [rhome] is asked first for the record being closed, and, after each
        [find], for the record found; the former are counted. *)
@@ -481,32 +499,94 @@ module Data (C : CORE) = struct
     let reached k =
       if !after_find then after_find := false
       else (incr closing; if !closing land 4095 = 0 then !record_reached k) in
+    let no_home = { clubs = O; diamonds = O; hearts = O; spades = O } in
+    (* (The proved code's numbers are [Num.t]: ints in vcheck, where these are no-ops.) *)
     let i = Num.to_int and n = Num.of_int in
-    { count = n count;
-      rhome = (fun k ->
-          let k = i k in
-          reached k;
-          if valid k then
-            let k = locate k in
-            { clubs = nats.(row k 0); diamonds = nats.(row k 1);
-              hearts = nats.(row k 2); spades = nats.(row k 3) }
-          else { clubs = O; diamonds = O; hearts = O; spades = O });
-      rcells = (fun k ->
-          let k = i k in
-          if not (valid k) then [] else
-            let k = locate k and l = ref [] in
-            for j = cells - 1 downto 0 do
-              let b = row k (4 + j) in if b < 52 then l := cards.(b) :: !l
-            done;
-            !l);
-      rids = (fun k ->
-          let k = i k in
-          if not (valid k) then []
-          else let k = locate k and rows = !source in
-            [n (id rows k 0); n (id rows k 1); n (id rows k 2); n (id rows k 3);
-             n (id rows k 4); n (id rows k 5); n (id rows k 6); n (id rows k 7)]);
-      find = (fun f cs ids ->
-          after_find := true; n (if encode f cs ids then lookup scratch else count)) }
+    match store with
+    | Flat rows ->
+        let _, _, lookup = flat ~width ~count rows in
+        (* Record [k]'s [width] bytes are those of [rows] from [k * width] on: [at] checks once
+           that they lie in [rows] (an index out of bounds raises, as a checked read would: a
+           refusal), so that the reads of bytes [0 .. width - 1] from the [base] it returns
+           that follow it are unchecked (every offset read is below [width]: the foundations
+           0 .. 3, the cells 4 .. 3 + cells, the ids' bytes up to 3 + cells + 8 w). *)
+        let at k =
+          let base = k * width in
+          if base < 0 || base + width > Bytes.length rows then invalid_arg "index out of bounds";
+          base in
+        let byte base j = Char.code (Bytes.unsafe_get rows (base + j)) in
+        let id base j =
+          let off = base + 4 + cells + w * j in
+          let v = (byte off 0 lsl 8) lor byte off 1 in
+          if w = 2 then v
+          else if w = 3 then (v lsl 8) lor byte off 2
+          else (v lsl 16) lor (byte off 2 lsl 8) lor byte off 3 in
+        { count = n count;
+          rhome = (fun k ->
+              let k = i k in
+              reached k;
+              if valid k then
+                let b = at k in
+                { clubs = nats.(byte b 0); diamonds = nats.(byte b 1);
+                  hearts = nats.(byte b 2); spades = nats.(byte b 3) }
+              else no_home);
+          rcells = (fun k ->
+              let k = i k in
+              if not (valid k) then [] else
+                let b = at k and l = ref [] in
+                for j = cells - 1 downto 0 do
+                  let c = byte b (4 + j) in if c < 52 then l := cards.(c) :: !l
+                done;
+                !l);
+          rids = (fun k ->
+              let k = i k in
+              if not (valid k) then []
+              else let b = at k in
+                if w = 2 then
+                  let o = b + 4 + cells in
+                  [n (id2 rows o 0); n (id2 rows o 1); n (id2 rows o 2); n (id2 rows o 3);
+                   n (id2 rows o 4); n (id2 rows o 5); n (id2 rows o 6); n (id2 rows o 7)]
+                else [n (id b 0); n (id b 1); n (id b 2); n (id b 3); n (id b 4); n (id b 5);
+                      n (id b 6); n (id b 7)]);
+          find = (fun f cs ids ->
+              after_find := true; n (if encode f cs ids then lookup scratch else count)) }
+    | Packed p ->
+        let source, locate, lookup = packed_records p in
+        (* Byte [j] and id [j] of the record at [base] of !source. *)
+        let id rows base j =
+          let off = base + 4 + cells + w * j in
+          let v = (Char.code (Bytes.get rows off) lsl 8)
+                  lor Char.code (Bytes.get rows (off + 1)) in
+          if w = 2 then v
+          else if w = 3 then (v lsl 8) lor Char.code (Bytes.get rows (off + 2))
+          else (v lsl 16) lor (Char.code (Bytes.get rows (off + 2)) lsl 8)
+               lor Char.code (Bytes.get rows (off + 3)) in
+        let row base j = Char.code (Bytes.get !source (base + j)) in
+        { count = n count;
+          rhome = (fun k ->
+              let k = i k in
+              reached k;
+              if valid k then
+                let k = locate k in
+                { clubs = nats.(row k 0); diamonds = nats.(row k 1);
+                  hearts = nats.(row k 2); spades = nats.(row k 3) }
+              else no_home);
+          rcells = (fun k ->
+              let k = i k in
+              if not (valid k) then [] else
+                let k = locate k and l = ref [] in
+                for j = cells - 1 downto 0 do
+                  let b = row k (4 + j) in if b < 52 then l := cards.(b) :: !l
+                done;
+                !l);
+          rids = (fun k ->
+              let k = i k in
+              if not (valid k) then []
+              else let k = locate k and rows = !source in
+                [n (id rows k 0); n (id rows k 1); n (id rows k 2); n (id rows k 3);
+                 n (id rows k 4); n (id rows k 5); n (id rows k 6); n (id rows k 7)]);
+          find = (fun f cs ids ->
+              after_find := true; n (if encode f cs ids then lookup scratch else count)) }
 
   (* A custom board's faults that [board_words] would not name (none, as it is checked), before
      [Trusted.board_position] decodes it. *)
