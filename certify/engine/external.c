@@ -684,37 +684,9 @@ static int in_open_at(In *r, const char *path, size_t w, uint64_t skip, uint64_t
     return in_next(r) == IO_FAILED ? IO_FAILED : OK;
 }
 
+/* A reader of the whole file at `path`, its key `skip` on. */
 static int in_open(In *r, const char *path, size_t w, uint64_t skip) {
-    memset(r, 0, sizeof *r);
-    r->fd = -1;
-    r->w = w;
-    r->zbound = ZSTD_compressBound(front_cap(w));
-    r->front = malloc(front_cap(w));
-    r->dctx = ZSTD_createDCtx();
-    if (!r->front || !r->dctx) { r->err = ENOMEM; return IO_FAILED; }
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) { r->err = errno; return IO_FAILED; }
-    uint8_t h[8];
-    if (read_full(r->fd, h, 8, &r->err) != GOT || memcmp(h, KEY_MAGIC, 4) != 0 ||
-        h[4] != KEY_LAYOUT || h[5] != w) {
-        if (!r->err) r->err = EIO;
-        return IO_FAILED;
-    }
-    while (skip) {
-        uint32_t nkeys, clen;
-        int got = in_header(r, &nkeys, &clen);
-        if (got != GOT) { if (!r->err) r->err = EIO; return IO_FAILED; }   /* shorter than `skip` */
-        if (nkeys <= skip) {
-            if (lseek(r->fd, (off_t)clen, SEEK_CUR) < 0) { r->err = errno; return IO_FAILED; }
-            skip -= nkeys;
-            continue;
-        }
-        if (in_block(r, nkeys, clen) == IO_FAILED) return IO_FAILED;
-        for (; skip; skip--)
-            if (in_next(r) == IO_FAILED) return IO_FAILED;
-        r->live = 0;   /* (the key skipped to is the next one in_next gives) */
-    }
-    return in_next(r) == IO_FAILED ? IO_FAILED : OK;
+    return in_open_at(r, path, w, skip, 8, 0, NULL);
 }
 
 static void in_close(In *r) {
