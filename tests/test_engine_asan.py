@@ -113,6 +113,15 @@ for call, error in ((lambda: shutil.copyfile(fb, fa), None),   # (a file changed
         assert error and isinstance(e, error), e
     else:
         assert error is None, call
+# a merge whose output cannot be made (o1.keys is there): the error names it, read from no string
+# the merge has freed
+for threads in (1, 3):
+    try:
+        x.merge([ca], w, s._b("o1.keys"), [], threads, split_at=1)
+    except FileExistsError as e:
+        assert os.fsencode(e.filename) == s._b("o1.keys"), e
+    else:
+        raise AssertionError("no error")
 print("ok")
 """
 

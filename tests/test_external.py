@@ -1003,6 +1003,24 @@ def test_a_merge_split_by_key_range_writes_the_keys_one_thread_writes(tmp_path):
         x.merge(inputs, w, os.fsencode(tmp_path / "o.keys"), files, 65)
 
 
+def test_a_range_s_output_that_fails_is_an_error_naming_the_merge_s_output(tmp_path):
+    """A merge whose output, or a range's, cannot be made (here: it is there already): an
+    OSError naming the merge's output, on one thread or three (the ranges' own names are gone
+    with the call: tests/test_engine_asan.py and test_engine_tsan.py see none is read after)."""
+    x = on_disk._native()
+    w = 4
+    a = key_file(tmp_path / "a.keys", [i.to_bytes(4, "big") for i in range(0, 100_000, 2)], w)
+    b = key_file(tmp_path / "b.keys", [i.to_bytes(4, "big") for i in range(1, 100_000, 2)], w)
+    out = os.fsencode(tmp_path / "o.keys")
+    for there, threads in ((out, 1), (out, 3), (out + b".1.keys", 3)):
+        open(there, "wb").close()
+        with pytest.raises(FileExistsError) as e:
+            x.merge([a, b], w, out, [], threads, split_at=1)
+        assert os.fsencode(e.value.filename) == out
+        os.unlink(out)
+    assert sorted(os.listdir(tmp_path)) == ["a.keys", "b.keys"]
+
+
 def test_keys_out_of_order_across_ranges_are_an_error_on_any_thread_count(tmp_path):
     """A run whose keys go back across where a range ends (one range stops at the first key not
     below its end, the next begins elsewhere): out of order, as on one thread, never a file
