@@ -30,7 +30,7 @@ HEADERS = ["certify/engine/cards.h", "certify/engine/columns.h", "certify/engine
            "certify/engine/zeroed.h", "certify/engine/move_order.h", "certify/engine/writer.h",
            "certify/engine/replay.h", "certify/engine/rules.h", "certify/engine/successors.h"]
 
-# Each extension's C files, its module's first (tests/test_engine*.py build the same lists).
+# Each extension's C files, its module's first (tests/support/sanitized.py builds the same lists).
 SOURCES = {"_search": ["certify/engine/search.c", "certify/engine/writer.c",
                        "certify/engine/replay.c"],
            "_solver": ["certify/engine/solver.c"],

@@ -3,90 +3,26 @@ files fails here at its first bad access, where in a normal build it only corrup
 may crash a census worker much later (a realloc'd column table written through a stale pointer
 once crashed deal 180,000-odd of a million-deal census and passed every other test).
 
-Every C file of the three extensions (SOURCES: setup.py's lists) is built with
--fsanitize=address into a scratch copy of the package, and certify runs there in a child process
-with the sanitizer's runtime preloaded: a no-win deal (the exhaustive search and its writer) and a
-small census (the solver, many times). Skipped where gcc has no AddressSanitizer runtime."""
-import os
-import shutil
+Every C file of the three extensions is built with -fsanitize=address into a scratch copy of the
+package, and certify runs there in a child process with the sanitizer's runtime preloaded
+(tests/support/sanitized.py): a no-win deal (the exhaustive search and its writer) and a small
+census (the solver, many times). Skipped where gcc has no AddressSanitizer runtime."""
 import subprocess
 import sys
-import sysconfig
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = {"_search": ["search.c", "writer.c", "replay.c"], "_solver": ["solver.c"],
-           "_external": ["external.c"]}   # (setup.py's lists)
-
-
-def asan_runtime():
-    try:
-        path = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True,
-                              timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return path if os.path.isabs(path) and os.path.exists(path) else None
+from support.sanitized import ROOT, Sanitized
 
 
 @pytest.fixture(scope="module")
 def sanitized(tmp_path_factory):
     """A copy of the certify package whose engine is built with AddressSanitizer."""
-    runtime = asan_runtime()
-    if runtime is None:
-        pytest.skip("gcc has no AddressSanitizer runtime here")
-    top = tmp_path_factory.mktemp("asan")
-    shutil.copytree(ROOT / "certify", top / "certify",
-                    ignore=shutil.ignore_patterns("*.so", "__pycache__"))
-    engine = top / "certify" / "engine"
-    include, suffix = sysconfig.get_paths()["include"], sysconfig.get_config_var("EXT_SUFFIX")
-    for name, sources in SOURCES.items():
-        subprocess.run(["gcc", "-shared", "-fPIC", "-fsanitize=address", "-fno-omit-frame-pointer",
-                        "-g", "-O1", "-std=c99", f"-I{include}",
-                        *(str(engine / source) for source in sources),
-                        *(["-lzstd"] if name == "_external" else []),  # (its work files)
-                        "-o", str(engine / (name + suffix))], check=True, timeout=300)
-    env = {**os.environ, "PYTHONPATH": str(top), "LD_PRELOAD": runtime, "CERTIFY_ENGINE": "native",
-           "ASAN_OPTIONS": f"detect_leaks=0:log_path={top / 'asan'}"}
-    return top, env
-
-
-def sanitizer_reports(top):
-    """What the sanitizer reported, but for its warnings that an allocation was refused (what
-    allocator_may_return_null asks for), whose files are taken away."""
-    reports = []
-    for path in top.glob("asan*"):
-        text = path.read_text()
-        if all("failed to allocate" in line for line in text.splitlines() if line.strip()):
-            path.unlink()
-        else:
-            reports.append(text)
-    return reports
-
-
-def certify_in(sanitized, *args, exit_code=0, asan_options=""):
-    top, env = sanitized
-    if asan_options:
-        env = dict(env, ASAN_OPTIONS=f"{env['ASAN_OPTIONS']}:{asan_options}")
-    done = subprocess.run([sys.executable, "-m", "certify", *map(str, args)], cwd=top, env=env,
-                          capture_output=True, text=True, timeout=600)
-    reports = sanitizer_reports(top)
-    assert not reports, reports[0][:3000]
-    assert done.returncode == exit_code, done.stderr[-2000:]
-    assert "Traceback" not in done.stderr, done.stderr[-2000:]
-    return done.stdout
-
-
-def test_the_sanitized_engine_is_the_one_running(sanitized):
-    top, env = sanitized
-    where = subprocess.run([sys.executable, "-c", "import certify.engine._search as s; print(s.__file__)"],
-                           cwd=top, env=env, capture_output=True, text=True, timeout=60).stdout
-    assert where.startswith(str(top))
+    return Sanitized(tmp_path_factory.mktemp("asan"), "address", "detect_leaks=0")
 
 
 def test_exhaustive_search_and_writer_under_asan(sanitized, tmp_path):
-    out = certify_in(sanitized, 11982, "-o", tmp_path / "11982.msgpack.zst")
+    out = sanitized.certify(11982, "-o", tmp_path / "11982.msgpack.zst")
     assert "cannot be won" in out
     # the bytes the regular build writes (the published file, once certificates/ is remade)
     plain = subprocess.run([sys.executable, "-m", "certify", "11982", "-q", "-o", str(tmp_path / "plain")],
@@ -96,7 +32,7 @@ def test_exhaustive_search_and_writer_under_asan(sanitized, tmp_path):
 
 
 def test_solver_under_asan(sanitized, tmp_path):
-    out = certify_in(sanitized, "1-300", "-j", 1, "--out", tmp_path / "census")
+    out = sanitized.certify("1-300", "-j", 1, "--out", tmp_path / "census")
     assert "300 won" in out
 
 
@@ -105,12 +41,12 @@ def test_memory_budget_and_malloc_failing_under_asan(sanitized, tmp_path):
     and malloc returning NULL (AddressSanitizer refuses any one allocation over 16 MiB, as a
     system out of memory would), each an UNKNOWN with nothing written."""
     out = tmp_path / "x.msgpack.zst"
-    said = certify_in(sanitized, 7484159, "-q", "--memory", "20M", "--no-spill", "-o", out,
-                      exit_code=3)
+    said = sanitized.certify(7484159, "-q", "--memory", "20M", "--no-spill", "-o", out,
+                             exit_code=3)
     assert "would outgrow --memory 20M" in said
     for solver in ([], ["--no-solver"]):   # (with the solver, its full attempt is refused)
-        said = certify_in(sanitized, 7484159, "-q", *solver, "-o", out, exit_code=3,
-                          asan_options="allocator_may_return_null=1:max_allocation_size_mb=16")
+        said = sanitized.certify(7484159, "-q", *solver, "-o", out, exit_code=3,
+                                 options="allocator_may_return_null=1:max_allocation_size_mb=16")
         assert "not enough memory after" in said and "the system would give no more" in said
         assert not out.exists()
 
@@ -120,16 +56,12 @@ def test_the_search_on_disk_under_asan(sanitized, tmp_path):
     foundation group at a time, sorts and merges on several threads, the records streamed out, under both closures (certify's default, autoplay; and every move alone); the same file
     as the in-memory engine's."""
     out = tmp_path / "11982.msgpack.zst"
-    certify_in(sanitized, 11982, "-q", "--on-disk", "--memory", "1M", "--time-limit", "0.5",
-               "-o", out, exit_code=3)
-    certify_in(sanitized, 11982, "-q", "--memory", "1M", "--resume", "-o", out)
-    certify_in(sanitized, 11982, "-q", "--no-spill", "-o", tmp_path / "whole.zst")
+    sanitized.certify(11982, "-q", "--on-disk", "--memory", "1M", "--time-limit", "0.5",
+                      "-o", out, exit_code=3)
+    sanitized.certify(11982, "-q", "--memory", "1M", "--resume", "-o", out)
+    sanitized.certify(11982, "-q", "--no-spill", "-o", tmp_path / "whole.zst")
     assert out.read_bytes() == (tmp_path / "whole.zst").read_bytes()
-    top, env = sanitized
-    done = subprocess.run([sys.executable, "-c", WIDENED, str(tmp_path / "work")], cwd=top,
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert not sanitizer_reports(top)
-    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr[-2000:]
+    sanitized.script(WIDENED, tmp_path / "work")
 
 
 WIDENED = """
@@ -152,7 +84,8 @@ for rules, memory in ((Rules(2), 5_000_000), (Rules(2, autoplay=True), 7_000_000
     assert s.run().verdict == "no-win"
     assert sum(len(r) for r in s.records()) == s.positions * (4 + 2 + 16)
     s.remove()
-# sorts and merges on several threads, every one split (split_at 1): bins and key ranges
+# sorts and merges on several threads, every one split (split_at 1): the sorts' bins (the merges'
+# files here are too small to be split by key range: tests/test_engine_tsan.py's are not)
 for rules in (Rules(3), Rules(3, autoplay=True)):
     s = on_disk.DiskSearch(start(deal(11982)), rules, work_folder.Disk(sys.argv[1], threads=3),
                            1 << 16, split_at=1)
@@ -180,6 +113,15 @@ for call, error in ((lambda: shutil.copyfile(fb, fa), None),   # (a file changed
         assert error and isinstance(e, error), e
     else:
         assert error is None, call
+# a merge whose output cannot be made (o1.keys is there): the error names it, read from no string
+# the merge has freed
+for threads in (1, 3):
+    try:
+        x.merge([ca], w, s._b("o1.keys"), [], threads, split_at=1)
+    except FileExistsError as e:
+        assert os.fsencode(e.filename) == s._b("o1.keys"), e
+    else:
+        raise AssertionError("no error")
 print("ok")
 """
 
@@ -210,9 +152,4 @@ print("ok")
 
 
 def test_the_searchs_limits_under_asan(sanitized):
-    top, env = sanitized
-    done = subprocess.run([sys.executable, "-c", LIMITS], cwd=top, env=env, capture_output=True,
-                          text=True, timeout=600)
-    reports = sanitizer_reports(top)
-    assert not reports, reports[0][:3000]
-    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr[-2000:]
+    sanitized.script(LIMITS)

@@ -23,6 +23,7 @@ from certify.game.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN
 from certify.game.rules import Rules, start
 from certify.engine.reference.search import Search as Reference
+from support.key_files import key_file, keys_of
 from support.position_counts import known_count
 
 pytestmark = pytest.mark.skipif(not on_disk.available(), reason="the disk search is not built")
@@ -229,28 +230,6 @@ def test_ids_widened_to_3_bytes_midway(tmp_path, memory, number, rules):
     table, records, search = disk_records(position, rules, tmp_path / "work", memory, 64)
     assert search.state["idw"] == 3
     assert (table, records) == records_of(engine.search(position, rules), rules)
-
-
-def key_file(path, keys, width):
-    """A key file of external.c's layout (its header, then blocks of 8,192 keys front-coded in
-    a zstd frame each), written here from its description: the lookups below read files they
-    did not write."""
-    import struct
-    import zstandard
-    z = zstandard.ZstdCompressor(level=1, write_checksum=True)
-    out = [b"FCDK" + bytes((2, width, 0, 0))]
-    for at in range(0, len(keys), 8192):
-        block, last = bytearray(), None
-        for k in keys[at:at + 8192]:
-            p = 0
-            while last is not None and p < width and k[p] == last[p]:
-                p += 1
-            block += bytes((p,)) + k[p:]
-            last = k
-        frame = z.compress(bytes(block))
-        out.append(struct.pack("<II", len(keys[at:at + 8192]), len(frame)) + frame)
-    Path(path).write_bytes(b"".join(out))
-    return os.fsencode(path)
 
 
 def test_successors_looked_up_by_block_index_are_the_merge_s(tmp_path):
@@ -988,25 +967,6 @@ def test_several_threads_give_the_in_memory_engine_s_records(tmp_path, number, r
         search.remove()
 
 
-def keys_of(path, width):
-    """The keys of a key file, read here from the layout's description."""
-    import struct
-    import zstandard
-    data, at, keys = Path(os.fsdecode(path)).read_bytes(), 8, []
-    while at < len(data):
-        n, size = struct.unpack_from("<II", data, at)
-        block = zstandard.ZstdDecompressor().decompress(data[at + 8:at + 8 + size],
-                                                        max_output_size=8192 * (width + 1))
-        at += 8 + size
-        p, last = 0, b""
-        for _ in range(n):
-            s = block[p]
-            last = last[:s] + block[p + 1:p + 1 + width - s]
-            keys.append(last)
-            p += 1 + width - s
-    return keys
-
-
 def test_a_merge_split_by_key_range_writes_the_keys_one_thread_writes(tmp_path):
     """merge and merge_looked on 2 to 64 threads (each file begun at its range's first key, the
     ranges' files joined): the keys one thread writes, in order, whatever the ranges' ends fall
@@ -1041,6 +1001,24 @@ def test_a_merge_split_by_key_range_writes_the_keys_one_thread_writes(tmp_path):
     assert set(os.listdir(tmp_path)) == made
     with pytest.raises(ValueError, match="threads"):
         x.merge(inputs, w, os.fsencode(tmp_path / "o.keys"), files, 65)
+
+
+def test_a_range_s_output_that_fails_is_an_error_naming_the_merge_s_output(tmp_path):
+    """A merge whose output, or a range's, cannot be made (here: it is there already): an
+    OSError naming the merge's output, on one thread or three (the ranges' own names are gone
+    with the call: tests/test_engine_asan.py and test_engine_tsan.py see none is read after)."""
+    x = on_disk._native()
+    w = 4
+    a = key_file(tmp_path / "a.keys", [i.to_bytes(4, "big") for i in range(0, 100_000, 2)], w)
+    b = key_file(tmp_path / "b.keys", [i.to_bytes(4, "big") for i in range(1, 100_000, 2)], w)
+    out = os.fsencode(tmp_path / "o.keys")
+    for there, threads in ((out, 1), (out, 3), (out + b".1.keys", 3)):
+        open(there, "wb").close()
+        with pytest.raises(FileExistsError) as e:
+            x.merge([a, b], w, out, [], threads, split_at=1)
+        assert os.fsencode(e.value.filename) == out
+        os.unlink(out)
+    assert sorted(os.listdir(tmp_path)) == ["a.keys", "b.keys"]
 
 
 def test_keys_out_of_order_across_ranges_are_an_error_on_any_thread_count(tmp_path):

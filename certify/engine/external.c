@@ -2225,8 +2225,8 @@ static int join_ranges(char **outs, int n, size_t w, int *err, const char **wher
 }
 
 /* The merge of `j` (its files and width set; nranges, split, place, outs and ranges made here), on
-** `threads` threads, called without the GIL: its new keys, or with *err and *where, *disorder or
-** *stop set. */
+** `threads` threads, called without the GIL: its new keys, or with *err and *where (out_path, one
+** of j's paths, or a constant: never a string freed here), *disorder or *stop set. */
 static uint64_t merge_ranges(MergeJob *j, const char *out_path, int threads, int *err,
                              const char **where, int *disorder, int *stop) {
     size_t w = j->w;
@@ -2295,6 +2295,11 @@ static uint64_t merge_ranges(MergeJob *j, const char *out_path, int threads, int
         if (!*err && !*disorder && !*stop && n > 1) join_ranges(outs, n, w, err, where);
         for (int r = 0; r < n; r++) nnew += ranges[r].nnew;
     }
+    /* An error in a range's output (or in joining them) names the merge's output, the caller's
+    ** string: the ranges' names are freed below, before the caller makes the error of *where,
+    ** and a range's own file (out_path with its number) is removed by then anyway. */
+    for (int r = 0; outs && r < most; r++)
+        if (outs[r] && *where == outs[r]) *where = out_path;
     for (int r = 1; r < most; r++)
         if (outs && outs[r]) unlink(outs[r]);
     for (int r = 0; r < most; r++) {
