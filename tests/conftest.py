@@ -17,11 +17,11 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"   # certify writes zstd frames only as certific
 
 # The full tier's modules, beyond the quick tier (README's test command: -m "not slow and not
 # full"): the proof assistants, vcheck and the web page (which compile Coq), the engine under
-# AddressSanitizer and ThreadSanitizer, the search on disk, the census with its workers and
-# Dask, the solver's flares, FreeCell Pro's far deals. .ci/run runs both tiers, one after the other; -m slow runs the long ones.
+# AddressSanitizer, the search on disk, the census with its workers and Dask, the solver's
+# flares, FreeCell Pro's far deals. .ci/run runs both tiers, one after the other; -m slow runs the long ones.
 FULL = {"test_export_coq", "test_export_lean", "test_vcheck", "test_vcheck_bench", "test_web",
-        "test_engine_asan", "test_engine_tsan", "test_external", "test_census",
-        "test_solver_flares", "test_range_freecell_pro"}
+        "test_engine_asan", "test_external", "test_census", "test_solver_flares",
+        "test_range_freecell_pro"}
 
 
 def pytest_collection_modifyitems(items):

@@ -11,13 +11,16 @@ intercepts, are watched). No report is suppressed: any report fails the test. Th
 only the races of the interleavings that happen, so every case runs on two threads and on three,
 with every sort and merge split however small (split_at 1), and the merges of files of 8,192-key
 blocks large enough for their ranges to run at once. Skipped where gcc has no ThreadSanitizer
-runtime, or where it cannot start."""
+runtime, or where it cannot start. In the slow tier (-m slow): it takes minutes, and the
+search on disk's tests in the full tier already run the same code on several threads."""
 import subprocess
 import sys
 
 import pytest
 
 from support.sanitized import ROOT, Sanitized
+
+pytestmark = pytest.mark.slow
 
 # halt_on_error: the first report ends the run (exit 66, its own code), and its file is shown
 OPTIONS = "halt_on_error=1:exitcode=66:second_deadlock_stack=1"
