@@ -107,7 +107,7 @@ def test_coq_proves_deal_11982(deal_11982):
     assert count == 61643
     assert f"Lemma search_ok : search_result 40 seeds = Some (1%N, {count}%N)." in lines
     assert "(** * Closing the set under every move, then safe autoplay" in lines
-    assert len(text) < 100_000  # the search needs no data
+    assert len(text) < 150_000  # the search needs no data (the data would be megabytes)
     assert not re.search(r"\b(Admitted|admit|Axiom|Parameter)\b", text)
     assert_proved(result)
 

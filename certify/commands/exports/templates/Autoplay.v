@@ -1040,7 +1040,17 @@ Proof.
   reflexivity.
 Qed.
 
-(** The trie's [bucket], its keys' digits compared with [rank_eqb]. *)
+(** The trie's [bucket], its keys' digits compared with [rank_eqb], a node's children looked
+    up by [child] ([nth] without the two arguments it carries at every step). *)
+
+Fixpoint child (d : nat) (l : list trie) : trie :=
+  match l with
+  | [] => Empty
+  | t :: l' => match d with O => t | S d' => child d' l' end
+  end.
+
+Lemma child_nth d l : child d l = nth d l Empty.
+Proof. revert d; induction l as [|t l IH]; intros [|d]; cbn [child nth]; auto. Qed.
 
 Fixpoint ap_digits_eqb (k k' : list nat) : bool :=
   match k, k' with
@@ -1056,7 +1066,7 @@ Fixpoint ap_bucket (k : list nat) (t : trie) : list position :=
   | Node here below =>
       match k with
       | [] => here
-      | d :: k' => ap_bucket k' (nth d below Empty)
+      | d :: k' => ap_bucket k' (child d below)
       end
   end.
 
@@ -1069,7 +1079,7 @@ Qed.
 Lemma ap_bucket_eq k t : ap_bucket k t = bucket k t.
 Proof.
   revert t; induction k as [|d k IH]; intros [|rest p|here below];
-    cbn [ap_bucket bucket]; rewrite ?ap_digits_eqb_eq; auto.
+    cbn [ap_bucket bucket]; rewrite ?ap_digits_eqb_eq, ?child_nth; auto.
 Qed.
 
 (** The canonical order of columns ([canonical]) with [rank_compare]. *)
@@ -1147,26 +1157,7 @@ Proof.
   rewrite ap_card_leb_number, IH; reflexivity.
 Qed.
 
-(** Where a card may land ([lands_on]), the colours tested first, then the ranks by table;
-    and whether it may go home ([can_home]). *)
-
-Definition ap_lands_on (c : card) (col : list card) : bool :=
-  match col with
-  | [] => true
-  | top :: _ => if xorb (red c) (red top) then rank_eqb (rank top) (S (rank c)) else false
-  end.
-
-Fixpoint ap_landings (c : card) (from : source) (f : foundations) (cs : list card)
-         (cols : list (list card)) (j : nat) (rest : list (list card)) : list position :=
-  match rest with
-  | [] => []
-  | col :: rest' =>
-      let more := ap_landings c from f cs cols (S j) rest' in
-      if ap_lands_on c col then
-        if may_go_to_column from j then Position f cs (set_column cols j (c :: col)) :: more
-        else more
-      else more
-  end.
+(** Whether a card may go home ([can_home]), the ranks compared by table. *)
 
 Definition ap_can_home (f : foundations) (c : card) : bool :=
   rank_eqb (home_count f (suit_of c)) (rank c).
@@ -1174,63 +1165,158 @@ Definition ap_can_home (f : foundations) (c : card) : bool :=
 Lemma ap_can_home_eq f c : ap_can_home f c = can_home f c.
 Proof. unfold ap_can_home, can_home; apply rank_eqb_eq. Qed.
 
-Lemma ap_landings_eq c from f cs cols rest : forall j,
-  ap_landings c from f cs cols j rest = landings c from f cs cols j rest.
-Proof.
-  induction rest as [|col rest IH]; intros j; cbn [ap_landings landings]; auto.
-  rewrite IH; replace (ap_lands_on c col) with (lands_on c col); [reflexivity|].
-  destruct col as [|top col]; [reflexivity|]; unfold ap_lands_on, lands_on.
-  rewrite rank_eqb_eq; destruct (xorb (red c) (red top)), (rank top =? S (rank c)); reflexivity.
-Qed.
-
 (** * The moves, each with whether autoplay may have something to do after it
 
     The search follows moves from positions that autoplay has left with no safe card.
     Without a move home, the only card a move can make safe is the one it uncovers in the
     column it takes a card from: the card moved was not safe before, and no foundation
-    changed.  So [ap_moves] pairs each move of [fast_moves] with [true] when it goes home,
-    takes a card from a foundation, or uncovers a safe card, and the search autoplays only
-    those.  Skipping autoplay is always sound (no move home is a sequence of safe moves
-    home); that it skips only where autoplay would do nothing shows in the count. *)
+    changed.  So [ap_moves] pairs each move of [fast_moves] with [true] when it goes home or
+    uncovers a safe card, and the search autoplays only those.  Skipping autoplay is always
+    sound (no move home is a sequence of safe moves home); that it skips only where autoplay
+    would do nothing shows in the count.  The search refuses foundation moves, so [ap_moves]
+    leaves them out ([ap_moves_snd] holds without them).
+
+    [ap_moves] is [fast_moves] written for the virtual machine, which runs it on every
+    position the search finds: it walks the columns and then the free cells once, putting
+    each move in front of the moves after it ([acc]) rather than in a list of its own that
+    [++] and [flat_map] would copy; and where a card may land ([lands_on]) is tested with
+    what it asks of the card (its colour, the rank it needs below it) computed once per
+    card, not once per column, the colours first, then the ranks by table. *)
 
 Definition uncovers_safe (f : foundations) (col : list card) : bool :=
   match col with [] => false | c :: _ => if ap_can_home f c then safe_rest f c else false end.
 
-Definition may_free (from : source) (rest : position) : bool :=
-  match from with
-  | FromColumn i => uncovers_safe (home rest) (nth i (columns rest) [])
-  | FromCell => false
-  | FromHome => true
+(** Column [i] of [cols] replaced by [col], in one pass ([set_column] makes three). *)
+Fixpoint ap_set_column (cols : list (list card)) (i : nat) (col : list card) : list (list card) :=
+  match cols, i with
+  | [], _ => [col]
+  | _ :: rest, O => col :: rest
+  | c :: rest, S i' => c :: ap_set_column rest i' col
   end.
 
-Definition ap_putdowns (c : card) (from : source) (s : position) : list (bool * position) :=
-  let e := may_free from s in
-  let '(Position f cs cols) := s in
-  (if may_go_home from then
-     if ap_can_home f c then
-       [(true, Position (set_home_count f (suit_of c) (S (rank c))) cs cols)]
-     else []
-   else [])
-  ++ map (pair e) (ap_landings c from f cs cols 0 cols)
-  ++ (if may_go_to_cell from then
-        if length cs <? free_cells then [(e, Position f (ap_insert_cell c cs) cols)] else []
-      else []).
-
-Definition ap_moves (s : position) : list (bool * position) :=
-  flat_map (fun '(c, from, rest) => ap_putdowns c from rest) (fast_pickups s).
-
-Lemma map_snd_pair {A B} (a : A) (l : list B) : map snd (map (pair a) l) = l.
-Proof. induction l as [|b l IH]; simpl; [reflexivity | rewrite IH; reflexivity]. Qed.
-
-Lemma ap_moves_snd s : map snd (ap_moves s) = moves s.
+Lemma ap_set_column_eq cols i col : ap_set_column cols i col = set_column cols i col.
 Proof.
-  rewrite <- fast_moves_eq; unfold ap_moves, fast_moves.
-  induction (fast_pickups s) as [|[[c from] [f cs cols]] l IH]; [reflexivity|].
-  cbn [flat_map]; rewrite map_app, IH; f_equal.
-  unfold ap_putdowns, fast_putdowns; rewrite !map_app, map_snd_pair, ap_landings_eq, ap_can_home_eq,
-    ap_insert_cell_eq.
-  destruct (may_go_home from), (can_home f c), (may_go_to_cell from), (length cs <? free_cells);
+  revert i; induction cols as [|c cols IH]; intros [|i]; cbn [ap_set_column]; try reflexivity.
+  rewrite IH; reflexivity.
+Qed.
+
+(** The move of [c] onto column [j], when [from] allows it, before [more]. *)
+Definition land (e : bool) (c : card) (from : source) (f : foundations) (cs : list card)
+           (cols : list (list card)) (j : nat) (col : list card) (more : list (bool * position))
+  : list (bool * position) :=
+  if may_go_to_column from j then (e, Position f cs (ap_set_column cols j (c :: col))) :: more
+  else more.
+
+(** [landings], each move paired with [e], before [acc]; [red_c] is [red c] and [above] is
+    [S (rank c)]. *)
+Fixpoint ap_landings (e red_c : bool) (above : nat) (c : card) (from : source)
+         (f : foundations) (cs : list card) (cols : list (list card)) (j : nat)
+         (rest : list (list card)) (acc : list (bool * position)) : list (bool * position) :=
+  match rest with
+  | [] => acc
+  | col :: rest' =>
+      let more := ap_landings e red_c above c from f cs cols (S j) rest' acc in
+      match col with
+      | [] => land e c from f cs cols j col more
+      | top :: _ =>
+          match suit_of top with
+          | Diamonds | Hearts =>
+              if red_c then more
+              else if rank_eqb (rank top) above then land e c from f cs cols j col more else more
+          | Clubs | Spades =>
+              if red_c then
+                if rank_eqb (rank top) above then land e c from f cs cols j col more else more
+              else more
+          end
+      end
+  end.
+
+(** [fast_putdowns c from (Position f cs cols)], each move paired with whether autoplay may
+    have something to do after it ([e] unless it goes home), before [acc]. *)
+Definition ap_putdowns (c : card) (from : source) (f : foundations) (cs : list card)
+           (cols : list (list card)) (e : bool) (acc : list (bool * position))
+  : list (bool * position) :=
+  let others :=
+    ap_landings e (red c) (S (rank c)) c from f cs cols 0 cols
+      (if may_go_to_cell from then
+         if length cs <? free_cells then (e, Position f (ap_insert_cell c cs) cols) :: acc
+         else acc
+       else acc) in
+  if may_go_home from then
+    if ap_can_home f c then
+      (true, Position (set_home_count f (suit_of c) (S (rank c))) cs cols) :: others
+    else others
+  else others.
+
+(** The moves of the top cards of the columns from [i] on ([rest]), before [acc]: a move
+    may make safe the card it uncovers. *)
+Fixpoint column_moves (f : foundations) (cs : list card) (cols : list (list card)) (i : nat)
+         (rest : list (list card)) (acc : list (bool * position)) : list (bool * position) :=
+  match rest with
+  | [] => acc
+  | [] :: rest' => column_moves f cs cols (S i) rest' acc
+  | (c :: below) :: rest' =>
+      ap_putdowns c (FromColumn i) f cs (ap_set_column cols i below) (uncovers_safe f below)
+        (column_moves f cs cols (S i) rest' acc)
+  end.
+
+(** The moves of the cards in free cells ([picks]), before [acc]: none makes a card safe. *)
+Fixpoint cell_moves (f : foundations) (cols : list (list card)) (l : list (card * list card))
+         (acc : list (bool * position)) : list (bool * position) :=
+  match l with
+  | [] => acc
+  | (c, others) :: l' => ap_putdowns c FromCell f others cols false (cell_moves f cols l' acc)
+  end.
+
+(** The search refuses foundation moves, so [ap_moves] leaves them out. *)
+Definition ap_moves (s : position) : list (bool * position) :=
+  let '(Position f cs cols) := s in column_moves f cs cols 0 cols (cell_moves f cols (picks cs) []).
+
+Lemma ap_landings_snd e c from f cs cols rest acc : forall j,
+  map snd (ap_landings e (red c) (S (rank c)) c from f cs cols j rest acc) =
+  landings c from f cs cols j rest ++ map snd acc.
+Proof.
+  induction rest as [|col rest IH]; intros j; cbn [ap_landings landings]; [reflexivity|].
+  revert IH; unfold land, lands_on, red; rewrite ap_set_column_eq; destruct col as [|top col];
+    rewrite ?rank_eqb_eq; [|destruct (suit_of top), (suit_of c), (rank top =? S (rank c))];
+    destruct (may_go_to_column from j); intros IH; cbn [map app snd xorb]; rewrite ?IH;
     reflexivity.
+Qed.
+
+Lemma ap_putdowns_snd c from f cs cols e acc :
+  map snd (ap_putdowns c from f cs cols e acc) =
+  fast_putdowns c from (Position f cs cols) ++ map snd acc.
+Proof.
+  unfold ap_putdowns, fast_putdowns; cbv zeta; rewrite ap_can_home_eq, ap_insert_cell_eq.
+  destruct (may_go_home from), (can_home f c); cbn [map app]; rewrite ap_landings_snd, <- app_assoc;
+    destruct (may_go_to_cell from), (length cs <? free_cells); reflexivity.
+Qed.
+
+Lemma column_moves_snd f cs cols rest acc : forall i,
+  map snd (column_moves f cs cols i rest acc) =
+  flat_map (fun '(c, from, r) => fast_putdowns c from r) (column_pickups f cs cols i rest)
+  ++ map snd acc.
+Proof.
+  induction rest as [|[|c below] rest IH]; intros i; cbn [column_moves column_pickups flat_map];
+    auto.
+  rewrite ap_putdowns_snd, IH, ap_set_column_eq, app_assoc; reflexivity.
+Qed.
+
+Lemma cell_moves_snd f cols l acc :
+  map snd (cell_moves f cols l acc) =
+  flat_map (fun '(c, from, r) => fast_putdowns c from r)
+           (map (fun '(c, others) => (c, FromCell, Position f others cols)) l) ++ map snd acc.
+Proof.
+  induction l as [|[c others] l IH]; cbn [cell_moves map flat_map]; auto.
+  rewrite ap_putdowns_snd, IH, app_assoc; reflexivity.
+Qed.
+
+Lemma ap_moves_snd s : foundation_moves = false -> map snd (ap_moves s) = moves s.
+Proof.
+  intros Fm; rewrite <- fast_moves_eq; destruct s as [f cs cols].
+  unfold ap_moves, fast_moves, fast_pickups; cbv beta iota zeta.
+  rewrite Fm, column_moves_snd, cell_moves_snd.
+  rewrite !flat_map_app; cbn [flat_map map]; rewrite !app_nil_r; reflexivity.
 Qed.
 
 (** Where a move lands: its position, autoplayed if marked so, columns in canonical order. *)
@@ -1247,6 +1333,41 @@ Proof.
   rewrite landing_eq.
   destruct h; [exists (autoplay t); split; [apply autoplay_aps | reflexivity]|].
   exists t; split; [constructor | reflexivity].
+Qed.
+
+(** * The search's set of positions: NoWin.v's trie, on a shorter key
+
+    [key] files a position under its foundations, its free cells and the top two cards of
+    each column; the search files it under the top card of each column only ([ap_key]),
+    which takes the trie fewer levels down for each move and leaves the few positions that
+    share a key to [has].  Any key will do for the proof: [ap_member_insert] is
+    [member_insert], word for word. *)
+
+Fixpoint top_card_digits (cols : list (list card)) : list nat :=
+  match cols with
+  | [] => []
+  | [] :: rest => 4 :: top_card_digits rest
+  | (c :: _) :: rest => card_digits c (top_card_digits rest)
+  end.
+
+Definition ap_key (s : position) : list nat :=
+  let f := home s in
+  clubs f :: diamonds f :: hearts f :: spades f
+    :: cell_digits (cells s) (top_card_digits (columns s)).
+
+Definition ap_member (s : position) (t : trie) : bool := has s (bucket (ap_key s) t).
+
+Lemma ap_member_empty s : ap_member s Empty = false.
+Proof. reflexivity. Qed.
+
+Lemma ap_member_insert s p t :
+  ap_member s (insert (ap_key p) p t) = position_eqb s p || ap_member s t.
+Proof.
+  unfold ap_member; rewrite bucket_insert.
+  destruct (digits_eqb (ap_key p) (ap_key s)) eqn:E; simpl.
+  - destruct (position_eqb s p); reflexivity.
+  - destruct (position_eqb s p) eqn:Q; [|reflexivity].
+    apply position_eqb_eq in Q; subst; rewrite digits_eqb_refl in E; discriminate.
 Qed.
 
 (** * The search, run by the kernel's virtual machine, closed under every move then autoplay
@@ -1267,7 +1388,7 @@ Definition visit (acc : trie * list position * N) (ht : bool * position)
   : trie * list position * N :=
   let '(seen, todo, n) := acc in
   let u := landing ht in
-  let k := key u in
+  let k := ap_key u in
   if ap_has u (ap_bucket k seen) then acc else (insert k u seen, u :: todo, N.succ n).
 
 Definition step (st : search) : search :=
@@ -1310,28 +1431,30 @@ Definition search_result (budget : nat) (seeds : list position) : option (N * N)
 (** * Why the search's answer proves the theorem: induction, no computation *)
 
 Definition closed_in (seen : trie) (q : position) : Prop :=
-  full (home q) = false /\ forall ht, In ht (ap_moves q) -> member (landing ht) seen = true.
+  full (home q) = false /\ forall ht, In ht (ap_moves q) -> ap_member (landing ht) seen = true.
 
 Definition invariant (st : search) : Prop :=
   match st with
   | Searching seen todo _ =>
-      member (canonical (autoplay start)) seen = true /\
-      forall q, member q seen = true -> In q todo \/ closed_in seen q
+      ap_member (canonical (autoplay start)) seen = true /\
+      forall q, ap_member q seen = true -> In q todo \/ closed_in seen q
   | Found_won _ => True
   end.
 
 Lemma visit_cases seen todo n ht :
-  (member (landing ht) seen = true /\ visit (seen, todo, n) ht = (seen, todo, n)) \/
-  (member (landing ht) seen = false /\
-   visit (seen, todo, n) ht = (insert (key (landing ht)) (landing ht) seen, landing ht :: todo,
-                               N.succ n)).
-Proof. unfold visit, member; cbv zeta; rewrite ap_has_eq, ap_bucket_eq; destruct (has _ _); auto. Qed.
+  (ap_member (landing ht) seen = true /\ visit (seen, todo, n) ht = (seen, todo, n)) \/
+  (ap_member (landing ht) seen = false /\
+   visit (seen, todo, n) ht =
+   (insert (ap_key (landing ht)) (landing ht) seen, landing ht :: todo, N.succ n)).
+Proof.
+  unfold visit, ap_member; cbv zeta; rewrite ap_has_eq, ap_bucket_eq; destruct (has _ _); auto.
+Qed.
 
 Lemma visit_fold ts : forall seen todo n seen' todo' n',
   fold_left visit ts (seen, todo, n) = (seen', todo', n') ->
-  (forall q, member q seen = true -> member q seen' = true) /\
-  (forall t, In t ts -> member (landing t) seen' = true) /\
-  (forall q, member q seen' = true -> member q seen = true \/ In q todo') /\
+  (forall q, ap_member q seen = true -> ap_member q seen' = true) /\
+  (forall t, In t ts -> ap_member (landing t) seen' = true) /\
+  (forall q, ap_member q seen' = true -> ap_member q seen = true \/ In q todo') /\
   (forall q, In q todo -> In q todo').
 Proof.
   induction ts as [|t ts IH]; intros seen todo n seen' todo' n' H; cbn [fold_left] in H.
@@ -1340,9 +1463,10 @@ Proof.
       destruct (IH _ _ _ _ _ _ H) as [Mono [Has [New Keep]]].
     + repeat split; auto; intros t' [<-|T]; auto.
     + repeat split.
-      * intros q Q; apply Mono; rewrite member_insert, Q, orb_true_r; reflexivity.
-      * intros t' [<-|T]; auto; apply Mono; rewrite member_insert, position_eqb_refl; reflexivity.
-      * intros q Q; destruct (New q Q) as [Q'|]; auto; rewrite member_insert in Q'.
+      * intros q Q; apply Mono; rewrite ap_member_insert, Q, orb_true_r; reflexivity.
+      * intros t' [<-|T]; auto; apply Mono; rewrite ap_member_insert, position_eqb_refl.
+        reflexivity.
+      * intros q Q; destruct (New q Q) as [Q'|]; auto; rewrite ap_member_insert in Q'.
         apply orb_true_iff in Q' as [E|]; auto; apply position_eqb_eq in E; subst.
         right; apply Keep; left; reflexivity.
       * intros q Q; apply Keep; right; exact Q.
@@ -1375,7 +1499,7 @@ Proof.
   destruct (visit_fold _ _ _ _ _ _ _ F) as [Mono [Has [New Keep]]]; split.
   - pose proof (Has (true, start) (or_introl eq_refl)) as H; rewrite landing_eq in H.
     exact H.
-  - intros q Q; destruct (New q Q) as [Q'|]; auto; rewrite member_empty in Q'; discriminate.
+  - intros q Q; destruct (New q Q) as [Q'|]; auto; rewrite ap_member_empty in Q'; discriminate.
 Qed.
 
 Theorem search_sound budget seeds r :
@@ -1388,9 +1512,9 @@ Proof.
   destruct (initial_search seeds) as [seen0 todo0 n0|w0]; [|discriminate H].
   destruct (explore budget (Searching seen0 todo0 n0)) as [seen [|p todo] m|w]; try discriminate H.
   destruct Inv as [Start Closed].
-  apply (closed_under_autoplay (fun q => member q seen = true) Fm (distinct_nodup _ D) Start).
+  apply (closed_under_autoplay (fun q => ap_member q seen = true) Fm (distinct_nodup _ D) Start).
   - intros p t P T; destruct (Closed p P) as [[]|[_ C]].
-    rewrite <- ap_moves_snd in T; apply in_map_iff in T as [[h t'] [<- T]].
+    rewrite <- (ap_moves_snd p Fm) in T; apply in_map_iff in T as [[h t'] [<- T]].
     destruct (landing_aps h t') as [u [A E]]; exists u; split; [exact A|].
     rewrite <- E; exact (C _ T).
   - intros p P; destruct (Closed p P) as [[]|[W _]]; exact W.
