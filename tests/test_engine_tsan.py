@@ -72,24 +72,14 @@ def test_the_search_on_disk_on_two_and_three_threads_under_tsan(sanitized, tmp_p
 
 MERGES = """
 import os
-import random
 import signal
 import sys
 import threading
 import time
 from certify.engine import on_disk
-from support.key_files import key_file, keys_of
-x, folder = on_disk._native(), sys.argv[1]
-rng, w = random.Random(7), 6
-every = sorted({bytes([rng.randrange(3), rng.randrange(4)]) + rng.randbytes(4)
-                for _ in range(200_000)})
-a = sorted(rng.sample(every, 80_000))
-b = sorted(set(rng.sample(every, 60_000)) - set(a))
-runs = [sorted(rng.sample(every, n)) for n in (50_000, 30_000, 10, 0, 70_000)]
-files = [key_file(os.path.join(folder, n), k, w) for n, k in (("a.keys", a), ("b.keys", b))]
-inputs = [key_file(os.path.join(folder, f"run{i}.keys"), r, w) for i, r in enumerate(runs)]
-union = sorted(set().union(*map(set, runs)))
-new = sorted(set(union) - set(a) - set(b))
+from support.key_files import keys_of, merge_case
+x, folder, w = on_disk._native(), sys.argv[1], 6
+files, inputs, union, new = merge_case(folder, w)
 indexes = [x.index(f, w) for f in files]
 out = os.fsencode(os.path.join(folder, "out.keys"))
 for threads in (2, 3, 8):

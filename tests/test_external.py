@@ -23,7 +23,7 @@ from certify.game.deals import deal
 from certify.outcome import NO_WIN, UNKNOWN
 from certify.game.rules import Rules, start
 from certify.engine.reference.search import Search as Reference
-from support.key_files import key_file, keys_of
+from support.key_files import key_file, keys_of, merge_case
 from support.position_counts import known_count
 
 pytestmark = pytest.mark.skipif(not on_disk.available(), reason="the disk search is not built")
@@ -971,18 +971,8 @@ def test_a_merge_split_by_key_range_writes_the_keys_one_thread_writes(tmp_path):
     """merge and merge_looked on 2 to 64 threads (each file begun at its range's first key, the
     ranges' files joined): the keys one thread writes, in order, whatever the ranges' ends fall
     on (a block's first key, a key in no file); no range's file is left behind."""
-    import random
-    x = on_disk._native()
-    rng, w = random.Random(7), 6
-    every = sorted({bytes([rng.randrange(3), rng.randrange(4)]) + rng.randbytes(4)
-                    for _ in range(200_000)})
-    a = sorted(rng.sample(every, 80_000))
-    b = sorted(set(rng.sample(every, 60_000)) - set(a))
-    runs = [sorted(rng.sample(every, n)) for n in (50_000, 30_000, 10, 0, 70_000)]
-    files = [key_file(tmp_path / "a.keys", a, w), key_file(tmp_path / "b.keys", b, w)]
-    inputs = [key_file(tmp_path / f"run{i}.keys", r, w) for i, r in enumerate(runs)]
-    union = sorted(set().union(*map(set, runs)))
-    new = sorted(set(union) - set(a) - set(b))
+    x, w = on_disk._native(), 6
+    files, inputs, union, new = merge_case(tmp_path, w)
     indexes = [x.index(f, w) for f in files]
     made = set(os.listdir(tmp_path))
     for threads in (1, 2, 3, 8, 64):

@@ -42,3 +42,22 @@ def keys_of(path, width):
             keys.append(last)
             p += 1 + width - s
     return keys
+
+
+def merge_case(folder, width=6, seed=7):
+    """A merge's inputs of random keys whose first two bytes repeat often: two files already on
+    disk and five runs (one tiny, one empty), written into folder. Returns the files' paths, the
+    runs' paths, the runs' keys together, and those of them in neither file."""
+    import random
+    rng = random.Random(seed)
+    every = sorted({bytes([rng.randrange(3), rng.randrange(4)]) + rng.randbytes(width - 2)
+                    for _ in range(200_000)})
+    a = sorted(rng.sample(every, 80_000))
+    b = sorted(set(rng.sample(every, 60_000)) - set(a))
+    runs = [sorted(rng.sample(every, n)) for n in (50_000, 30_000, 10, 0, 70_000)]
+    files = [key_file(os.path.join(folder, n), k, width) for n, k in (("a.keys", a),
+                                                                       ("b.keys", b))]
+    inputs = [key_file(os.path.join(folder, f"run{i}.keys"), r, width)
+              for i, r in enumerate(runs)]
+    union = sorted(set().union(*map(set, runs)))
+    return files, inputs, union, sorted(set(union) - set(a) - set(b))
