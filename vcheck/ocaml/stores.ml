@@ -15,7 +15,9 @@ open Reading
    reads [blocks]: for each block its first 14 bytes as two integers, then where it begins,
    side by side (1.5 bytes a position): a step of the search is one read of one array, the
    block itself read only when those 14 bytes tie, and where the block begins is read with
-   them. *)
+   them.  (A static index of every 64th block head over it, each range prefetched or not, was
+   measured slower on a hard deal, 0.91 to 0.94 as fast: the proved code asks for records in
+   nearly sorted order, so the search's path is mostly in the caches already.) *)
 
 let block = 16
 let segment_bits = 26
